@@ -1,0 +1,111 @@
+# pmemk: one Makefile; per-directory source lists in */sources.mk.
+# Objects go out of tree under build/ (build/kernel for the kernel, build/host
+# for the host unit tests).
+#
+#   make            build build/pmemk.elf (multiboot2 kernel)
+#   make iso        build/pmemk.iso (GRUB, boots on SeaBIOS and OVMF)
+#   make run        install what is missing, build, boot under QEMU
+#   make test       host unit tests + QEMU tests
+#   make deps       install the Debian packages the build needs
+
+BUILD      ?= build
+CMDLINE    ?= memmap=256M!768M
+QEMU_ACCEL ?= tcg
+export QEMU_ACCEL
+
+NEWLIB_DIR := $(BUILD)/newlib
+NEWLIB     := $(NEWLIB_DIR)/x86_64-elf
+GCC_INC    := $(shell gcc -print-file-name=include)
+LIBGCC     := $(shell gcc -print-libgcc-file-name)
+
+WARN := -Wall -Wextra -Werror -Wmissing-prototypes -Wstrict-prototypes \
+	-Wshadow -Wundef -Wno-sign-compare
+
+# Ring 0, x86-64: no red zone (interrupts push onto the stack), kernel code
+# model (linked in the top 2 GiB), no SSE in our own code (newlib's SSE use
+# is made safe by CR4.OSFXSR and an fxsave in the trap path), frame pointers
+# for the exception stack trace.
+KCFLAGS := -std=gnu11 -O2 -g $(WARN) -Wframe-larger-than=2048 \
+	-ffreestanding -mno-red-zone -mcmodel=kernel -fno-pie -fno-pic \
+	-fno-stack-protector -fno-omit-frame-pointer -mgeneral-regs-only \
+	-nostdinc -isystem $(NEWLIB)/include -isystem $(GCC_INC) \
+	-Iinclude -D__KERNEL__ -MMD -MP
+KASFLAGS := -g -Iinclude -D__ASSEMBLY__ -MMD -MP
+KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
+	-T linker.ld --no-warn-rwx-segments
+
+HOST_CC     ?= gcc
+HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) -fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+	-Iinclude -Itest/host -DHOST_TEST -MMD -MP
+HOST_LDLIBS := -lcmocka
+
+portable-y :=
+kernel-y   :=
+include lib/sources.mk mm/sources.mk drivers/e820/sources.mk \
+	boot/sources.mk arch/x86_64/sources.mk kernel/sources.mk
+
+KOBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(portable-y) $(kernel-y))
+HOST_PORTABLE := $(patsubst %,$(BUILD)/host/%.o,$(portable-y) $(wildcard test/host/*.c))
+UNIT_SRCS  := $(wildcard test/unit/test_*.c)
+UNIT_BINS  := $(patsubst test/unit/%.c,$(BUILD)/host/unit/%,$(UNIT_SRCS))
+
+.SECONDARY:
+.PHONY: all iso run test test-unit test-qemu clean deps newlib help
+all: $(BUILD)/pmemk.elf
+
+help:
+	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
+
+deps:
+	@tools/deps.sh
+
+newlib: $(NEWLIB)/lib/libc.a
+$(NEWLIB)/lib/libc.a: tools/build-newlib.sh
+	@tools/deps.sh
+	tools/build-newlib.sh $(NEWLIB_DIR)
+
+# Every kernel object needs newlib's headers.
+$(BUILD)/kernel/%.c.o: %.c | $(NEWLIB)/lib/libc.a
+	@mkdir -p $(dir $@)
+	gcc $(KCFLAGS) -c $< -o $@
+
+$(BUILD)/kernel/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	gcc $(KASFLAGS) -c $< -o $@
+
+$(BUILD)/pmemk.elf: $(KOBJS) linker.ld $(NEWLIB)/lib/libc.a
+	ld $(KLDFLAGS) -o $@ $(KOBJS) --start-group $(NEWLIB)/lib/libc.a \
+		$(NEWLIB)/lib/libm.a $(LIBGCC) --end-group
+	@echo "built $@"
+
+$(BUILD)/host/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -c $< -o $@
+
+$(BUILD)/host/unit/%: test/unit/%.c $(HOST_PORTABLE)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) $< $(HOST_PORTABLE) $(HOST_LDLIBS) -o $@
+
+iso: $(BUILD)/pmemk.iso
+$(BUILD)/pmemk.iso: $(BUILD)/pmemk.elf tools/mkiso.sh
+	tools/mkiso.sh $(BUILD)/pmemk.elf $@ '$(CMDLINE)'
+
+run: deps $(BUILD)/pmemk.iso
+	tools/run-qemu --iso $(BUILD)/pmemk.iso --ram 1G --nvdimm 1G \
+		--cmdline '$(CMDLINE)' --interactive
+
+test-unit: $(UNIT_BINS)
+	@tools/run-unit-tests $(UNIT_BINS)
+
+test-qemu: deps $(BUILD)/pmemk.elf
+	@test/qemu/run-all
+
+test: deps
+	@$(MAKE) --no-print-directory test-unit
+	@$(MAKE) --no-print-directory test-qemu
+
+clean:
+	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/pmemk.* $(BUILD)/iso $(BUILD)/test-logs
+
+-include $(KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d)

@@ -1,0 +1,59 @@
+/*
+ * struct boot_info: the only boot-specific thing the kernel sees. Each entry
+ * path (boot/multiboot2.c, later boot/efi/) fills one and calls kmain().
+ * Everything here is a copy: the loader's own data may be reused afterwards.
+ */
+#ifndef PMEMK_BOOT_INFO_H
+#define PMEMK_BOOT_INFO_H
+
+#include "types.h"
+
+enum boot_path {
+	BOOT_MULTIBOOT2_BIOS,
+	BOOT_MULTIBOOT2_EFI,
+	BOOT_EFI_STUB,
+};
+
+/* A firmware memory range, already converted to an e820 type. */
+struct boot_mem_range {
+	u64 addr;
+	u64 size;
+	u32 type;
+};
+
+/* A physical range the kernel must not allocate from (loader data). */
+struct boot_reserved {
+	u64 addr;
+	u64 size;
+	const char *what;
+};
+
+#define BOOT_MAX_MEM 256
+#define BOOT_MAX_RESERVED 16
+#define BOOT_CMDLINE_MAX 2048
+#define BOOT_RSDP_MAX 36
+
+struct boot_info {
+	enum boot_path path;
+	char loader[64];		/* boot loader name, if it gave one */
+	char cmdline[BOOT_CMDLINE_MAX];
+	bool cmdline_truncated;
+
+	u32 nr_mem;
+	struct boot_mem_range mem[BOOT_MAX_MEM];
+	bool mem_truncated;		/* more firmware ranges than fit */
+	const char *mem_source;		/* "multiboot2 mmap", "EFI memory map" */
+
+	u32 nr_reserved;
+	struct boot_reserved reserved[BOOT_MAX_RESERVED];
+
+	u8 rsdp[BOOT_RSDP_MAX];	/* copy of the RSDP the loader found */
+	u32 rsdp_len;			/* 0: none given, search for it */
+	u64 efi_system_table;		/* physical, 0 if not booted by UEFI */
+	u64 load_base;			/* where the loader put the image */
+	u64 kernel_start, kernel_end;	/* physical extent of the image */
+};
+
+const char *boot_path_name(enum boot_path path);
+
+#endif

@@ -1,0 +1,45 @@
+/* Fixed-width integer names and small helpers shared by every layer. */
+#ifndef PMEMK_TYPES_H
+#define PMEMK_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+
+#define KiB (1ULL << 10)
+#define MiB (1ULL << 20)
+#define GiB (1ULL << 30)
+
+#define PAGE_SHIFT 12
+#define PAGE_SIZE (1ULL << PAGE_SHIFT)
+#define PMD_SIZE (1ULL << 21)	/* one 2 MiB page-directory leaf */
+#define PUD_SIZE (1ULL << 30)	/* one 1 GiB page-directory-pointer leaf */
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ALIGN_DOWN(x, a) ((x) & ~((u64)(a) - 1))
+#define ALIGN_UP(x, a) ALIGN_DOWN((x) + (u64)(a) - 1, (a))
+#define IS_ALIGNED(x, a) (((x) & ((u64)(a) - 1)) == 0)
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#define PFN_DOWN(pa) ((u64)(pa) >> PAGE_SHIFT)
+#define PFN_UP(pa) (((u64)(pa) + PAGE_SIZE - 1) >> PAGE_SHIFT)
+#define PFN_PHYS(pfn) ((u64)(pfn) << PAGE_SHIFT)
+
+#define __packed __attribute__((packed))
+#define __aligned(n) __attribute__((aligned(n)))
+#define __unused __attribute__((unused))
+#define __noreturn __attribute__((noreturn))
+#define __section(s) __attribute__((section(s)))
+#define __used __attribute__((used))
+
+#endif

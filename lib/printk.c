@@ -1,0 +1,65 @@
+/* printk: format with newlib's vsnprintf, prefix a boot-relative timestamp. */
+#include <stdio.h>
+#include <string.h>
+
+#include "arch.h"
+#include "printk.h"
+
+int console_loglevel = LOGLEVEL_DEBUG;	/* print everything but debug */
+
+static u64 boot_cycles;
+
+static void console_puts(const char *s, size_t n)
+{
+	arch_console_write(s, n);
+}
+
+void vprintk(int level, const char *fmt, va_list ap)
+{
+	char buf[512];
+	int len;
+
+	if (level >= console_loglevel)
+		return;
+	if (!boot_cycles)
+		boot_cycles = arch_cycles();
+	u64 ns = arch_cycles_to_ns(arch_cycles() - boot_cycles);
+	len = snprintf(buf, sizeof(buf), "[%5llu.%06llu] ",
+		       (unsigned long long)(ns / 1000000000),
+		       (unsigned long long)(ns / 1000 % 1000000));
+	if (len < 0)
+		return;
+	int body = vsnprintf(buf + len, sizeof(buf) - (size_t)len, fmt, ap);
+	if (body < 0)
+		return;
+	len += body;
+	if ((size_t)len >= sizeof(buf))
+		len = sizeof(buf) - 1;	/* truncated: still end the line */
+	if (buf[len - 1] != '\n' && (size_t)len < sizeof(buf) - 1)
+		buf[len++] = '\n';
+	console_puts(buf, (size_t)len);
+}
+
+void printk(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintk(level, fmt, ap);
+	va_end(ap);
+}
+
+void kprintf(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	int len = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return;
+	if ((size_t)len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	console_puts(buf, (size_t)len);
+}

@@ -1,0 +1,108 @@
+/* Host tests: command-line splitting (Linux quoting rules) and parse_size. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "params.h"
+
+static void split(const char *line, const char **want, int nwant)
+{
+	char buf[256], *args = buf, *param, *val;
+	char got[16][128];
+	int n = 0;
+
+	strcpy(buf, line);
+	while ((args = cmdline_next_arg(args, &param, &val))) {
+		assert_true(n < 16);
+		snprintf(got[n], sizeof(got[n]), "%s|%s", param, val ? val : "(null)");
+		n++;
+	}
+	assert_int_equal(n, nwant);
+	for (int i = 0; i < n; i++)
+		assert_string_equal(got[i], want[i]);
+}
+
+static void cmdline_plain_key_values(void **state)
+{
+	(void)state;
+	const char *want[] = { "memmap|256M!768M", "quiet|(null)", "a|" };
+	split("  memmap=256M!768M quiet   a= ", want, 3);
+}
+
+static void cmdline_quoted_value(void **state)
+{
+	(void)state;
+	const char *want[] = { "run|e820; meminfo", "x|1" };
+	split("run=\"e820; meminfo\" x=1", want, 2);
+}
+
+static void cmdline_quoted_whole_parameter(void **state)
+{
+	(void)state;
+	/* GRUB hands over "run=a; b" for an argument with spaces. */
+	const char *want[] = { "run|a; b", "ktest|all" };
+	split("\"run=a; b\" ktest=all", want, 2);
+}
+
+static void cmdline_unterminated_quote_runs_to_end(void **state)
+{
+	(void)state;
+	const char *want[] = { "run|a b c" };
+	split("run=\"a b c", want, 1);
+}
+
+static void cmdline_empty(void **state)
+{
+	(void)state;
+	split("", NULL, 0);
+	split("    ", NULL, 0);
+}
+
+static void parse_size_suffixes(void **state)
+{
+	(void)state;
+	u64 v;
+	const char *end;
+
+	assert_int_equal(parse_size("256M", &v, &end), 0);
+	assert_int_equal(v, 256ULL << 20);
+	assert_int_equal(*end, 0);
+	assert_int_equal(parse_size("0x40000000", &v, NULL), 0);
+	assert_int_equal(v, 0x40000000ULL);
+	assert_int_equal(parse_size("4k!", &v, &end), 0);
+	assert_int_equal(v, 4096);
+	assert_string_equal(end, "!");
+	assert_int_equal(parse_size("1T", &v, NULL), 0);
+	assert_int_equal(v, 1ULL << 40);
+	assert_int_equal(parse_size("010", &v, NULL), 0);
+	assert_int_equal(v, 8);	/* leading 0: octal, as memparse */
+}
+
+static void parse_size_rejects_garbage(void **state)
+{
+	(void)state;
+	u64 v;
+
+	assert_int_not_equal(parse_size("", &v, NULL), 0);
+	assert_int_not_equal(parse_size("M", &v, NULL), 0);
+	assert_int_not_equal(parse_size("-1", &v, NULL), 0);
+	assert_int_not_equal(parse_size("99999999999999999999", &v, NULL), 0);
+	assert_int_not_equal(parse_size("17179869184G", &v, NULL), 0);	/* 2^64 */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(cmdline_plain_key_values),
+		cmocka_unit_test(cmdline_quoted_value),
+		cmocka_unit_test(cmdline_quoted_whole_parameter),
+		cmocka_unit_test(cmdline_unterminated_quote_runs_to_end),
+		cmocka_unit_test(cmdline_empty),
+		cmocka_unit_test(parse_size_suffixes),
+		cmocka_unit_test(parse_size_rejects_garbage),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
