@@ -9,6 +9,8 @@
 #   make deps       install the Debian packages the build needs
 
 BUILD      ?= build
+# make V=1 prints every command.
+Q := $(if $(V),,@)
 CMDLINE    ?= memmap=256M!768M
 QEMU_ACCEL ?= tcg
 export QEMU_ACCEL
@@ -29,7 +31,7 @@ KCFLAGS := -std=gnu11 -O2 -g $(WARN) -Wframe-larger-than=2048 \
 	-ffreestanding -mno-red-zone -mcmodel=kernel -fno-pie -fno-pic \
 	-fno-stack-protector -fno-omit-frame-pointer -mgeneral-regs-only \
 	-nostdinc -isystem $(NEWLIB)/include -isystem $(GCC_INC) \
-	-Iinclude -D__KERNEL__ -MMD -MP
+	-Iinclude -Iarch/x86_64 -D__KERNEL__ -MMD -MP
 KASFLAGS := -g -Iinclude -D__ASSEMBLY__ -MMD -MP
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	-T linker.ld --no-warn-rwx-segments
@@ -68,24 +70,34 @@ $(NEWLIB)/lib/libc.a: tools/build-newlib.sh
 # Every kernel object needs newlib's headers.
 $(BUILD)/kernel/%.c.o: %.c | $(NEWLIB)/lib/libc.a
 	@mkdir -p $(dir $@)
-	gcc $(KCFLAGS) -c $< -o $@
+	@$(if $(Q),echo '  CC      $<',:)
+	$(Q)gcc $(KCFLAGS) -c $< -o $@
 
 $(BUILD)/kernel/%.S.o: %.S
 	@mkdir -p $(dir $@)
-	gcc $(KASFLAGS) -c $< -o $@
+	@$(if $(Q),echo '  AS      $<',:)
+	$(Q)gcc $(KASFLAGS) -c $< -o $@
 
 $(BUILD)/pmemk.elf: $(KOBJS) linker.ld $(NEWLIB)/lib/libc.a
-	ld $(KLDFLAGS) -o $@ $(KOBJS) --start-group $(NEWLIB)/lib/libc.a \
+	$(Q)ld $(KLDFLAGS) -o $@ $(KOBJS) --start-group $(NEWLIB)/lib/libc.a \
 		$(NEWLIB)/lib/libm.a $(LIBGCC) --end-group
 	@echo "built $@"
 
 $(BUILD)/host/%.c.o: %.c
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -c $< -o $@
+	@$(if $(Q),echo '  HOSTCC  $<',:)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -c $< -o $@
 
-$(BUILD)/host/unit/%: test/unit/%.c $(HOST_PORTABLE)
+# Host tests link the portable code as an archive: each test pulls in only
+# the objects it uses.
+$(BUILD)/host/libportable.a: $(HOST_PORTABLE)
+	@rm -f $@
+	$(Q)ar rcs $@ $^
+
+$(BUILD)/host/unit/%: test/unit/%.c $(BUILD)/host/libportable.a
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) $< $(HOST_PORTABLE) $(HOST_LDLIBS) -o $@
+	@$(if $(Q),echo '  HOSTLD  $@',:)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) $< $(BUILD)/host/libportable.a $(HOST_LDLIBS) -o $@
 
 iso: $(BUILD)/pmemk.iso
 $(BUILD)/pmemk.iso: $(BUILD)/pmemk.elf tools/mkiso.sh

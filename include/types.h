@@ -35,11 +35,24 @@ typedef int64_t s64;
 #define PFN_UP(pa) (((u64)(pa) + PAGE_SIZE - 1) >> PAGE_SHIFT)
 #define PFN_PHYS(pfn) ((u64)(pfn) << PAGE_SHIFT)
 
+/* newlib's <sys/cdefs.h> defines some of these with the same meaning. */
+#ifndef __packed
 #define __packed __attribute__((packed))
+#endif
+#ifndef __aligned
 #define __aligned(n) __attribute__((aligned(n)))
+#endif
+#ifndef __unused
 #define __unused __attribute__((unused))
+#endif
+#ifndef __noreturn
 #define __noreturn __attribute__((noreturn))
+#endif
+#ifndef __section
 #define __section(s) __attribute__((section(s)))
+#endif
+#ifndef __used
 #define __used __attribute__((used))
+#endif
 
 #endif

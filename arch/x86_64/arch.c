@@ -1,0 +1,38 @@
+/* The small x86 pieces of the arch contract: direct map translation and TLB control. */
+#include "arch.h"
+#include "memlayout.h"
+#include "x86.h"
+
+void *phys_to_virt(u64 pa)
+{
+	return (void *)(pa + PAGE_OFFSET);
+}
+
+u64 virt_to_phys(const void *va)
+{
+	u64 v = (u64)va;
+
+	if (v >= KERNEL_VMA)
+		return v - KERNEL_VMA;
+	return v - PAGE_OFFSET;
+}
+
+void arch_flush_tlb_range(u64 va, u64 len)
+{
+	if (len > 64 * PAGE_SIZE) {
+		arch_flush_tlb_all();
+		return;
+	}
+	for (u64 off = 0; off < len; off += PAGE_SIZE)
+		invlpg(va + off);
+}
+
+void arch_flush_tlb_all(void)
+{
+	write_cr3(read_cr3());	/* kernel mappings are not global: this drops all */
+}
+
+u64 arch_pgtable_root(void)
+{
+	return read_cr3() & ~0xFFFULL;
+}

@@ -1,0 +1,109 @@
+/* IDT and the exception report: vector, error code, registers, CR2, stack trace; then stop. */
+#include "arch.h"
+#include "printk.h"
+#include "x86.h"
+
+struct trap_frame {
+	u64 r15, r14, r13, r12, r11, r10, r9, r8;
+	u64 rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	u64 vector, error;
+	u64 rip, cs, rflags, rsp, ss;
+};
+
+struct idt_entry {
+	u16 off0;
+	u16 sel;
+	u8 ist;
+	u8 type;
+	u16 off1;
+	u32 off2;
+	u32 zero;
+} __packed;
+
+extern const u64 trap_stubs[32];
+extern char kernel_stack_bottom[], kernel_stack_top[];
+extern char _text[], _etext[];
+
+static struct idt_entry idt[256] __aligned(16);
+
+static const char *const exception_names[32] = {
+	"divide error", "debug", "NMI", "breakpoint", "overflow",
+	"bound range exceeded", "invalid opcode", "device not available",
+	"double fault", "coprocessor segment overrun", "invalid TSS",
+	"segment not present", "stack-segment fault", "general protection fault",
+	"page fault", "reserved", "x87 floating-point error", "alignment check",
+	"machine check", "SIMD floating-point error", "virtualization exception",
+	"control protection", "reserved", "reserved", "reserved", "reserved",
+	"reserved", "reserved", "hypervisor injection", "VMM communication",
+	"security exception", "reserved",
+};
+
+void idt_init(void)
+{
+	struct {
+		u16 limit;
+		u64 base;
+	} __packed ptr = { sizeof(idt) - 1, (u64)idt };
+
+	for (int v = 0; v < 32; v++) {
+		u64 off = trap_stubs[v];
+		idt[v] = (struct idt_entry){
+			.off0 = (u16)off, .sel = 0x08,
+			.ist = v == 8 || v == 2 || v == 18 ? 1 : 0,	/* #DF, NMI, #MC */
+			.type = 0x8E,	/* present, DPL 0, 64-bit interrupt gate */
+			.off1 = (u16)(off >> 16), .off2 = (u32)(off >> 32),
+		};
+	}
+	__asm__ volatile("lidt %0" : : "m"(ptr));
+}
+
+static bool on_kernel_stack(u64 addr)
+{
+	return addr >= (u64)kernel_stack_bottom && addr + 16 <= (u64)kernel_stack_top;
+}
+
+/* Follow the frame-pointer chain (the kernel is built with frame pointers). */
+static void print_stack_trace(u64 rip, u64 rbp)
+{
+	pr_emerg("Call Trace:\n");
+	pr_emerg(" [<%016llx>]\n", (unsigned long long)rip);
+	for (int depth = 0; depth < 32 && on_kernel_stack(rbp); depth++) {
+		const u64 *frame = (const u64 *)rbp;
+		u64 ret = frame[1];
+		if (ret < (u64)_text || ret >= (u64)_etext)
+			break;
+		pr_emerg(" [<%016llx>]\n", (unsigned long long)ret);
+		if (frame[0] <= rbp)
+			break;
+		rbp = frame[0];
+	}
+}
+
+void trap_handler(struct trap_frame *f);
+void trap_handler(struct trap_frame *f)
+{
+	const char *name = f->vector < 32 ? exception_names[f->vector] : "interrupt";
+
+	pr_emerg("exception %llu (%s), error code %#llx\n",
+		 (unsigned long long)f->vector, name, (unsigned long long)f->error);
+	pr_emerg("RIP: 0x%016llx  CS: %#llx  RFLAGS: %#llx\n",
+		 (unsigned long long)f->rip, (unsigned long long)f->cs,
+		 (unsigned long long)f->rflags);
+	pr_emerg("RSP: 0x%016llx  CR2: 0x%016llx  CR3: 0x%016llx\n",
+		 (unsigned long long)f->rsp, (unsigned long long)read_cr2(),
+		 (unsigned long long)read_cr3());
+	pr_emerg("RAX: %016llx RBX: %016llx RCX: %016llx RDX: %016llx\n",
+		 (unsigned long long)f->rax, (unsigned long long)f->rbx,
+		 (unsigned long long)f->rcx, (unsigned long long)f->rdx);
+	pr_emerg("RSI: %016llx RDI: %016llx RBP: %016llx R8:  %016llx\n",
+		 (unsigned long long)f->rsi, (unsigned long long)f->rdi,
+		 (unsigned long long)f->rbp, (unsigned long long)f->r8);
+	if (f->vector == 14)
+		pr_emerg("page fault: %s access to %#llx in %s mode, %s\n",
+			 f->error & 2 ? "write" : (f->error & 16 ? "instruction" : "read"),
+			 (unsigned long long)read_cr2(), f->error & 4 ? "user" : "kernel",
+			 f->error & 1 ? "protection violation" : "page not present");
+	print_stack_trace(f->rip, f->rbp);
+	pr_emerg("kernel stopped after exception %llu\n", (unsigned long long)f->vector);
+	arch_exit(EXIT_EXCEPTION);
+}

@@ -1,0 +1,200 @@
+/* Turn the multiboot2 boot information into struct boot_info. FACTS §5.3-5.5. */
+#include <errno.h>
+#include <string.h>
+
+#include "e820.h"
+#include "multiboot2.h"
+#include "printk.h"
+
+struct mb2_tag {
+	u32 type;
+	u32 size;
+};
+
+static u32 rd32(const u8 *p)
+{
+	u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static u64 rd64(const u8 *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Copy a string payload that must be NUL-terminated inside the tag. */
+static void copy_string(char *dst, size_t dstlen, const u8 *src, size_t len,
+			bool *truncated)
+{
+	size_t n = strnlen((const char *)src, len);
+
+	if (truncated)
+		*truncated = n >= dstlen;
+	n = MIN(n, dstlen - 1);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static void add_mem(struct boot_info *bi, u64 addr, u64 size, u32 type)
+{
+	if (size == 0)
+		return;
+	if (bi->nr_mem >= BOOT_MAX_MEM) {
+		bi->mem_truncated = true;
+		return;
+	}
+	bi->mem[bi->nr_mem++] = (struct boot_mem_range){ addr, size, type };
+}
+
+/* Tag 6: entries {u64 base, u64 length, u32 type, u32 reserved}. */
+static void parse_mmap(struct boot_info *bi, const u8 *p, u32 size)
+{
+	if (size < 16) {
+		pr_err("multiboot2: memory map tag too short (%u bytes)\n", size);
+		return;
+	}
+	u32 esize = rd32(p + 8);
+	if (esize < 24) {
+		pr_err("multiboot2: memory map entry size %u < 24, ignoring the map\n", esize);
+		return;
+	}
+	bi->nr_mem = 0;
+	bi->mem_source = "multiboot2 mmap";
+	for (u32 off = 16; off + 24 <= size; off += esize)
+		add_mem(bi, rd64(p + off), rd64(p + off + 8), rd32(p + off + 16));
+}
+
+/* Tag 17: raw UEFI descriptors (UEFI 2.10 §7.2, FACTS §6.2). */
+static void parse_efi_mmap(struct boot_info *bi, const u8 *p, u32 size)
+{
+	if (size < 16) {
+		pr_err("multiboot2: EFI memory map tag too short (%u bytes)\n", size);
+		return;
+	}
+	u32 dsize = rd32(p + 8);
+	if (dsize < 40) {
+		pr_err("multiboot2: EFI descriptor size %u < 40, ignoring the map\n", dsize);
+		return;
+	}
+	bi->nr_mem = 0;
+	bi->mem_source = "EFI memory map";
+	for (u32 off = 16; off + 40 <= size; off += dsize) {
+		const u8 *d = p + off;
+		u64 pages = rd64(d + 24);
+		if (pages > (~0ULL >> PAGE_SHIFT))
+			continue;
+		add_mem(bi, rd64(d + 8), pages << PAGE_SHIFT,
+			e820_type_from_efi(rd32(d), rd64(d + 32)));
+	}
+}
+
+static void parse_rsdp(struct boot_info *bi, const u8 *p, u32 size, bool is_new)
+{
+	u32 len = size - 8;
+
+	/* A v2 copy wins over a v1 copy, whatever the tag order. */
+	if (!is_new && bi->rsdp_len >= 36)
+		return;
+	if (len > BOOT_RSDP_MAX)
+		len = BOOT_RSDP_MAX;
+	if (len < 20) {
+		pr_err("multiboot2: ACPI RSDP tag too short (%u bytes)\n", size);
+		return;
+	}
+	memcpy(bi->rsdp, p + 8, len);
+	bi->rsdp_len = len;
+}
+
+static void parse_tag(struct boot_info *bi, const u8 *p, u32 type, u32 size,
+		      bool *efi_mmap_seen)
+{
+	switch (type) {
+	case MB2_TAG_CMDLINE:
+		copy_string(bi->cmdline, sizeof(bi->cmdline), p + 8, size - 8,
+			    &bi->cmdline_truncated);
+		break;
+	case MB2_TAG_LOADER_NAME:
+		copy_string(bi->loader, sizeof(bi->loader), p + 8, size - 8, NULL);
+		break;
+	case MB2_TAG_MMAP:
+		if (!*efi_mmap_seen)	/* the EFI map is richer (NV attribute) */
+			parse_mmap(bi, p, size);
+		break;
+	case MB2_TAG_EFI_MMAP:
+		*efi_mmap_seen = true;
+		parse_efi_mmap(bi, p, size);
+		break;
+	case MB2_TAG_ACPI_OLD:
+	case MB2_TAG_ACPI_NEW:
+		parse_rsdp(bi, p, size, type == MB2_TAG_ACPI_NEW);
+		break;
+	case MB2_TAG_EFI64:
+		if (size >= 16) {
+			bi->efi_system_table = rd64(p + 8);
+			bi->path = BOOT_MULTIBOOT2_EFI;
+		}
+		break;
+	case MB2_TAG_LOAD_BASE:
+		if (size >= 12)
+			bi->load_base = rd32(p + 8);
+		break;
+	case MB2_TAG_MODULE:
+		if (size >= 16 && bi->nr_reserved < BOOT_MAX_RESERVED) {
+			u32 start = rd32(p + 8), end = rd32(p + 12);
+			if (end > start)
+				bi->reserved[bi->nr_reserved++] =
+					(struct boot_reserved){ start, end - start, "module" };
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+int multiboot2_parse(const void *mbi, u64 mbi_phys, struct boot_info *bi)
+{
+	const u8 *base = mbi;
+	bool efi_mmap_seen = false;
+	u32 total = rd32(base);
+
+	if (total < 16 || total > MB2_MAX_SIZE) {
+		pr_err("multiboot2: boot information size %u is implausible\n", total);
+		return -EINVAL;
+	}
+	bi->path = BOOT_MULTIBOOT2_BIOS;
+	if (bi->nr_reserved < BOOT_MAX_RESERVED)
+		bi->reserved[bi->nr_reserved++] =
+			(struct boot_reserved){ mbi_phys, total, "multiboot2 info" };
+
+	for (u32 off = 8; off + 8 <= total; off = ALIGN_UP(off + rd32(base + off + 4), 8)) {
+		u32 type = rd32(base + off), size = rd32(base + off + 4);
+		if (type == MB2_TAG_END)
+			return 0;
+		if (size < 8 || size > total - off) {
+			pr_err("multiboot2: tag %u at offset %u has bad size %u, stopping\n",
+			       type, off, size);
+			return 0;
+		}
+		parse_tag(bi, base + off, type, size, &efi_mmap_seen);
+	}
+	pr_err("multiboot2: no end tag within %u bytes\n", total);
+	return 0;
+}
+
+const char *boot_path_name(enum boot_path path)
+{
+	switch (path) {
+	case BOOT_MULTIBOOT2_BIOS:
+		return "multiboot2 (bios)";
+	case BOOT_MULTIBOOT2_EFI:
+		return "multiboot2 (efi)";
+	case BOOT_EFI_STUB:
+		return "efi (gnu-efi)";
+	}
+	return "unknown";
+}

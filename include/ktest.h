@@ -1,0 +1,54 @@
+/*
+ * In-kernel tests, run inside QEMU with ktest=all|NAME,... and reported as
+ * TAP 13, ending with "ktest: N passed, M failed". Register with KTEST;
+ * name tests module_behaviour_condition. A test fails if any KT_ check
+ * fails; checks print the failing expression and location as TAP comments.
+ */
+#ifndef PMEMK_KTEST_H
+#define PMEMK_KTEST_H
+
+#include "types.h"
+
+struct ktest {
+	const char *name;
+	void (*fn)(void);
+	bool manual;	/* not part of ktest=all (e.g. deliberate faults) */
+};
+
+#define KTEST_REGISTER(_fn, _manual)                                        \
+	static void _fn(void);                                              \
+	static const struct ktest __ktest_##_fn = { #_fn, _fn, _manual };   \
+	static const struct ktest *const __ktest_ptr_##_fn                  \
+		__section("ktests") __used __aligned(8) = &__ktest_##_fn;  \
+	static void _fn(void)
+
+#define KTEST(name) KTEST_REGISTER(name, false)
+#define KTEST_MANUAL(name) KTEST_REGISTER(name, true)
+
+extern const struct ktest *const __start_ktests[] __attribute__((weak));
+extern const struct ktest *const __stop_ktests[] __attribute__((weak));
+
+void ktest_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#define KT_ASSERT(cond)                                                     \
+	do {                                                                \
+		if (!(cond)) {                                              \
+			ktest_fail(__FILE__, __LINE__, "%s", #cond);        \
+			return;                                             \
+		}                                                           \
+	} while (0)
+
+#define KT_EXPECT_EQ(a, b)                                                  \
+	do {                                                                \
+		unsigned long long _a = (unsigned long long)(a);            \
+		unsigned long long _b = (unsigned long long)(b);            \
+		if (_a != _b)                                               \
+			ktest_fail(__FILE__, __LINE__, "%s == %s (%#llx != %#llx)", \
+				   #a, #b, _a, _b);                         \
+	} while (0)
+
+/* Run the tests named in `spec` ("all" or comma-separated names). Returns failures. */
+int ktest_run(const char *spec);
+
+#endif

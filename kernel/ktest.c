@@ -1,0 +1,106 @@
+/* The in-kernel test runner: selects tests, prints TAP 13 and a summary line. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ktest.h"
+#include "params.h"
+#include "printk.h"
+#include "shell.h"
+
+static int current_failures;
+
+void ktest_fail(const char *file, int line, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	kprintf("    # %s:%d: check failed: %s\n", file, line, msg);
+	current_failures++;
+}
+
+static bool selected(const struct ktest *t, const char *spec)
+{
+	size_t n = strlen(t->name);
+
+	if (strcmp(spec, "all") == 0)
+		return !t->manual;
+	for (const char *p = spec; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		if (len == n && strncmp(p, t->name, n) == 0)
+			return true;
+		/* A prefix ending in '*' selects a group: ktest=pgtable_* */
+		if (len > 0 && p[len - 1] == '*' && strncmp(p, t->name, len - 1) == 0)
+			return !t->manual;
+		p += len + (comma ? 1 : 0);
+	}
+	return false;
+}
+
+/* Names in the spec that match no test are errors too: a typo must not pass. */
+static int count_unknown(const char *spec)
+{
+	int unknown = 0;
+
+	if (strcmp(spec, "all") == 0)
+		return 0;
+	for (const char *p = spec; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		bool found = false;
+		for (const struct ktest *const *t = __start_ktests; t < __stop_ktests; t++) {
+			size_t n = strlen((*t)->name);
+			if ((len == n && strncmp(p, (*t)->name, n) == 0) ||
+			    (len > 0 && p[len - 1] == '*' && strncmp(p, (*t)->name, len - 1) == 0))
+				found = true;
+		}
+		if (!found && len) {
+			kprintf("# ktest: no test named '%.*s'\n", (int)len, p);
+			unknown++;
+		}
+		p += len + (comma ? 1 : 0);
+	}
+	return unknown;
+}
+
+int ktest_run(const char *spec)
+{
+	int total = 0, passed = 0, failed, n = 0;
+
+	for (const struct ktest *const *t = __start_ktests; t < __stop_ktests; t++)
+		total += selected(*t, spec);
+	kprintf("TAP version 13\n1..%d\n", total);
+	for (const struct ktest *const *t = __start_ktests; t < __stop_ktests; t++) {
+		if (!selected(*t, spec))
+			continue;
+		current_failures = 0;
+		kprintf("# %s\n", (*t)->name);
+		(*t)->fn();
+		n++;
+		if (current_failures == 0) {
+			passed++;
+			kprintf("ok %d - %s\n", n, (*t)->name);
+		} else {
+			kprintf("not ok %d - %s\n", n, (*t)->name);
+		}
+	}
+	failed = n - passed + count_unknown(spec);
+	kprintf("ktest: %d passed, %d failed\n", passed, failed);
+	return failed;
+}
+
+static int cmd_ktest(int argc, char **argv)
+{
+	if (argc == 1) {
+		for (const struct ktest *const *t = __start_ktests; t < __stop_ktests; t++)
+			kprintf("%s%s\n", (*t)->name, (*t)->manual ? " (manual)" : "");
+		return 0;
+	}
+	return ktest_run(argv[1]) ? -1 : 0;
+}
+SHELL_COMMAND("ktest", cmd_ktest, "ktest [all|NAME,...]",
+	      "list the in-kernel tests, or run some (TAP output)");

@@ -1,0 +1,152 @@
+/*
+ * kmain: the init order (docs/ARCHITECTURE.md): memory map, memblock, page
+ * tables, heap, page allocator; then in-kernel tests, batch commands and the
+ * shell.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch.h"
+#include "e820.h"
+#include "heap.h"
+#include "kernel.h"
+#include "ktest.h"
+#include "memblock.h"
+#include "page_alloc.h"
+#include "params.h"
+#include "pgtable.h"
+#include "printk.h"
+#include "shell.h"
+#include "x86.h"
+
+#define PMEMK_VERSION "0.1"
+#define BOOT_ALLOC_LIMIT (4 * GiB)	/* what the boot page tables direct map */
+
+static const char *ktest_spec;
+static const char *run_cmds;
+
+static int ktest_param(const char *val)
+{
+	if (!val || !*val) {
+		pr_err("ktest: needs a value: ktest=all or ktest=NAME,...\n");
+		return -1;
+	}
+	ktest_spec = val;
+	return 0;
+}
+KERNEL_PARAM("ktest", ktest_param, "run in-kernel tests (all or NAME,...) then power off");
+
+static int run_param(const char *val)
+{
+	if (!val) {
+		pr_err("run: needs a value: run=\"cmd; cmd\"\n");
+		return -1;
+	}
+	run_cmds = val;
+	return 0;
+}
+KERNEL_PARAM("run", run_param, "shell commands to run at the end of boot, ';'-separated");
+
+static int loglevel_param(const char *val)
+{
+	char *end;
+	long v = val ? strtol(val, &end, 10) : -1;
+
+	if (!val || *end || v < 0 || v > 8) {
+		pr_err("loglevel=%s: expected a number 0..8\n", val ? val : "");
+		return -1;
+	}
+	console_loglevel = (int)v;
+	return 0;
+}
+KERNEL_PARAM("loglevel", loglevel_param, "print messages below this level (Linux's numbers)");
+
+static int console_param(const char *val)
+{
+	/* Only the first serial port exists; accept Linux's spelling of it. */
+	if (val && strncmp(val, "ttyS0", 5) != 0) {
+		pr_warn("console=%s: only ttyS0 (COM1, 115200 8N1) is supported\n", val);
+		return -1;
+	}
+	return 0;
+}
+KERNEL_PARAM("console", console_param, "console device: ttyS0[,115200]");
+
+/* RAM into memblock; reserve what must survive: low 1 MiB, the image, loader data. */
+static void memblock_setup(const struct boot_info *bi)
+{
+	for (u32 i = 0; i < e820_table.nr; i++) {
+		const struct e820_entry *e = &e820_table.entries[i];
+		if (e->type == E820_TYPE_RAM)
+			memblock_add(e->addr, e->size);
+	}
+	memblock_reserve(0, 1 * MiB);
+	memblock_reserve(bi->kernel_start, bi->kernel_end - bi->kernel_start);
+	for (u32 i = 0; i < bi->nr_reserved; i++)
+		memblock_reserve(bi->reserved[i].addr, bi->reserved[i].size);
+	memblock_set_limit(BOOT_ALLOC_LIMIT);
+}
+
+/* The heap behind malloc: 1/16 of RAM, between 4 and 64 MiB. */
+static void heap_setup(void)
+{
+	u64 size = memblock_phys_mem_size() / 16;
+
+	size = MIN(MAX(size, 4 * MiB), 64 * MiB);
+	u64 pa = memblock_alloc(size, PMD_SIZE);
+	if (!pa)
+		panic("no RAM for a %llu MiB kernel heap", (unsigned long long)(size >> 20));
+	heap_init(phys_to_virt(pa), size);
+}
+
+static void print_memory_totals(const struct boot_info *bi)
+{
+	struct page_alloc_stats st;
+
+	page_alloc_stats(&st);
+	u64 total = memblock_phys_mem_size();
+	u64 pmem = 0;
+	for (u32 i = 0; i < e820_table.nr; i++)
+		if (e820_is_pmem(e820_table.entries[i].type))
+			pmem += e820_table.entries[i].size;
+	pr_info("Memory: %lluK/%lluK available (%lluK kernel image, %lluK heap, %lluK page tables, %lluK other reserved)\n",
+		(unsigned long long)(st.free_pages * 4),
+		(unsigned long long)(total >> 10),
+		(unsigned long long)((bi->kernel_end - bi->kernel_start) >> 10),
+		(unsigned long long)(heap_size() >> 10),
+		(unsigned long long)(kernel_pgtable.nr_tables * 4),
+		(unsigned long long)((total >> 10) - st.free_pages * 4 -
+				     ((bi->kernel_end - bi->kernel_start) >> 10) -
+				     (heap_size() >> 10) - kernel_pgtable.nr_tables * 4));
+	pr_info("Memory: %lluK persistent memory in the e820 map\n", (unsigned long long)(pmem >> 10));
+}
+
+void kmain(const struct boot_info *bi)
+{
+	pr_info("pmemk %s: persistent memory manager\n", PMEMK_VERSION);
+	pr_info("boot: %s%s%s\n", boot_path_name(bi->path), bi->loader[0] ? ", loader " : "",
+		bi->loader);
+	pr_info("Command line: %s\n", bi->cmdline);
+	if (bi->cmdline_truncated)
+		pr_err("cmdline: longer than %d bytes, truncated\n", BOOT_CMDLINE_MAX - 1);
+	params_parse(bi->cmdline);
+	cpu_features_print();
+	tsc_calibrate();
+
+	e820_init(bi);
+	memblock_setup(bi);
+	paging_init();
+	memblock_set_limit(0);
+	heap_setup();
+	page_alloc_init();
+	paging_use_page_allocator();
+	print_memory_totals(bi);
+
+	if (ktest_spec) {
+		int failed = ktest_run(ktest_spec);
+		kernel_poweroff(failed ? EXIT_TESTS_FAILED : EXIT_OK);
+	}
+	if (run_cmds)
+		shell_run_batch(run_cmds);
+	shell_interactive();
+}

@@ -1,0 +1,25 @@
+/* panic(): report a broken kernel invariant and stop with EXIT_PANIC. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "arch.h"
+#include "kernel.h"
+#include "printk.h"
+
+void panic(const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	pr_emerg("Kernel panic: %s\n", msg);
+	arch_exit(EXIT_PANIC);
+}
+
+void kernel_poweroff(int status)
+{
+	pr_info("poweroff: status %d\n", status);
+	arch_exit(status);
+}

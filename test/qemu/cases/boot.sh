@@ -1,0 +1,70 @@
+# Boot foundation cases (issue "Boot foundation").
+
+BOOT_CMDLINE='memmap=256M!512M ktest=all'
+
+case_bios_ktest() {
+	boot bios_ktest 0 --firmware bios --ram 1G --nvdimm 1G --cmdline "$BOOT_CMDLINE"
+	expect '\] boot: multiboot2 \(bios\)'
+	expect '\] user: \[mem 0x0000000020000000-0x000000002fffffff\] persistent \(type 12\)'
+	expect 'cpu: pse yes'
+	expect '\] Memory: [0-9]+K/[0-9]+K available'
+	expect_ktest_pass
+}
+
+case_uefi_ktest() {
+	boot uefi_ktest 0 --firmware uefi --ram 1G --nvdimm 1G --cmdline "$BOOT_CMDLINE"
+	expect '\] boot: multiboot2 \(efi\)'
+	expect '\] user: \[mem 0x0000000020000000-0x000000002fffffff\] persistent \(type 12\)'
+	expect_ktest_pass
+	# The same pmem ranges as on SeaBIOS.
+	local efi bios
+	efi=$(lines '^\[.*\] user: .*persistent')
+	LOG=$LOGDIR/bios_ktest.log
+	bios=$(lines '^\[.*\] user: .*persistent')
+	if [ -z "$efi" ] || [ "$efi" != "$bios" ]; then
+		echo "    FAIL: pmem ranges differ between SeaBIOS and OVMF:"
+		echo "    bios: $bios"; echo "    efi:  $efi"
+		CASE_FAILED=1
+	fi
+}
+
+case_cpu_without_1g_pages() {
+	# qemu64 has no pdpe1gb: the direct map must use 2 MiB leaves.
+	boot cpu_qemu64 0 --cpu qemu64 --ram 512M --cmdline 'ktest=paging_*'
+	expect 'cpu: pse yes, pdpe1gb no'
+	expect 'direct map with 2 MiB leaves'
+	expect_ktest_pass
+}
+
+case_fault_reports_exception() {
+	boot fault 3 --ram 512M --cmdline 'ktest=fault'
+	expect 'exception 14 \(page fault\), error code 0x2'
+	expect 'CR2: 0x000000000dead000'
+	expect 'page fault: write access to 0xdead000 in kernel mode, page not present'
+	expect '^\[.*\] Call Trace:'
+	expect 'kernel stopped after exception 14'
+}
+
+case_run_batch_commands() {
+	boot run_batch 7 --ram 512M \
+		--cmdline 'memmap=128M!256M "run=e820; meminfo; cpuinfo; help; poweroff 7"'
+	expect '^pmemk> e820$'
+	expect '^e820: \[mem 0x0000000010000000-0x0000000017ffffff\] persistent \(type 12\)$'
+	expect '^MemTotal: +[0-9]+ kB'
+	expect '^MemFree: +[0-9]+ kB'
+	expect '^PageTables: +[0-9]+ kB'
+	expect '^clwb'
+	expect '^  poweroff \[status\]'
+	expect 'poweroff: status 7'
+}
+
+case_bad_parameters_are_reported() {
+	boot bad_params 0 --ram 512M \
+		--cmdline 'memmap=garbage memmap=0!256M memmap=64M!64G loglevel=x ktest=cmdline_params_registered'
+	expect 'memmap=garbage'
+	expect 'memmap=0!256M'
+	expect 'memmap=64M!64G'
+	expect 'loglevel=x: expected a number'
+	expect_not 'persistent \(type 12\)'
+	expect_ktest_pass
+}

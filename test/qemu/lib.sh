@@ -1,0 +1,54 @@
+# Helpers for QEMU integration tests: boot a configuration, keep its serial
+# log in build/test-logs/NAME.log, and judge it by exit status and log lines.
+# Each case is a function calling boot + expect_*; run-all counts results.
+
+LOGDIR=${LOGDIR:-build/test-logs}
+CASE_FAILED=0
+
+# boot NAME STATUS [run-qemu options...]: boot and check the kernel's exit status.
+boot() {
+	local name=$1 want=$2
+	shift 2
+	LOG=$LOGDIR/$name.log
+	mkdir -p "$LOGDIR"
+	rm -f "$LOG"
+	local t0=$SECONDS rc=0
+	tools/run-qemu --log "$LOG.raw" --dir "build/qemu/$name" "$@" 2>"$LOG.stderr" || rc=$?
+	# Serial lines end in CR LF, and GRUB clears the screen: keep plain text.
+	sed -e 's/\r$//' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$LOG.raw" >"$LOG" 2>/dev/null || true
+	echo "    boot $name: status $rc in $((SECONDS - t0))s (log $LOG)"
+	if [ "$rc" != "$want" ]; then
+		echo "    FAIL: exit status $rc, want $want"
+		sed 's/^/    | /' "$LOG.stderr"
+		tail -25 "$LOG" | sed 's/^/    | /'
+		CASE_FAILED=1
+	fi
+}
+
+# expect PATTERN: the log has a line matching the extended regex.
+expect() {
+	if ! grep -Eq -- "$1" "$LOG"; then
+		echo "    FAIL: log has no line matching: $1"
+		CASE_FAILED=1
+	fi
+}
+
+# expect_not PATTERN: no line matches.
+expect_not() {
+	if grep -Eq -- "$1" "$LOG"; then
+		echo "    FAIL: log unexpectedly matches: $1"
+		grep -E -- "$1" "$LOG" | head -3 | sed 's/^/    | /'
+		CASE_FAILED=1
+	fi
+}
+
+# ktest_clean: TAP summary with zero failures.
+expect_ktest_pass() {
+	expect '^ktest: [1-9][0-9]* passed, 0 failed'
+	expect_not '^not ok'
+}
+
+# The lines of the log matching a pattern, timestamps removed.
+lines() {
+	grep -E -- "$1" "$LOG" | sed 's/^\[ *[0-9.]*\] //' | tr -d '\r'
+}

@@ -1,0 +1,174 @@
+/* Host tests: page tables built in simulated memory, checked by a software walk. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include <errno.h>
+
+#include "host.h"
+#include "pgtable.h"
+
+/* A bump allocator for table pages at [1 GiB, ...) of simulated memory. */
+static u64 next_table_pa, tables_freed;
+
+static u64 test_alloc_table(void)
+{
+	u64 pa = next_table_pa;
+
+	next_table_pa += PAGE_SIZE;
+	memset(phys_to_virt(pa), 0, PAGE_SIZE);
+	return pa;
+}
+
+static u64 fail_after;	/* 0: never fail */
+
+static u64 test_alloc_table_failing(void)
+{
+	if (fail_after && --fail_after == 0)
+		return 0;
+	return test_alloc_table();
+}
+
+static void test_free_table(u64 pa)
+{
+	(void)pa;
+	tables_freed++;
+}
+
+static struct pgtable pt;
+
+static int setup(void **state)
+{
+	(void)state;
+	next_table_pa = 1 * GiB;
+	tables_freed = 0;
+	fail_after = 0;
+	pt = (struct pgtable){
+		.alloc_table = test_alloc_table,
+		.free_table = test_free_table,
+		.max_leaf = PG_LEVEL_1G,
+		.nx = true,
+	};
+	assert_int_equal(pgtable_init(&pt), 0);
+	return 0;
+}
+
+static void expect(u64 va, u64 pa, enum pg_level level, u64 flag_mask, u64 flags)
+{
+	u64 got_pa, got_flags;
+	enum pg_level got_level;
+
+	assert_true(pgtable_walk(&pt, va, &got_pa, &got_flags, &got_level));
+	assert_int_equal(got_pa, pa);
+	assert_int_equal(got_level, level);
+	assert_int_equal(got_flags & flag_mask, flags);
+}
+
+static void unmapped(u64 va)
+{
+	u64 pa, flags;
+	enum pg_level level;
+
+	assert_false(pgtable_walk(&pt, va, &pa, &flags, &level));
+}
+
+static const u64 DM = 0xffff888000000000ULL;
+
+static void pgtable_uses_largest_leaves(void **state)
+{
+	(void)state;
+	/* [1 GiB - 4 KiB, 3 GiB + 2 MiB + 4 KiB): 4K edge, 1G, 1G, 2M, 4K. */
+	u64 start = 1 * GiB - PAGE_SIZE, end = 3 * GiB + 2 * MiB + PAGE_SIZE;
+	assert_int_equal(pgtable_map(&pt, DM + start, start, end - start, PROT_KERNEL_RW), 0);
+	expect(DM + start, start, PG_LEVEL_4K, PTE_WRITE | PTE_NX, PTE_WRITE | PTE_NX);
+	expect(DM + 1 * GiB + 12345, 1 * GiB + 12345, PG_LEVEL_1G, 0, 0);
+	expect(DM + 2 * GiB + 5 * MiB, 2 * GiB + 5 * MiB, PG_LEVEL_1G, 0, 0);
+	expect(DM + 3 * GiB + 1 * MiB, 3 * GiB + 1 * MiB, PG_LEVEL_2M, 0, 0);
+	expect(DM + 3 * GiB + 2 * MiB, 3 * GiB + 2 * MiB, PG_LEVEL_4K, 0, 0);
+	unmapped(DM + start - 1);
+	unmapped(DM + end);
+}
+
+static void pgtable_respects_max_leaf(void **state)
+{
+	(void)state;
+	pt.max_leaf = PG_LEVEL_2M;
+	assert_int_equal(pgtable_map(&pt, DM, 0, 2 * GiB, PROT_KERNEL_RW), 0);
+	expect(DM + 1 * GiB, 1 * GiB, PG_LEVEL_2M, 0, 0);
+	/* root + PDPT + 2 PDs */
+	assert_int_equal(pt.nr_tables, 4);
+}
+
+static void pgtable_misaligned_pa_falls_back_to_small_leaves(void **state)
+{
+	(void)state;
+	/* va 2 MiB aligned, pa only 4 KiB aligned: every leaf must be 4 KiB. */
+	assert_int_equal(pgtable_map(&pt, DM + 2 * MiB, 0x1000, 4 * MiB, PROT_KERNEL_RO), 0);
+	expect(DM + 2 * MiB, 0x1000, PG_LEVEL_4K, PTE_WRITE | PTE_NX, PTE_NX);
+	expect(DM + 6 * MiB - PAGE_SIZE, 0x1000 + 4 * MiB - PAGE_SIZE, PG_LEVEL_4K, 0, 0);
+}
+
+static void pgtable_refuses_overlap(void **state)
+{
+	(void)state;
+	assert_int_equal(pgtable_map(&pt, DM, 0, 4 * MiB, PROT_KERNEL_RW), 0);
+	assert_int_equal(pgtable_map(&pt, DM + 2 * MiB, 0, PAGE_SIZE, PROT_KERNEL_RW), -EEXIST);
+	assert_int_equal(pgtable_map(&pt, DM + 3, 0, PAGE_SIZE, PROT_KERNEL_RW), -EINVAL);
+}
+
+static void pgtable_strips_nx_without_cpu_support(void **state)
+{
+	(void)state;
+	pt.nx = false;
+	assert_int_equal(pgtable_map(&pt, DM, 0, PAGE_SIZE, PROT_KERNEL_RW), 0);
+	expect(DM, 0, PG_LEVEL_4K, PTE_NX, 0);
+}
+
+static void pgtable_unmap_frees_empty_tables(void **state)
+{
+	(void)state;
+	u64 base = pt.nr_tables;
+
+	assert_int_equal(pgtable_map(&pt, DM + 4 * MiB, 4 * MiB, 2 * MiB + 8 * PAGE_SIZE,
+				     PROT_KERNEL_RW), 0);
+	assert_int_equal(pt.nr_tables, base + 3);	/* PDPT, PD, PT */
+	assert_int_equal(pgtable_unmap(&pt, DM + 4 * MiB, 2 * MiB + 8 * PAGE_SIZE), 0);
+	unmapped(DM + 4 * MiB);
+	unmapped(DM + 6 * MiB);
+	assert_int_equal(pt.nr_tables, base);
+	assert_int_equal(tables_freed, 3);
+}
+
+static void pgtable_unmap_refuses_to_split_a_large_leaf(void **state)
+{
+	(void)state;
+	assert_int_equal(pgtable_map(&pt, DM, 0, 2 * MiB, PROT_KERNEL_RW), 0);
+	assert_int_equal(pgtable_unmap(&pt, DM + PAGE_SIZE, PAGE_SIZE), -EINVAL);
+	expect(DM + PAGE_SIZE, PAGE_SIZE, PG_LEVEL_2M, 0, 0);
+}
+
+static void pgtable_reports_enomem(void **state)
+{
+	(void)state;
+	pt.alloc_table = test_alloc_table_failing;
+	fail_after = 2;	/* the PDPT succeeds, the PD fails */
+	assert_int_equal(pgtable_map(&pt, DM, 0, 2 * MiB, PROT_KERNEL_RW), -ENOMEM);
+	unmapped(DM);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(pgtable_uses_largest_leaves, setup),
+		cmocka_unit_test_setup(pgtable_respects_max_leaf, setup),
+		cmocka_unit_test_setup(pgtable_misaligned_pa_falls_back_to_small_leaves, setup),
+		cmocka_unit_test_setup(pgtable_refuses_overlap, setup),
+		cmocka_unit_test_setup(pgtable_strips_nx_without_cpu_support, setup),
+		cmocka_unit_test_setup(pgtable_unmap_frees_empty_tables, setup),
+		cmocka_unit_test_setup(pgtable_unmap_refuses_to_split_a_large_leaf, setup),
+		cmocka_unit_test_setup(pgtable_reports_enomem, setup),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
