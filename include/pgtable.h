@@ -62,6 +62,8 @@ int pgtable_unmap(struct pgtable *pt, u64 va, u64 len);
 /*
  * Translate va. Returns true and fills *pa, *leaf_flags (the leaf entry's
  * flags, effective NX/W folded in from upper levels) and *level when mapped.
+ * When not mapped, returns false with *level set to the level whose entry is
+ * empty: the whole aligned pg_level_size(*level) block around va is a hole.
  */
 bool pgtable_walk(const struct pgtable *pt, u64 va, u64 *pa, u64 *flags,
 		  enum pg_level *level);

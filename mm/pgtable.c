@@ -145,8 +145,10 @@ bool pgtable_walk(const struct pgtable *pt, u64 va, u64 *pa, u64 *flags,
 
 	for (enum pg_level l = PG_LEVEL_512G; l >= PG_LEVEL_4K; l--) {
 		u64 e = table[index_at(va, l)];
-		if (!(e & PTE_PRESENT))
+		if (!(e & PTE_PRESENT)) {
+			*level = l;	/* the hole spans this entry */
 			return false;
+		}
 		eff_nx |= e & PTE_NX;
 		eff_w &= e & PTE_WRITE;
 		if (l == PG_LEVEL_4K || (e & PTE_PSE)) {

@@ -8,7 +8,10 @@
 #include <errno.h>
 
 #include "host.h"
+#include "direct_map.h"
 #include "pgtable.h"
+
+struct pgtable kernel_pgtable;
 
 /* A bump allocator for table pages at [1 GiB, ...) of simulated memory. */
 static u64 next_table_pa, tables_freed;
@@ -158,6 +161,26 @@ static void pgtable_reports_enomem(void **state)
 	unmapped(DM);
 }
 
+/* direct_map_add maps only the holes, with large leaves where they fit. */
+static void direct_map_add_fills_holes_only(void **state)
+{
+	(void)state;
+	kernel_pgtable = pt;
+	assert_int_equal(pgtable_map(&kernel_pgtable, DM + 2 * MiB, 2 * MiB, 2 * MiB,
+				     PROT_KERNEL_RO), 0);
+	assert_false(direct_map_covers(0, 8 * MiB));
+	assert_int_equal(direct_map_add(0x234, 8 * MiB), 0);
+	assert_true(direct_map_covers(0, 8 * MiB + PAGE_SIZE));
+	pt = kernel_pgtable;
+	expect(DM, 0, PG_LEVEL_2M, PTE_WRITE, PTE_WRITE);
+	expect(DM + 2 * MiB, 2 * MiB, PG_LEVEL_2M, PTE_WRITE, 0);	/* left as it was */
+	expect(DM + 8 * MiB, 8 * MiB, PG_LEVEL_4K, PTE_WRITE, PTE_WRITE);
+	unmapped(DM + 8 * MiB + PAGE_SIZE);
+	assert_int_equal(direct_map_remove(4 * MiB, 4 * MiB), 0);
+	assert_false(direct_map_covers(4 * MiB, PAGE_SIZE));
+	assert_true(direct_map_covers(8 * MiB, PAGE_SIZE));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +192,7 @@ int main(void)
 		cmocka_unit_test_setup(pgtable_unmap_frees_empty_tables, setup),
 		cmocka_unit_test_setup(pgtable_unmap_refuses_to_split_a_large_leaf, setup),
 		cmocka_unit_test_setup(pgtable_reports_enomem, setup),
+		cmocka_unit_test_setup(direct_map_add_fills_holes_only, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
