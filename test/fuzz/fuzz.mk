@@ -1,0 +1,19 @@
+# Fuzz targets (libFuzzer, clang): make fuzz builds them under build/fuzz/.
+# Run one with e.g. build/fuzz/fuzz_memmap -max_total_time=60.
+
+FUZZ_CC     ?= clang
+FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+	-Iinclude -Itest/host -DHOST_TEST
+
+# Portable code the e820 harness links: the driver, lib/ minus the kernel's
+# newlib syscalls, and the host arch (console capture).
+FUZZ_E820_SRCS := $(wildcard drivers/e820/*.c) \
+	$(filter-out lib/syscalls.c,$(wildcard lib/*.c)) test/host/arch_host.c
+
+.PHONY: fuzz
+fuzz: $(BUILD)/fuzz/fuzz_memmap
+
+$(BUILD)/fuzz/fuzz_memmap: test/fuzz/fuzz_memmap.c $(FUZZ_E820_SRCS) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_memmap.c $(FUZZ_E820_SRCS) -o $@
