@@ -10,7 +10,11 @@
 #define MAX_ORDER 10	/* largest block: 2^10 pages = 4 MiB */
 #define PMD_ORDER 9	/* 2 MiB */
 
-/* Take over every free memblock range; memblock_alloc fails afterwards. */
+/*
+ * Take over every free memblock range; memblock_alloc fails afterwards. The
+ * metadata (a byte per page frame and 16 bytes per 4 MiB: 260 KiB per GiB
+ * of RAM) comes from memblock first.
+ */
 void page_alloc_init(void);
 /* Forget everything (host tests). */
 void page_alloc_reset(void);
@@ -19,7 +23,11 @@ void page_alloc_reset(void);
 u64 page_alloc(unsigned int order);
 /* The same, zeroed. */
 u64 page_alloc_zeroed(unsigned int order);
-/* Give back a block from page_alloc with the same order. */
+/*
+ * Give back a block from page_alloc with the same order. A double free, a
+ * wrong order or a block the allocator never handed out is reported with
+ * pr_err and ignored.
+ */
 void page_free(u64 pa, unsigned int order);
 
 struct page_alloc_stats {

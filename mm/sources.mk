@@ -1,1 +1,1 @@
-portable-y +=
+portable-y += mm/memblock.c mm/page_alloc.c
