@@ -5,7 +5,7 @@
 #   make            build build/pmemk.elf (multiboot2 kernel)
 #   make iso        build/pmemk.iso (GRUB, boots on SeaBIOS and OVMF)
 #   make run        install what is missing, build, boot under QEMU
-#   make test       host unit tests + QEMU tests
+#   make test       host unit tests, short fuzz runs, QEMU tests
 #   make deps       install the Debian packages the build needs
 
 BUILD      ?= build
@@ -47,13 +47,17 @@ kernel-y   :=
 include lib/sources.mk mm/sources.mk drivers/e820/sources.mk \
 	boot/sources.mk arch/x86_64/sources.mk kernel/sources.mk
 
+FUZZ_BINS :=
+include test/fuzz/fuzz.mk
+FUZZ_SECONDS ?= 20
+
 KOBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(portable-y) $(kernel-y))
 HOST_PORTABLE := $(patsubst %,$(BUILD)/host/%.o,$(portable-y) $(wildcard test/host/*.c))
 UNIT_SRCS  := $(wildcard test/unit/test_*.c)
 UNIT_BINS  := $(patsubst test/unit/%.c,$(BUILD)/host/unit/%,$(UNIT_SRCS))
 
 .SECONDARY:
-.PHONY: all iso run test test-unit test-qemu clean deps newlib help
+.PHONY: all iso run test test-unit test-qemu test-fuzz fuzz clean deps newlib help
 all: $(BUILD)/pmemk.elf
 
 help:
@@ -113,11 +117,18 @@ test-unit: $(UNIT_BINS)
 test-qemu: deps $(BUILD)/pmemk.elf
 	@test/qemu/run-all
 
+# libFuzzer harnesses (test/fuzz/); test-fuzz runs each for FUZZ_SECONDS.
+fuzz: $(FUZZ_BINS)
+
+test-fuzz: $(FUZZ_BINS)
+	@tools/run-fuzzers $(FUZZ_SECONDS) $(FUZZ_BINS)
+
 test: deps
 	@$(MAKE) --no-print-directory test-unit
+	@$(MAKE) --no-print-directory test-fuzz
 	@$(MAKE) --no-print-directory test-qemu
 
 clean:
-	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/pmemk.* $(BUILD)/iso $(BUILD)/test-logs
+	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/fuzz $(BUILD)/iso-cache $(BUILD)/pmemk.* $(BUILD)/iso $(BUILD)/test-logs
 
 -include $(KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d)

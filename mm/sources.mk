@@ -1,1 +1,1 @@
-portable-y += mm/memblock.c mm/page_alloc.c
+portable-y += mm/memblock.c mm/page_alloc.c mm/pgtable.c mm/direct_map.c

@@ -93,11 +93,26 @@ static u64 ram_end(const struct e820_table *t)
 }
 
 /*
+ * Firmware-owned memory a `!` range may cover, as on Linux (where type 12
+ * simply wins over whatever it overlaps): reserved, ACPI data and ACPI NVS.
+ * Users carve the top of RAM (memmap=256M!768M on a 1 GiB guest) and firmware
+ * keeps its tables there; refusing would break command lines that work on
+ * Linux. We apply it and warn, because the firmware may rewrite that memory at
+ * the next boot.
+ */
+static bool memmap_may_cover(u32 type)
+{
+	return type == E820_TYPE_RAM || type == E820_TYPE_RESERVED ||
+	       type == E820_TYPE_ACPI || type == E820_TYPE_NVS;
+}
+
+/*
  * The `!` rule (our choice; Linux checks nothing): [a, b) must be covered
- * entirely by usable RAM, so pmem is only ever carved out of RAM. A range
- * that touches firmware-reserved, ACPI, unusable or already-pmem memory,
- * a hole in the map, or lies beyond the end of RAM is rejected, naming the
- * first thing it hits. `t` is sanitized (sorted, non-overlapping).
+ * entirely by map entries of a type memmap_may_cover() allows, so pmem is
+ * never made of bad RAM, existing pmem, holes (MMIO) or memory past the end
+ * of RAM; those are rejected, naming the first thing the range hits. Covering
+ * firmware-owned memory is allowed with one warning per entry. `t` is
+ * sanitized (sorted, non-overlapping).
  */
 static int memmap_check_ram(const struct e820_table *t, const struct memmap_spec *s)
 {
@@ -113,7 +128,7 @@ static int memmap_check_ram(const struct e820_table *t, const struct memmap_spec
 			break;
 		if (e->addr > pos)
 			break;	/* hole at [pos, e->addr) */
-		if (e->type != E820_TYPE_RAM)
+		if (!memmap_may_cover(e->type))
 			return memmap_reject(s->text,
 				"[mem 0x%016llx-0x%016llx] overlaps %s [mem 0x%016llx-0x%016llx]",
 				(unsigned long long)a, (unsigned long long)(b - 1),
@@ -131,6 +146,22 @@ static int memmap_check_ram(const struct e820_table *t, const struct memmap_spec
 	return memmap_reject(s->text,
 		"[mem 0x%016llx-0x%016llx] is not usable RAM (hole in the map at 0x%016llx)",
 		(unsigned long long)a, (unsigned long long)(b - 1), (unsigned long long)pos);
+}
+
+/* Warn once per firmware-owned entry an accepted `!` range covers. */
+static void memmap_warn_firmware(const struct e820_table *t, const struct memmap_spec *s)
+{
+	u64 b = s->start + s->size;
+
+	for (u32 i = 0; i < t->nr; i++) {
+		const struct e820_entry *e = &t->entries[i];
+
+		if (e->type == E820_TYPE_RAM || e->addr >= b || e->addr + e->size <= s->start)
+			continue;
+		pr_warn("memmap=%s: covers %s [mem 0x%016llx-0x%016llx]; it becomes pmem as on Linux, but firmware may overwrite it at the next boot\n",
+			s->text, e820_type_name(e->type), (unsigned long long)e->addr,
+			(unsigned long long)(e->addr + e->size - 1));
+	}
 }
 
 /*
@@ -157,8 +188,8 @@ static int memmap_check_room(const struct e820_table *t, const struct memmap_spe
 
 /*
  * Rules for nn!ss (our choice, stricter than Linux): nn non-zero, ss and nn
- * 4 KiB aligned, no wrap past 2^64, and the range all usable RAM
- * (memmap_check_ram). Not 2 MiB aligned is allowed with a warning: Linux
+ * 4 KiB aligned, no wrap past 2^64, and the range all RAM or firmware-owned
+ * memory (memmap_check_ram). Not 2 MiB aligned is allowed with a warning: Linux
  * refuses pfn devices on such namespaces (FACTS 7.2).
  */
 static int memmap_check_pram(const struct e820_table *t, const struct memmap_spec *s)
@@ -171,6 +202,7 @@ static int memmap_check_pram(const struct e820_table *t, const struct memmap_spe
 
 	if (ret)
 		return ret;
+	memmap_warn_firmware(t, s);
 	if (!IS_ALIGNED(s->start, PMD_SIZE) || !IS_ALIGNED(s->size, PMD_SIZE))
 		pr_warn("memmap=%s: start 0x%llx or size 0x%llx not 2 MiB aligned; pfn devices need 2 MiB alignment\n",
 			s->text, (unsigned long long)s->start,

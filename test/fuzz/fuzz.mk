@@ -11,8 +11,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -fsanitize=fuzzer,address,undefined \
 FUZZ_E820_SRCS := $(wildcard drivers/e820/*.c) \
 	$(filter-out lib/syscalls.c,$(wildcard lib/*.c)) test/host/arch_host.c
 
-.PHONY: fuzz
-fuzz: $(BUILD)/fuzz/fuzz_memmap
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_memmap
 
 $(BUILD)/fuzz/fuzz_memmap: test/fuzz/fuzz_memmap.c $(FUZZ_E820_SRCS) $(wildcard include/*.h)
 	@mkdir -p $(dir $@)

@@ -188,13 +188,41 @@ static void memmap_pram_beyond_ram_rejected(void **state)
 	rejected("256M!2G", "memmap=256M!2G: [mem 0x0000000080000000-0x000000008fffffff] is not usable RAM (beyond end of RAM 0x000000003ffe0000)");
 }
 
-static void memmap_pram_overlapping_reserved_rejected(void **state)
+static void memmap_pram_over_reserved_applied_with_warning(void **state)
 {
 	(void)state;
-	/* The project's old default on a 1 GiB guest: ends in QEMU's ACPI area. */
-	rejected("256M!768M", "memmap=256M!768M: [mem 0x0000000030000000-0x000000003fffffff] overlaps reserved [mem 0x000000003ffe0000-0x000000003fffffff]");
-	rejected("1M!0", "memmap=1M!0: [mem 0x0000000000000000-0x00000000000fffff] overlaps reserved [mem 0x000000000009fc00-0x000000000009ffff]");
-	rejected("1G!0xfffc0000", "overlaps reserved [mem 0x00000000fffc0000-0x00000000ffffffff]");
+	/* The project's default on a 1 GiB guest ends in QEMU's ACPI area: as on Linux, applied. */
+	const struct e820_entry want[] = {
+		qemu_1g[0], qemu_1g[1], qemu_1g[2],
+		R(0x100000, 0x2ff00000, 1), R(0x30000000, 0x10000000, 12),
+		qemu_1g[5],
+	};
+
+	assert_int_equal(e820_parse_memmap(&t, "256M!768M"), 0);
+	EXPECT(want);
+	assert_true(host_console_has("memmap=256M!768M: covers reserved [mem 0x000000003ffe0000-0x000000003fffffff]; it becomes pmem as on Linux, but firmware may overwrite it at the next boot"));
+}
+
+static void memmap_pram_past_firmware_or_holes_rejected(void **state)
+{
+	(void)state;
+	/* RAM, reserved, then the VGA hole at 0xa0000. */
+	rejected("1M!0", "memmap=1M!0: [mem 0x0000000000000000-0x00000000000fffff] is not usable RAM (hole in the map at 0x00000000000a0000)");
+	/* Reserved up to 4 GiB, then nothing: beyond the end of RAM. */
+	rejected("1G!0xfffc0000", "memmap=1G!0xfffc0000: [mem 0x00000000fffc0000-0x000000013ffbffff] is not usable RAM (beyond end of RAM 0x000000003ffe0000)");
+}
+
+static void memmap_pram_over_unusable_or_pmem_rejected(void **state)
+{
+	(void)state;
+	assert_int_equal(e820_parse_memmap(&t, "2M!256M"), 0);
+	host_console_reset();
+	assert_int_equal(e820_parse_memmap(&t, "4M!255M"), -EINVAL);
+	assert_true(host_console_has("memmap=4M!255M: [mem 0x000000000ff00000-0x00000000102fffff] overlaps persistent (type 12) [mem 0x0000000010000000-0x00000000101fffff]"));
+	e820_add(&t, 0x08000000, 0x100000, E820_TYPE_UNUSABLE);
+	e820_sanitize(&t);
+	assert_int_equal(e820_parse_memmap(&t, "2M!127M"), -EINVAL);
+	assert_true(host_console_has("overlaps unusable [mem 0x0000000008000000-0x00000000080fffff]"));
 }
 
 static void memmap_pram_over_hole_rejected(void **state)
@@ -203,20 +231,19 @@ static void memmap_pram_over_hole_rejected(void **state)
 	rejected("128K!0xa0000", "memmap=128K!0xa0000: [mem 0x00000000000a0000-0x00000000000bffff] is not usable RAM (hole in the map at 0x00000000000a0000)");
 }
 
-static void memmap_pram_over_acpi_rejected(void **state)
+static void memmap_pram_over_acpi_applied_with_warning(void **state)
 {
 	(void)state;
 	const struct e820_entry want[] = {
 		qemu_1g[0], qemu_1g[1], qemu_1g[2],
-		R(0x100000, 0x1ff00000, 1), R(0x20000000, 0x10000, 3),
-		R(0x20010000, 0x1ffd0000, 1), qemu_1g[4], qemu_1g[5],
+		R(0x100000, 0x1fe00000, 1), R(0x1ff00000, 0x200000, 12),
+		R(0x20100000, 0x1fee0000, 1), qemu_1g[4], qemu_1g[5],
 	};
 
 	assert_int_equal(e820_parse_memmap(&t, "64K#512M"), 0);
+	assert_int_equal(e820_parse_memmap(&t, "2M!511M"), 0);
 	EXPECT(want);
-	assert_int_equal(e820_parse_memmap(&t, "2M!511M"), -EINVAL);
-	EXPECT(want);
-	assert_true(host_console_has("memmap=2M!511M: [mem 0x000000001ff00000-0x00000000200fffff] overlaps ACPI data [mem 0x0000000020000000-0x000000002000ffff]"));
+	assert_true(host_console_has("memmap=2M!511M: covers ACPI data [mem 0x0000000020000000-0x000000002000ffff]"));
 }
 
 static void memmap_wrap_rejected(void **state)
@@ -294,10 +321,10 @@ static void memmap_good_and_bad_mixed(void **state)
 		R(0x30000000, 0xffe0000, 1), qemu_1g[4], qemu_1g[5],
 	};
 
-	assert_int_equal(e820_parse_memmap(&t, "256M!512M,abc,16M$0x1000000,256M!768M"), -EINVAL);
+	assert_int_equal(e820_parse_memmap(&t, "256M!512M,abc,16M$0x1000000,256M!600M"), -EINVAL);
 	EXPECT(want);
 	assert_true(host_console_has("memmap=abc: bad size"));
-	assert_true(host_console_has("memmap=256M!768M: [mem"));
+	assert_true(host_console_has("memmap=256M!600M: [mem 0x0000000025800000-0x00000000357fffff] overlaps persistent (type 12)"));
 }
 
 static void memmap_bare_limit_removes_ram_above(void **state)
@@ -401,9 +428,11 @@ int main(void)
 		T(memmap_pram_unaligned_rejected),
 		T(memmap_pram_not_2m_aligned_warns_and_applies),
 		T(memmap_pram_beyond_ram_rejected),
-		T(memmap_pram_overlapping_reserved_rejected),
+		T(memmap_pram_over_reserved_applied_with_warning),
+		T(memmap_pram_past_firmware_or_holes_rejected),
+		T(memmap_pram_over_unusable_or_pmem_rejected),
 		T(memmap_pram_over_hole_rejected),
-		T(memmap_pram_over_acpi_rejected),
+		T(memmap_pram_over_acpi_applied_with_warning),
 		T(memmap_wrap_rejected),
 		T(memmap_garbage_rejected),
 		T(memmap_unsupported_forms_rejected),
