@@ -132,12 +132,26 @@ void shell_interactive(void)
 	}
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct shell_command *const *)a)->name,
+		      (*(const struct shell_command *const *)b)->name);
+}
+
 static int cmd_help(int argc, char **argv)
 {
+	const struct shell_command *sorted[128];
+	size_t n = 0;
+
 	(void)argc;
 	(void)argv;
-	for_each_shell_command(c)
-		kprintf("  %-28s %s\n", (*c)->usage, (*c)->help);
+	for_each_shell_command(c) {
+		if (n < ARRAY_SIZE(sorted))
+			sorted[n++] = *c;
+	}
+	qsort(sorted, n, sizeof(sorted[0]), by_name);
+	for (size_t i = 0; i < n; i++)
+		kprintf("  %-28s %s\n", sorted[i]->usage, sorted[i]->help);
 	return 0;
 }
 SHELL_COMMAND("help", cmd_help, "help", "list commands");

@@ -29,13 +29,14 @@ void vprintk(int level, const char *fmt, va_list ap)
 		       (unsigned long long)(ns / 1000 % 1000000));
 	if (len < 0)
 		return;
-	int body = vsnprintf(buf + len, sizeof(buf) - (size_t)len, fmt, ap);
+	/* Leave room for the newline a truncated or unterminated message needs. */
+	int body = vsnprintf(buf + len, sizeof(buf) - 1 - (size_t)len, fmt, ap);
 	if (body < 0)
 		return;
 	len += body;
-	if ((size_t)len >= sizeof(buf))
-		len = sizeof(buf) - 1;	/* truncated: still end the line */
-	if (buf[len - 1] != '\n' && (size_t)len < sizeof(buf) - 1)
+	if ((size_t)len > sizeof(buf) - 2)
+		len = sizeof(buf) - 2;
+	if (buf[len - 1] != '\n')
 		buf[len++] = '\n';
 	console_puts(buf, (size_t)len);
 }

@@ -1,0 +1,227 @@
+/* Host tests: multiboot2 boot information parsing, good and malformed (FACTS §5.3). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include <errno.h>
+
+#include "e820.h"
+#include "host.h"
+#include "multiboot2.h"
+
+static u8 mbi[4096] __attribute__((aligned(8)));
+static u32 len;
+static struct boot_info bi;
+
+static void put32(u32 off, u32 v)
+{
+	memcpy(mbi + off, &v, 4);
+}
+
+static void begin(void)
+{
+	memset(mbi, 0, sizeof(mbi));
+	memset(&bi, 0, sizeof(bi));
+	len = 8;
+	host_console_reset();
+}
+
+/* Append a tag with `size` bytes of payload after its 8-byte header. */
+static u32 tag(u32 type, const void *payload, u32 size)
+{
+	u32 off = len;
+
+	put32(off, type);
+	put32(off + 4, 8 + size);
+	if (payload)
+		memcpy(mbi + off + 8, payload, size);
+	len = (u32)ALIGN_UP(off + 8 + size, 8);
+	return off;
+}
+
+static void end(void)
+{
+	tag(MB2_TAG_END, NULL, 0);
+	put32(0, len);
+}
+
+static void mmap_tag(const u64 (*e)[3], int n)
+{
+	u8 p[8 + 24 * 8] = { 0 };
+
+	memcpy(p, &(u32){ 24 }, 4);
+	for (int i = 0; i < n; i++) {
+		memcpy(p + 8 + 24 * i, &e[i][0], 8);
+		memcpy(p + 16 + 24 * i, &e[i][1], 8);
+		memcpy(p + 24 + 24 * i, &(u32){ (u32)e[i][2] }, 4);
+	}
+	tag(MB2_TAG_MMAP, p, 8 + 24 * (u32)n);
+}
+
+static void mb2_bios_boot_fills_everything(void **state)
+{
+	(void)state;
+	const u64 map[][3] = { { 0, 0x9fc00, 1 }, { 0x100000, 0x3fee0000, 1 },
+			       { 0x3ffe0000, 0x20000, 2 }, { 0x100000000, 0x40000000, 12 } };
+	u8 rsdp[20] = "RSD PTR ";
+
+	begin();
+	tag(MB2_TAG_CMDLINE, "memmap=256M!512M \"run=a; b\"", 28);
+	tag(MB2_TAG_LOADER_NAME, "GRUB 2.06", 10);
+	mmap_tag(map, 4);
+	tag(MB2_TAG_ACPI_OLD, rsdp, 20);
+	tag(MB2_TAG_LOAD_BASE, &(u32){ 0x200000 }, 4);
+	end();
+	assert_int_equal(multiboot2_parse(mbi, 0x10000, &bi), 0);
+	assert_int_equal(bi.path, BOOT_MULTIBOOT2_BIOS);
+	assert_string_equal(bi.cmdline, "memmap=256M!512M \"run=a; b\"");
+	assert_string_equal(bi.loader, "GRUB 2.06");
+	assert_int_equal(bi.nr_mem, 4);
+	assert_int_equal(bi.mem[3].addr, 0x100000000ULL);
+	assert_int_equal(bi.mem[3].type, 12);
+	assert_int_equal(bi.rsdp_len, 20);
+	assert_memory_equal(bi.rsdp, "RSD PTR ", 8);
+	assert_int_equal(bi.load_base, 0x200000);
+	assert_int_equal(bi.nr_reserved, 1);
+	assert_int_equal(bi.reserved[0].addr, 0x10000);
+	assert_int_equal(bi.reserved[0].size, len);
+}
+
+static void mb2_efi_map_wins_and_converts_types(void **state)
+{
+	(void)state;
+	/* Two UEFI descriptors of 48 bytes: conventional RAM and persistent memory. */
+	u8 p[8 + 2 * 48] = { 0 };
+	u64 st = 0x3f000000;
+
+	begin();
+	memcpy(p, &(u32){ 48 }, 4);
+	memcpy(p + 4, &(u32){ 1 }, 4);
+	memcpy(p + 8, &(u32){ 7 }, 4);				/* EfiConventionalMemory */
+	memcpy(p + 8 + 8, &(u64){ 0x100000 }, 8);
+	memcpy(p + 8 + 24, &(u64){ 0x100 }, 8);		/* pages */
+	memcpy(p + 56, &(u32){ 14 }, 4);			/* EfiPersistentMemory */
+	memcpy(p + 56 + 8, &(u64){ 0x100000000 }, 8);
+	memcpy(p + 56 + 24, &(u64){ 0x40000 }, 8);
+	tag(MB2_TAG_EFI64, &st, 8);
+	tag(MB2_TAG_EFI_MMAP, p, sizeof(p));
+	const u64 map[][3] = { { 0, 0x1000, 1 } };
+	mmap_tag(map, 1);	/* after the EFI map: ignored */
+	end();
+	assert_int_equal(multiboot2_parse(mbi, 0x5000, &bi), 0);
+	assert_int_equal(bi.path, BOOT_MULTIBOOT2_EFI);
+	assert_int_equal(bi.efi_system_table, st);
+	assert_int_equal(bi.nr_mem, 2);
+	assert_int_equal(bi.mem[0].type, E820_TYPE_RAM);
+	assert_int_equal(bi.mem[0].size, 0x100000);
+	assert_int_equal(bi.mem[1].type, E820_TYPE_PMEM);
+	assert_int_equal(bi.mem[1].size, 1ULL << 30);
+	assert_string_equal(bi.mem_source, "EFI memory map");
+}
+
+static void mb2_new_rsdp_preferred_over_old(void **state)
+{
+	(void)state;
+	u8 v1[20] = "RSD PTR ", v2[36] = "RSD PTR ";
+
+	v2[15] = 2;
+	begin();
+	tag(MB2_TAG_ACPI_NEW, v2, 36);
+	tag(MB2_TAG_ACPI_OLD, v1, 20);
+	end();
+	assert_int_equal(multiboot2_parse(mbi, 0, &bi), 0);
+	assert_int_equal(bi.rsdp_len, 36);
+	assert_int_equal(bi.rsdp[15], 2);
+}
+
+static void mb2_bad_total_size_rejected(void **state)
+{
+	(void)state;
+	begin();
+	put32(0, 4);
+	assert_int_equal(multiboot2_parse(mbi, 0, &bi), -EINVAL);
+	put32(0, 64 << 20);
+	assert_int_equal(multiboot2_parse(mbi, 0, &bi), -EINVAL);
+	assert_true(host_console_has("multiboot2: boot information size"));
+}
+
+static void mb2_tag_past_end_stops_walk_keeps_earlier_tags(void **state)
+{
+	(void)state;
+	begin();
+	tag(MB2_TAG_CMDLINE, "quiet", 6);
+	u32 off = tag(MB2_TAG_LOADER_NAME, "GRUB", 5);
+	end();
+	put32(off + 4, 4000);	/* runs past total_size */
+	assert_int_equal(multiboot2_parse(mbi, 0, &bi), 0);
+	assert_string_equal(bi.cmdline, "quiet");
+	assert_string_equal(bi.loader, "");
+	assert_true(host_console_has("multiboot2: tag 2 at offset"));
+}
+
+static void mb2_zero_size_tag_stops_walk(void **state)
+{
+	(void)state;
+	begin();
+	u32 off = tag(MB2_TAG_CMDLINE, "x", 2);
+	end();
+	put32(off + 4, 0);
+	assert_int_equal(multiboot2_parse(mbi, 0, &bi), 0);
+	assert_true(host_console_has("has bad size 0"));
+}
+
+static void mb2_unterminated_cmdline_is_bounded(void **state)
+{
+	(void)state;
+	char big[3000];
+
+	memset(big, 'a', sizeof(big));	/* no NUL inside the tag */
+	begin();
+	tag(MB2_TAG_CMDLINE, big, sizeof(big));
+	end();
+	assert_int_equal(multiboot2_parse(mbi, 0, &bi), 0);
+	assert_true(bi.cmdline_truncated);
+	assert_int_equal(strlen(bi.cmdline), BOOT_CMDLINE_MAX - 1);
+}
+
+static void mb2_bad_mmap_entry_size_ignored(void **state)
+{
+	(void)state;
+	u8 p[8 + 24] = { 0 };
+
+	begin();
+	memcpy(p, &(u32){ 16 }, 4);	/* entries smaller than the 24-byte layout */
+	tag(MB2_TAG_MMAP, p, sizeof(p));
+	end();
+	assert_int_equal(multiboot2_parse(mbi, 0, &bi), 0);
+	assert_int_equal(bi.nr_mem, 0);
+	assert_true(host_console_has("memory map entry size 16 < 24"));
+}
+
+static void mb2_no_end_tag_reported(void **state)
+{
+	(void)state;
+	begin();
+	tag(MB2_TAG_CMDLINE, "x", 2);
+	put32(0, len);
+	assert_int_equal(multiboot2_parse(mbi, 0, &bi), 0);
+	assert_true(host_console_has("no end tag"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(mb2_bios_boot_fills_everything),
+		cmocka_unit_test(mb2_efi_map_wins_and_converts_types),
+		cmocka_unit_test(mb2_new_rsdp_preferred_over_old),
+		cmocka_unit_test(mb2_bad_total_size_rejected),
+		cmocka_unit_test(mb2_tag_past_end_stops_walk_keeps_earlier_tags),
+		cmocka_unit_test(mb2_zero_size_tag_stops_walk),
+		cmocka_unit_test(mb2_unterminated_cmdline_is_bounded),
+		cmocka_unit_test(mb2_bad_mmap_entry_size_ignored),
+		cmocka_unit_test(mb2_no_end_tag_reported),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
