@@ -47,6 +47,7 @@ kernel-y   :=
 include lib/sources.mk mm/sources.mk drivers/e820/sources.mk \
 	boot/sources.mk arch/x86_64/sources.mk kernel/sources.mk
 
+.DEFAULT_GOAL := all
 FUZZ_BINS :=
 include test/fuzz/fuzz.mk
 FUZZ_SECONDS ?= 20
