@@ -44,10 +44,12 @@ HOST_LDLIBS := -lcmocka
 
 portable-y :=
 kernel-y   :=
-include lib/sources.mk mm/sources.mk drivers/e820/sources.mk \
+include lib/sources.mk mm/sources.mk drivers/e820/sources.mk nvdimm/sources.mk \
 	boot/sources.mk arch/x86_64/sources.mk kernel/sources.mk
 
 .DEFAULT_GOAL := all
+# Host tools built from the portable sources (tools/).
+TOOLS := $(BUILD)/tools/pmemk-infoblock
 FUZZ_BINS :=
 include test/fuzz/fuzz.mk
 FUZZ_SECONDS ?= 20
@@ -58,8 +60,8 @@ UNIT_SRCS  := $(wildcard test/unit/test_*.c)
 UNIT_BINS  := $(patsubst test/unit/%.c,$(BUILD)/host/unit/%,$(UNIT_SRCS))
 
 .SECONDARY:
-.PHONY: all iso run test test-unit test-qemu test-fuzz fuzz clean deps newlib help
-all: $(BUILD)/pmemk.elf
+.PHONY: all tools iso run test test-unit test-qemu test-fuzz fuzz clean deps newlib help
+all: $(BUILD)/pmemk.elf $(TOOLS)
 
 help:
 	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
@@ -103,6 +105,12 @@ $(BUILD)/host/unit/%: test/unit/%.c $(BUILD)/host/libportable.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  HOSTLD  $@',:)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) $< $(BUILD)/host/libportable.a $(HOST_LDLIBS) -o $@
+
+tools: $(TOOLS)
+$(BUILD)/tools/pmemk-infoblock: tools/infoblock/infoblock.c $(BUILD)/host/libportable.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  HOSTLD  $@',:)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) $< $(BUILD)/host/libportable.a -o $@
 
 iso: $(BUILD)/pmemk.iso
 $(BUILD)/pmemk.iso: $(BUILD)/pmemk.elf tools/mkiso.sh

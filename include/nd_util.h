@@ -1,0 +1,23 @@
+/* Small helpers shared by nvdimm code and tools: Fletcher-64, uuids. */
+#ifndef PMEMK_ND_UTIL_H
+#define PMEMK_ND_UTIL_H
+
+#include "types.h"
+
+/*
+ * Fletcher-64 as libnvdimm defines it (FACTS §1.5): 32-bit little-endian
+ * words, a 32-bit low sum and a 64-bit high sum; result (hi << 32) | lo.
+ * `len` must be a multiple of 4.
+ */
+u64 nd_fletcher64(const void *buf, size_t len);
+
+#define UUID_STR_LEN 36
+
+/* uuids are 16 bytes in string order (RFC 4122 text order, Linux's %pUb). */
+void uuid_to_str(const u8 uuid[16], char out[UUID_STR_LEN + 1]);
+int uuid_parse(const char *s, u8 uuid[16]);	/* 0 or -EINVAL */
+bool uuid_is_null(const u8 uuid[16]);
+/* A random (version 4) uuid from the 64-bit random source given. */
+void uuid_gen(u8 uuid[16], u64 (*rand64)(void));
+
+#endif

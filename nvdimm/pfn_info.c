@@ -1,0 +1,197 @@
+/*
+ * The pfn info block: validate one read from a namespace, or lay out a new
+ * one, exactly as Linux does (FACTS §1.5-1.8). Pure functions: no I/O here.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "nd_pfn_sb.h"
+#include "nd_util.h"
+
+/*
+ * The checksum field is the block's last two 32-bit words and counts as
+ * zero: sum the words before it, then let the high sum absorb the low sum
+ * twice more (two zero words), without copying the block.
+ */
+u64 nd_pfn_sb_checksum(const struct nd_pfn_sb *sb)
+{
+	u64 r = nd_fletcher64(sb, offsetof(struct nd_pfn_sb, checksum));
+	u32 lo = (u32)r, hi = (u32)(r >> 32);
+
+	hi += 2 * lo;
+	return (u64)hi << 32 | lo;
+}
+
+bool nd_pfn_align_supported(u64 align)
+{
+	return align == PAGE_SIZE || align == 2 * MiB || align == 1 * GiB;
+}
+
+const char *nd_pfn_mode_name(enum nd_pfn_mode mode)
+{
+	switch (mode) {
+	case PFN_MODE_RAM:
+		return "mem";
+	case PFN_MODE_PMEM:
+		return "dev";
+	default:
+		return "none";
+	}
+}
+
+static u64 pow2_floor(u64 v)
+{
+	return v ? 1ULL << (63 - __builtin_clzll(v)) : 0;
+}
+
+#define REJECT(err, msg)        \
+	do {                    \
+		*why = (msg);   \
+		return (err);   \
+	} while (0)
+
+/* Rules 2-4: is this block ours at all? */
+static int pfn_sb_identify(const struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
+			   const char **why)
+{
+	if (memcmp(sb->signature, DAX_SIG, PFN_SIG_LEN) == 0)
+		REJECT(-ENODEV, "device-dax info block (NVDIMM_DAX_INFO): not an fsdax pfn device");
+	if (memcmp(sb->signature, PFN_SIG, PFN_SIG_LEN) != 0)
+		REJECT(-ENODEV, "no pfn info block (signature is not NVDIMM_PFN_INFO)");
+	if (sb->checksum != nd_pfn_sb_checksum(sb))
+		REJECT(-ENODEV, "info block checksum mismatch");
+	if (memcmp(sb->parent_uuid, ns->parent_uuid, 16) != 0)
+		REJECT(-ENODEV, "parent_uuid does not match the namespace");
+	if (sb->version_major != 1)
+		REJECT(-EOPNOTSUPP, "version_major is not 1");
+	return 0;
+}
+
+/* Rule 5: fields older minor versions lack get Linux's defaults. */
+static void pfn_sb_defaults(const struct nd_pfn_sb *sb, struct nd_pfn_layout *l)
+{
+	memset(l, 0, sizeof(*l));
+	memcpy(l->uuid, sb->uuid, 16);
+	l->mode = (enum nd_pfn_mode)sb->mode;
+	l->dataoff = sb->dataoff;
+	l->npfns = sb->npfns;
+	l->version_minor = sb->version_minor;
+	l->page_size = PAGE_SIZE;
+	l->page_struct_size = MAX_STRUCT_PAGE_SIZE;
+	if (sb->version_minor >= 1) {
+		l->start_pad = sb->start_pad;
+		l->end_trunc = sb->end_trunc;
+	}
+	if (sb->version_minor >= 2)
+		l->align = sb->align;
+	if (sb->version_minor >= 4) {
+		l->page_size = sb->page_size;
+		l->page_struct_size = sb->page_struct_size;
+	}
+	if (!l->align)
+		l->align = pow2_floor(l->dataoff);	/* rule 7 */
+}
+
+/* Rules 6-10: can this kernel honour the block's mode and sizes? */
+static int pfn_sb_check_mode(const struct nd_pfn_layout *l, const char **why)
+{
+	if (l->mode != PFN_MODE_RAM && l->mode != PFN_MODE_PMEM)
+		REJECT(-ENXIO, "mode is neither 1 (map=mem) nor 2 (map=dev)");
+	if (l->mode == PFN_MODE_PMEM && l->page_size > PAGE_SIZE)
+		REJECT(-EOPNOTSUPP, "page_size larger than this kernel's 4096");
+	if (l->mode == PFN_MODE_PMEM && l->page_struct_size < MAX_STRUCT_PAGE_SIZE)
+		REJECT(-EOPNOTSUPP, "page_struct_size smaller than this kernel's 64-byte struct page");
+	if (l->align < PAGE_SIZE || l->align > 1 * GiB || (l->align & (l->align - 1)))
+		REJECT(-EOPNOTSUPP, "align is not a power of two between 4 KiB and 1 GiB");
+	return 0;
+}
+
+/* Rules 12-17 and the RAM-mode reserve: does the layout fit the namespace? */
+static int pfn_sb_check_layout(struct nd_pfn_layout *l, const struct nd_pfn_geom *ns,
+			       const char **why)
+{
+	u64 end = ns->start + ns->size;	/* exclusive */
+
+	if (l->align > ns->size)
+		REJECT(-EOPNOTSUPP, "align larger than the namespace");
+	if (l->dataoff >= ns->size)
+		REJECT(-EOPNOTSUPP, "dataoff past the end of the namespace");
+	if (!IS_ALIGNED(l->dataoff, PAGE_SIZE) ||
+	    !IS_ALIGNED(ns->start + l->start_pad + l->dataoff, l->align))
+		REJECT(-EOPNOTSUPP, "dataoff not aligned to align (or to 4 KiB)");
+	if (!IS_ALIGNED(ns->start + l->start_pad, ND_PFN_COMPAT_ALIGN))
+		REJECT(-EOPNOTSUPP, "namespace start + start_pad not 2 MiB aligned");
+	if ((u64)l->start_pad + l->end_trunc >= ns->size ||
+	    !IS_ALIGNED(end - l->end_trunc, ND_PFN_COMPAT_ALIGN))
+		REJECT(-EOPNOTSUPP, "namespace end - end_trunc not 2 MiB aligned");
+	u64 range = ns->size - l->start_pad - l->end_trunc;
+	if (l->dataoff >= range)
+		REJECT(-EOPNOTSUPP, "dataoff past the end of the mapped range");
+	if (l->mode == PFN_MODE_RAM && l->dataoff < ND_INFO_BLOCK_RESERVE)
+		REJECT(-EINVAL, "dataoff inside the 8 KiB info-block reserve");
+	u64 data_pages = (range - l->dataoff) / PAGE_SIZE;
+	if (l->mode == PFN_MODE_PMEM)
+		l->npfns = data_pages;	/* Linux recomputes it for map=dev */
+	else if (l->npfns > data_pages)
+		REJECT(-EOPNOTSUPP, "npfns runs past the end of the namespace");
+	return 0;
+}
+
+int nd_pfn_validate(const struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
+		    struct nd_pfn_layout *out, const char **why)
+{
+	struct nd_pfn_layout l;
+	int err = pfn_sb_identify(sb, ns, why);
+
+	if (err)
+		return err;
+	pfn_sb_defaults(sb, &l);
+	err = pfn_sb_check_mode(&l, why);
+	if (!err)
+		err = pfn_sb_check_layout(&l, ns, why);
+	if (err)
+		return err;
+	*out = l;
+	*why = NULL;
+	return 0;
+}
+
+int nd_pfn_init(struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
+		enum nd_pfn_mode mode, u64 align, const u8 uuid[16], const char **why)
+{
+	if (mode != PFN_MODE_RAM && mode != PFN_MODE_PMEM)
+		REJECT(-EINVAL, "mode must be mem or dev");
+	if (!nd_pfn_align_supported(align))
+		REJECT(-EINVAL, "align must be 4K, 2M or 1G");
+	if (!IS_ALIGNED(ns->start, ND_PFN_COMPAT_ALIGN))
+		REJECT(-EINVAL, "namespace start not 2 MiB aligned");
+	if (ns->size <= ND_INFO_BLOCK_RESERVE)
+		REJECT(-ENXIO, "namespace too small for an info block");
+
+	u64 a = MAX(align, ND_PFN_COMPAT_ALIGN);
+	u64 end = ns->start + ns->size;
+	u64 end_trunc = end - ALIGN_DOWN(end, a);
+	u64 npfns0 = (ns->size - ND_INFO_BLOCK_RESERVE) / PAGE_SIZE;
+	u64 memmap = mode == PFN_MODE_PMEM ? MAX_STRUCT_PAGE_SIZE * npfns0 : 0;
+	u64 dataoff = ALIGN_UP(ns->start + ND_INFO_BLOCK_RESERVE + memmap, a) - ns->start;
+
+	if (dataoff >= ns->size - end_trunc)
+		REJECT(-ENXIO, "namespace too small: unable to satisfy the requested alignment");
+
+	memset(sb, 0, sizeof(*sb));
+	memcpy(sb->signature, PFN_SIG, PFN_SIG_LEN);
+	memcpy(sb->uuid, uuid, 16);
+	memcpy(sb->parent_uuid, ns->parent_uuid, 16);
+	sb->version_major = 1;
+	sb->version_minor = 4;
+	sb->dataoff = dataoff;
+	sb->npfns = (ns->size - dataoff - end_trunc) / PAGE_SIZE;
+	sb->mode = mode;
+	sb->end_trunc = (u32)end_trunc;
+	sb->align = (u32)align;	/* the requested align, not A (rule 10 of §1.7) */
+	sb->page_size = PAGE_SIZE;
+	sb->page_struct_size = MAX_STRUCT_PAGE_SIZE;
+	sb->checksum = nd_pfn_sb_checksum(sb);
+	*why = NULL;
+	return 0;
+}

@@ -1,0 +1,1 @@
+portable-y += nvdimm/pfn_info.c
