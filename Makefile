@@ -8,6 +8,7 @@
 #   make test       host unit tests, short fuzz runs, QEMU tests
 #   make deps       install the Debian packages the build needs
 
+SHELL      := /bin/bash
 BUILD      ?= build
 # make V=1 prints every command.
 Q := $(if $(V),,@)
@@ -45,6 +46,7 @@ HOST_LDLIBS := -lcmocka
 portable-y :=
 kernel-y   :=
 include lib/sources.mk mm/sources.mk drivers/e820/sources.mk nvdimm/sources.mk \
+	drivers/acpi_nfit/sources.mk \
 	boot/sources.mk arch/x86_64/sources.mk kernel/sources.mk
 
 .DEFAULT_GOAL := all
@@ -85,9 +87,31 @@ $(BUILD)/kernel/%.S.o: %.S
 	@$(if $(Q),echo '  AS      $<',:)
 	$(Q)gcc $(KASFLAGS) -c $< -o $@
 
-$(BUILD)/pmemk.elf: $(KOBJS) linker.ld $(NEWLIB)/lib/libc.a
-	$(Q)ld $(KLDFLAGS) -o $@ $(KOBJS) --start-group $(NEWLIB)/lib/libc.a \
-		$(NEWLIB)/lib/libm.a $(LIBGCC) --end-group
+# Two link passes: the first with an empty symbol table, whose text symbols
+# then fill the table linked into the second (tools/kallsyms.sh). The check
+# proves the table did not move any text symbol.
+KLIBS = --start-group $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a $(LIBGCC) --end-group
+
+$(BUILD)/kernel/kallsyms0.S: tools/kallsyms.sh
+	@mkdir -p $(dir $@)
+	$(Q)tools/kallsyms.sh >$@
+
+$(BUILD)/kernel/kallsyms0.o: $(BUILD)/kernel/kallsyms0.S
+	$(Q)gcc $(KASFLAGS) -c $< -o $@
+
+$(BUILD)/pmemk.pass1.elf: $(KOBJS) $(BUILD)/kernel/kallsyms0.o linker.ld $(NEWLIB)/lib/libc.a
+	$(Q)ld $(KLDFLAGS) -o $@ $(KOBJS) $(BUILD)/kernel/kallsyms0.o $(KLIBS)
+
+$(BUILD)/kernel/kallsyms.S: $(BUILD)/pmemk.pass1.elf tools/kallsyms.sh
+	$(Q)tools/kallsyms.sh $< >$@
+
+$(BUILD)/kernel/kallsyms.o: $(BUILD)/kernel/kallsyms.S
+	$(Q)gcc $(KASFLAGS) -c $< -o $@
+
+$(BUILD)/pmemk.elf: $(BUILD)/pmemk.pass1.elf $(BUILD)/kernel/kallsyms.o
+	$(Q)ld $(KLDFLAGS) -o $@ $(KOBJS) $(BUILD)/kernel/kallsyms.o $(KLIBS)
+	$(Q)cmp -s <(nm -n $< | grep ' [tT] ') <(nm -n $@ | grep ' [tT] ') || \
+		{ echo "kallsyms: text symbols moved between link passes" >&2; rm -f $@; exit 1; }
 	@echo "built $@"
 
 $(BUILD)/host/%.c.o: %.c

@@ -15,12 +15,13 @@ struct ktest {
 	bool manual;	/* not part of ktest=all (e.g. deliberate faults) */
 };
 
-#define KTEST_REGISTER(_fn, _manual)                                        \
-	static void _fn(void);                                              \
-	static const struct ktest __ktest_##_fn = { #_fn, _fn, _manual };   \
-	static const struct ktest *const __ktest_ptr_##_fn                  \
-		__section("ktests") __used __aligned(8) = &__ktest_##_fn;  \
-	static void _fn(void)
+/* The test body is the function ktest_<name> (what stack traces show). */
+#define KTEST_REGISTER(_name, _manual)                                          \
+	static void ktest_##_name(void);                                        \
+	static const struct ktest __ktest_##_name = { #_name, ktest_##_name, _manual }; \
+	static const struct ktest *const __ktest_ptr_##_name                    \
+		__section("ktests") __used __aligned(8) = &__ktest_##_name;    \
+	static void ktest_##_name(void)
 
 #define KTEST(name) KTEST_REGISTER(name, false)
 #define KTEST_MANUAL(name) KTEST_REGISTER(name, true)

@@ -5,6 +5,8 @@
 
 #include "arch.h"
 #include "e820.h"
+#include "kallsyms.h"
+#include "kernel.h"
 #include "ktest.h"
 #include "memblock.h"
 #include "memlayout.h"
@@ -155,6 +157,23 @@ KTEST(cmdline_params_registered)
 		if (!found)
 			ktest_fail(__FILE__, __LINE__, "parameter %s missing", want[i]);
 	}
+}
+
+KTEST(kallsyms_names_kernel_functions)
+{
+	u64 off = 1;
+	const char *name = kallsyms_lookup((u64)kmain + 5, &off);
+
+	KT_ASSERT(name != NULL);
+	KT_ASSERT(strcmp(name, "kmain") == 0);
+	KT_EXPECT_EQ(off, 5);
+	KT_ASSERT(kallsyms_lookup(0x1000, &off) == NULL);
+}
+
+/* ktest=panic: a deliberate panic; the report and status 2 must follow. */
+KTEST_MANUAL(panic)
+{
+	panic("deliberate panic from ktest=panic");
 }
 
 /* ktest=fault: a deliberate page fault; the exception report must follow. */

@@ -5,6 +5,7 @@
 #include "arch.h"
 #include "kernel.h"
 #include "printk.h"
+#include "x86.h"
 
 void panic(const char *fmt, ...)
 {
@@ -15,6 +16,7 @@ void panic(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	pr_emerg("Kernel panic: %s\n", msg);
+	dump_stack();
 	arch_exit(EXIT_PANIC);
 }
 

@@ -1,5 +1,6 @@
 /* IDT and the exception report: vector, error code, registers, CR2, stack trace; then stop. */
 #include "arch.h"
+#include "kallsyms.h"
 #include "printk.h"
 #include "x86.h"
 
@@ -62,27 +63,55 @@ static bool on_kernel_stack(u64 addr)
 	return addr >= (u64)kernel_stack_bottom && addr + 16 <= (u64)kernel_stack_top;
 }
 
+static void print_address(u64 addr)
+{
+	u64 off;
+	const char *name = kallsyms_lookup(addr, &off);
+
+	if (name)
+		pr_emerg(" [<%016llx>] %s+%#llx\n", (unsigned long long)addr, name,
+			 (unsigned long long)off);
+	else
+		pr_emerg(" [<%016llx>]\n", (unsigned long long)addr);
+}
+
 /* Follow the frame-pointer chain (the kernel is built with frame pointers). */
 static void print_stack_trace(u64 rip, u64 rbp)
 {
 	pr_emerg("Call Trace:\n");
-	pr_emerg(" [<%016llx>]\n", (unsigned long long)rip);
+	print_address(rip);
 	for (int depth = 0; depth < 32 && on_kernel_stack(rbp); depth++) {
 		const u64 *frame = (const u64 *)rbp;
 		u64 ret = frame[1];
 		if (ret < (u64)_text || ret >= (u64)_etext)
 			break;
-		pr_emerg(" [<%016llx>]\n", (unsigned long long)ret);
+		print_address(ret);
 		if (frame[0] <= rbp)
 			break;
 		rbp = frame[0];
 	}
 }
 
+void dump_stack(void)
+{
+	u64 rbp = (u64)__builtin_frame_address(0);
+
+	print_stack_trace((u64)__builtin_return_address(0), *(const u64 *)rbp);
+}
+
 void trap_handler(struct trap_frame *f);
 void trap_handler(struct trap_frame *f)
 {
+	static bool in_trap;
 	const char *name = f->vector < 32 ? exception_names[f->vector] : "interrupt";
+
+	if (in_trap) {
+		/* Faulted while reporting: say the least and stop. */
+		pr_emerg("exception %llu at RIP 0x%016llx while reporting an exception\n",
+			 (unsigned long long)f->vector, (unsigned long long)f->rip);
+		arch_exit(EXIT_EXCEPTION);
+	}
+	in_trap = true;
 
 	pr_emerg("exception %llu (%s), error code %#llx\n",
 		 (unsigned long long)f->vector, name, (unsigned long long)f->error);

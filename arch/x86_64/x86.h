@@ -111,5 +111,7 @@ void tsc_calibrate(void);
 void paging_init(void);
 void paging_use_page_allocator(void);
 void cpu_features_print(void);
+/* Print the caller's stack trace (symbolized). */
+void dump_stack(void);
 
 #endif

@@ -42,7 +42,15 @@ case_fault_reports_exception() {
 	expect 'CR2: 0x000000000dead000'
 	expect 'page fault: write access to 0xdead000 in kernel mode, page not present'
 	expect '^\[.*\] Call Trace:'
+	expect '\[<ffffffff8[0-9a-f]+>\] ktest_fault\+0x'
+	expect '\[<ffffffff8[0-9a-f]+>\] kmain\+0x'
 	expect 'kernel stopped after exception 14'
+}
+
+case_panic_reports_and_exits_2() {
+	boot panic 2 --ram 512M --cmdline 'ktest=panic'
+	expect 'Kernel panic: deliberate panic from ktest=panic'
+	expect '\[<ffffffff8[0-9a-f]+>\] panic\+0x'
 }
 
 case_run_batch_commands() {
