@@ -39,6 +39,14 @@ u64 virt_to_phys(const void *va);
 void arch_flush_tlb_range(u64 va, u64 len);
 void arch_flush_tlb_all(void);
 
+/*
+ * Portable code changed the kernel page tables for [va, va+len) and will
+ * now access that range through virtual addresses (the vmemmap). A no-op
+ * on x86 (the MMU walks the same tables; unmaps flush the TLB themselves);
+ * the host tests mirror the new mappings into their vmemmap window.
+ */
+void arch_sync_kernel_mappings(u64 va, u64 len);
+
 /* Physical address of the active top-level page table. */
 u64 arch_pgtable_root(void);
 

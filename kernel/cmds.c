@@ -3,6 +3,7 @@
 #include "e820.h"
 #include "heap.h"
 #include "memblock.h"
+#include "mm.h"
 #include "page_alloc.h"
 #include "pgtable.h"
 #include "printk.h"
@@ -41,6 +42,11 @@ static int cmd_meminfo(int argc, char **argv)
 	meminfo_line("MemManaged:", st.managed_pages * PAGE_SIZE);
 	meminfo_line("MemFree:", st.free_pages * PAGE_SIZE);
 	meminfo_line("PageTables:", kernel_pgtable.nr_tables * PAGE_SIZE);
+	meminfo_line("Vmemmap:", mm_stat(MM_VMEMMAP));
+	meminfo_line("SectionTables:", mm_stat(MM_SECTION_TABLES));
+	meminfo_line("DeviceMapped:", mm_stat(MM_DEVICE_MAPPED));
+	meminfo_line("AltmapUsed:", mm_stat(MM_ALTMAP_USED));
+	meminfo_line("AltmapWaste:", mm_stat(MM_ALTMAP_WASTE));
 	meminfo_line("HeapTotal:", heap_size());
 	meminfo_line("HeapUsed:", heap_used());
 	meminfo_line("PmemE820:", pmem);

@@ -17,6 +17,7 @@
 #include "pgtable.h"
 #include "printk.h"
 #include "shell.h"
+#include "sparse.h"
 #include "x86.h"
 
 #define PMEMK_VERSION "0.1"
@@ -140,6 +141,7 @@ void kmain(const struct boot_info *bi)
 	heap_setup();
 	page_alloc_init();
 	paging_use_page_allocator();
+	sparse_init_ram();
 	print_memory_totals(bi);
 
 	if (ktest_spec) {

@@ -8,7 +8,8 @@ kernel=${1:?usage: mkiso.sh KERNEL OUT.iso CMDLINE}
 out=${2:?usage: mkiso.sh KERNEL OUT.iso CMDLINE}
 cmdline=${3-}
 root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
+log=$(mktemp)
+trap 'rm -rf "$root" "$log"' EXIT
 mkdir -p "$root/boot/grub"
 cp "$kernel" "$root/boot/pmemk.elf"
 cat >"$root/boot/grub/grub.cfg" <<CFG
@@ -22,5 +23,4 @@ menuentry "pmemk" {
 	boot
 }
 CFG
-grub-mkrescue -o "$out" "$root" >"$root/mkrescue.log" 2>&1 ||
-	{ cat "$root/mkrescue.log" >&2; exit 1; }
+grub-mkrescue -o "$out" "$root" >"$log" 2>&1 || { cat "$log" >&2; exit 1; }

@@ -1,7 +1,11 @@
 /* The small x86 pieces of the arch contract: direct map translation and TLB control. */
 #include "arch.h"
 #include "memlayout.h"
+#include "mm.h"
 #include "x86.h"
+
+/* The struct page array (include/mm.h): fixed in the kernel's address space. */
+struct page *vmemmap = (struct page *)VMEMMAP_BASE;
 
 void *phys_to_virt(u64 pa)
 {
@@ -30,6 +34,13 @@ void arch_flush_tlb_range(u64 va, u64 len)
 void arch_flush_tlb_all(void)
 {
 	write_cr3(read_cr3());	/* kernel mappings are not global: this drops all */
+}
+
+void arch_sync_kernel_mappings(u64 va, u64 len)
+{
+	/* Nothing to do: the kernel's tables are the live ones (see arch.h). */
+	(void)va;
+	(void)len;
 }
 
 u64 arch_pgtable_root(void)

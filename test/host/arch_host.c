@@ -1,16 +1,24 @@
 /*
  * The arch contract (include/arch.h) for host unit tests: "physical memory"
- * is one large sparse anonymous mapping, so page tables built by mm/ are real
- * tables inside it and can be walked in software.
+ * is one large sparse memfd mapped shared, so page tables built by mm/ are
+ * real tables inside it and can be walked in software. A PROT_NONE window
+ * stands for the vmemmap: arch_sync_kernel_mappings() maps the memfd into it
+ * wherever kernel_pgtable's leaves point, so struct page stores land in
+ * simulated physical memory exactly where the page tables say.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "host.h"
+#include "memlayout.h"
+#include "mm.h"
+#include "pgtable.h"
 
 struct cpu_features cpu_features = {
 	.vendor = "HostSim",
@@ -26,23 +34,54 @@ struct cpu_features cpu_features = {
 };
 
 static u8 *phys_base;
+static int phys_fd = -1;
+static u8 *vmemmap_window;
+struct page *vmemmap;
+
+/* Tests that build kernel page tables define their own; the rest get this one. */
+__attribute__((weak)) struct pgtable kernel_pgtable;
 static char console_buf[1 << 20];
 static size_t console_len;
 bool host_console_echo;
 u64 host_tlb_flushes;
 
+static void die(const char *what)
+{
+	perror(what);
+	exit(2);
+}
+
+/* Make [off, off+len) of the vmemmap window inaccessible again. */
+static void window_unmap(u64 off, u64 len)
+{
+	if (mmap(vmemmap_window + off, len, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
+		die("arch_host: mmap PROT_NONE into the vmemmap window");
+}
+
 static u8 *sim_memory(void)
 {
-	if (!phys_base) {
-		phys_base = mmap(NULL, HOST_PHYS_SIZE, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (phys_base == MAP_FAILED) {
-			perror("arch_host: mmap of simulated physical memory");
-			exit(2);
-		}
-		host_console_echo = getenv("HOST_CONSOLE") != NULL;
-	}
+	if (phys_base)
+		return phys_base;
+	phys_fd = memfd_create("pmemk-phys", MFD_CLOEXEC);
+	if (phys_fd < 0 || ftruncate(phys_fd, (off_t)HOST_PHYS_SIZE))
+		die("arch_host: memfd for simulated physical memory");
+	phys_base = mmap(NULL, HOST_PHYS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+			 phys_fd, 0);
+	if (phys_base == MAP_FAILED)
+		die("arch_host: mmap of simulated physical memory");
+	vmemmap_window = mmap(NULL, VMEMMAP_SIZE, PROT_NONE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (vmemmap_window == MAP_FAILED)
+		die("arch_host: mmap of the vmemmap window");
+	vmemmap = (struct page *)vmemmap_window;
+	host_console_echo = getenv("HOST_CONSOLE") != NULL;
 	return phys_base;
+}
+
+__attribute__((constructor)) static void sim_memory_init(void)
+{
+	sim_memory();
 }
 
 void *phys_to_virt(u64 pa)
@@ -76,6 +115,67 @@ void arch_flush_tlb_range(u64 va, u64 len)
 void arch_flush_tlb_all(void)
 {
 	host_tlb_flushes++;
+}
+
+/*
+ * A page-table walker of its own (not mm/pgtable.c's), so tests check mm's
+ * tables against an independent reading of the x86 format.
+ */
+bool host_walk(u64 va, u64 *pa, enum pg_level *level)
+{
+	u64 table = kernel_pgtable.root;
+
+	*level = PG_LEVEL_512G;
+	if (!table)
+		return false;
+	for (enum pg_level l = PG_LEVEL_512G; l >= PG_LEVEL_4K; l--) {
+		u64 size = pg_level_size(l);
+		u64 e = ((const u64 *)phys_to_virt(table))[(va / size) & 511];
+
+		*level = l;
+		if (!(e & PTE_PRESENT))
+			return false;
+		if (l == PG_LEVEL_4K || (e & PTE_PSE)) {
+			*pa = (e & PTE_ADDR_MASK & ~(size - 1)) + (va & (size - 1));
+			return true;
+		}
+		table = e & PTE_ADDR_MASK;
+	}
+	return false;
+}
+
+/* Mirror kernel_pgtable's view of [va, end) of the vmemmap into the window. */
+void arch_sync_kernel_mappings(u64 va, u64 len)
+{
+	u64 end = MIN(ALIGN_UP(va + len, PAGE_SIZE), VMEMMAP_BASE + VMEMMAP_SIZE);
+
+	va = MAX(ALIGN_DOWN(va, PAGE_SIZE), VMEMMAP_BASE);
+	while (va < end) {
+		enum pg_level level;
+		u64 pa, off = va - VMEMMAP_BASE;
+		bool mapped = host_walk(va, &pa, &level);
+		u64 next = MIN(end, ALIGN_DOWN(va, pg_level_size(level)) + pg_level_size(level));
+
+		if (!mapped) {
+			window_unmap(off, next - va);
+		} else if (pa + (next - va) > HOST_PHYS_SIZE) {
+			fprintf(stderr, "arch_host: vmemmap %#llx maps %#llx, outside simulated memory\n",
+				(unsigned long long)va, (unsigned long long)pa);
+			abort();
+		} else if (mmap(vmemmap_window + off, next - va, PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_FIXED, phys_fd, (off_t)pa) == MAP_FAILED) {
+			die("arch_host: mmap into the vmemmap window");
+		}
+		va = next;
+	}
+}
+
+void host_phys_discard(void)
+{
+	sim_memory();
+	if (fallocate(phys_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)HOST_PHYS_SIZE))
+		die("arch_host: punching simulated physical memory");
+	window_unmap(0, VMEMMAP_SIZE);
 }
 
 static u64 host_root;

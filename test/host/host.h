@@ -3,6 +3,7 @@
 #define PMEMK_TEST_HOST_H
 
 #include "arch.h"
+#include "pgtable.h"
 
 /* Size of the simulated physical address space (sparse, on demand). */
 #define HOST_PHYS_SIZE (64ULL << 30)
@@ -17,5 +18,22 @@ extern bool host_console_echo;
 
 /* Count of TLB flushes requested (page-table tests check them). */
 extern u64 host_tlb_flushes;
+
+/*
+ * mm tests: a fresh machine with RAM [ram_base, ram_base + ram_size) in
+ * memblock and the page allocator, empty kernel page tables whose table
+ * pages come from it (failing when mm_alloc_should_fail() says so), an
+ * empty section table and pgmap registry, zeroed counters, PSE on.
+ * Simulated memory is zeroed and the vmemmap window emptied first.
+ */
+void host_mm_boot(u64 ram_base, u64 ram_size);
+/* Zero all simulated memory (hands it back to the host), empty the window. */
+void host_phys_discard(void);
+/*
+ * Walk kernel_pgtable for va with a walker independent of mm/pgtable.c.
+ * Mapped: true, *pa and the leaf *level. Hole: false, *level whose entry
+ * is empty.
+ */
+bool host_walk(u64 va, u64 *pa, enum pg_level *level);
 
 #endif

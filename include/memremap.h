@@ -1,0 +1,137 @@
+/*
+ * ZONE_DEVICE: giving device memory (pmem) struct pages. A driver fills a
+ * struct dev_pagemap with the physical range and calls memremap_pages(),
+ * optionally with a vmem_altmap that places the struct pages in the device
+ * itself (map=dev) instead of RAM (map=mem). Users of the pages pin the map
+ * (pgmap_pin) so it cannot be torn down under them; memunmap_pages() stops
+ * new pins and finishes the teardown when the last pin drops.
+ */
+#ifndef PMEMK_MEMREMAP_H
+#define PMEMK_MEMREMAP_H
+
+#include "types.h"
+
+/*
+ * Device pfns that hold the memmap (FACTS §2.1). All counts are in pages.
+ * The first `reserve` pfns from base_pfn are the driver's (info block and
+ * padding: no struct page is initialised for them); the next `free` pfns
+ * hold struct pages; `align` and `alloc` are running totals kept by
+ * altmap_alloc_block(): pages skipped for alignment and pages handed out.
+ */
+struct vmem_altmap {
+	u64 base_pfn;		/* first pfn of the mapping (2 MiB aligned) */
+	u64 end_pfn;		/* last pfn of the mapping (inclusive) */
+	u64 reserve;
+	u64 free;
+	u64 align;
+	u64 alloc;
+};
+
+/* The next pfn altmap_alloc_block() would consider. */
+static inline u64 altmap_next_pfn(const struct vmem_altmap *altmap)
+{
+	return altmap->base_pfn + altmap->reserve + altmap->alloc + altmap->align;
+}
+
+/* Pages of `free` not yet used or skipped. */
+static inline u64 altmap_avail(const struct vmem_altmap *altmap)
+{
+	u64 used = altmap->alloc + altmap->align;
+
+	return altmap->free > used ? altmap->free - used : 0;
+}
+
+/* reserve + free: pfns from base_pfn that are not ordinary data pages. */
+static inline u64 vmem_altmap_offset(const struct vmem_altmap *altmap)
+{
+	return altmap->reserve + altmap->free;
+}
+
+/*
+ * Take `size` bytes (a multiple of 4 KiB) from the altmap, aligned to the
+ * largest power of two dividing size/4096 pages (FACTS §2.2). On success
+ * *pfn is the first pfn, `alloc` grows by the block and `align` by the pages
+ * skipped. -EINVAL for a bad size, -ENOMEM if block plus padding exceed what
+ * is left; on error nothing changes.
+ */
+int altmap_alloc_block(struct vmem_altmap *altmap, u64 size, u64 *pfn);
+
+/* True if pfn lies in the altmap's mapping [base_pfn, end_pfn]. */
+bool altmap_contains(const struct vmem_altmap *altmap, u64 pfn);
+
+/* Give every block back (the device's memmap is gone): alloc = align = 0. */
+void altmap_reset(struct vmem_altmap *altmap);
+
+struct range {
+	u64 start;
+	u64 end;		/* inclusive, as Linux's struct range */
+};
+
+static inline u64 range_len(const struct range *r)
+{
+	return r->end - r->start + 1;
+}
+
+enum memory_type {
+	MEMORY_DEVICE_FS_DAX = 1,	/* pmem behind a pfn device */
+	MEMORY_DEVICE_GENERIC,		/* anything else with struct pages */
+};
+
+enum pgmap_state {
+	PGMAP_UNREGISTERED = 0,	/* never registered, or torn down (dead) */
+	PGMAP_LIVE,		/* registered: pins succeed */
+	PGMAP_DYING,		/* memunmap_pages() called, pins outstanding */
+};
+
+/* dev_pagemap.flags */
+#define PGMAP_ALTMAP_VALID (1U << 0)	/* set by memremap_pages() */
+#define PGMAP_BASE_PAGES (1U << 1)	/* caller: vmemmap in 4 KiB pages only */
+
+struct dev_pagemap {
+	/* Filled by the caller. */
+	struct range range;	/* 2 MiB aligned at both ends */
+	enum memory_type type;
+	u32 flags;
+	/* Called when a deferred teardown completes (may be NULL). */
+	void (*done)(struct dev_pagemap *pgmap);
+	void *owner;		/* the caller's */
+
+	/* Private to mm/memremap.c. */
+	struct vmem_altmap altmap;	/* copy, valid with PGMAP_ALTMAP_VALID */
+	enum pgmap_state state;
+	u64 pins;
+	bool own_direct_map;	/* we added the direct map, we remove it */
+};
+
+/*
+ * Register pgmap->range as ZONE_DEVICE memory: check it, add the direct
+ * map, sections and vmemmap (struct pages in the altmap's free pfns when
+ * `altmap` is given, else in RAM), and initialise every struct page with
+ * zone DEVICE and the pgmap, except the altmap's reserve. The altmap is
+ * copied into pgmap. Returns 0 or a negative errno, nothing left behind:
+ * -EINVAL bad range or altmap; -EBUSY the range overlaps RAM, another
+ * pgmap or a subsection that has struct pages; -ENOSPC too many pgmaps;
+ * -ENOMEM out of RAM or altmap space; -EOPNOTSUPP altmap without PSE.
+ */
+int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap);
+
+/*
+ * Stop new pins; if none are held, tear everything down now and return 0.
+ * Otherwise return -EINPROGRESS: the range stays mapped and usable by the
+ * holders, and the last pgmap_unpin() completes the teardown and calls
+ * pgmap->done. pmemk has no threads, so "waiting" means that callback (or
+ * polling pgmap->state). -EINVAL if pgmap is not live.
+ */
+int memunmap_pages(struct dev_pagemap *pgmap);
+
+/* The live pgmap holding pfn, pinned; NULL if none or it is dying. */
+struct dev_pagemap *pgmap_pin(u64 pfn);
+void pgmap_unpin(struct dev_pagemap *pgmap);
+
+/* The registered pgmap (live or dying) holding pfn, not pinned; or NULL. */
+struct dev_pagemap *pgmap_lookup(u64 pfn);
+
+/* Forget every registration (host tests). */
+void memremap_reset(void);
+
+#endif

@@ -1,0 +1,128 @@
+/*
+ * struct page and the pfn helpers. Every page frame that has a memmap (RAM
+ * at boot, ZONE_DEVICE ranges once registered) owns one 64-byte struct page
+ * at vmemmap[pfn]; the array is virtually contiguous and sparsely populated
+ * (mm/vmemmap.c). Also: the bookkeeping every mm allocation goes through
+ * (mm/mm_alloc.c): byte counters for meminfo and a fail-the-Nth hook.
+ */
+#ifndef PMEMK_MM_H
+#define PMEMK_MM_H
+
+#include "arch.h"
+#include "types.h"
+
+struct dev_pagemap;
+
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+enum zone_type {
+	ZONE_NORMAL = 0,	/* RAM */
+	ZONE_DEVICE = 1,	/* registered with memremap_pages() */
+};
+
+/* page->flags: the zone in bits 0-1, then page flags. */
+#define PAGE_ZONE_MASK 0x3ULL
+#define PG_reserved (1ULL << 2)	/* not usable memory (a hole inside a RAM subsection) */
+
+struct page {
+	u64 flags;
+	u32 refcount;		/* 0 when idle (device pages start idle) */
+	u32 _pad;
+	struct dev_pagemap *pgmap;	/* owner of a ZONE_DEVICE page, else NULL */
+	struct list_head lru;	/* free for the page's current owner */
+	u64 _reserved[3];
+};
+
+/* 64 bytes: the size Linux's pfn info block reserves per page (FACTS §1.9). */
+_Static_assert(sizeof(struct page) == 64, "struct page must be 64 bytes");
+
+/* Physical addresses this kernel handles: 46 bits, 64 TiB (the direct map). */
+#define MAX_PHYSMEM_BITS 46
+#define MAX_PFN (1ULL << (MAX_PHYSMEM_BITS - PAGE_SHIFT))
+
+/*
+ * The struct page array. The arch provides it: on the kernel it is
+ * (struct page *)VMEMMAP_BASE; the host tests alias it to a window kept in
+ * step with the kernel page tables by arch_sync_kernel_mappings().
+ */
+extern struct page *vmemmap;
+
+/* Only meaningful when pfn_valid(pfn): otherwise the address may be unmapped. */
+static inline struct page *pfn_to_page(u64 pfn)
+{
+	return vmemmap + pfn;
+}
+
+static inline u64 page_to_pfn(const struct page *page)
+{
+	return (u64)(page - vmemmap);
+}
+
+/* The page's kernel address in the direct map. */
+static inline void *page_address(const struct page *page)
+{
+	return phys_to_virt(PFN_PHYS(page_to_pfn(page)));
+}
+
+static inline enum zone_type page_zone(const struct page *page)
+{
+	return (enum zone_type)(page->flags & PAGE_ZONE_MASK);
+}
+
+static inline bool is_zone_device_page(const struct page *page)
+{
+	return page_zone(page) == ZONE_DEVICE;
+}
+
+/* True if pfn's section is present and its 2 MiB subsection has a memmap. */
+bool pfn_valid(u64 pfn);
+
+/*
+ * Initialise the struct pages of [start_pfn, end_pfn) as copies of *tmpl
+ * (one template, stored with plain 64-byte copies: no call per page).
+ */
+void memmap_init_range(u64 start_pfn, u64 end_pfn, const struct page *tmpl);
+
+/*
+ * Bookkeeping of RAM and pmem that mm uses for itself, in bytes, as meminfo
+ * prints it. Page tables are counted by kernel_pgtable.nr_tables instead.
+ */
+enum mm_stat_item {
+	MM_VMEMMAP,		/* RAM holding struct pages */
+	MM_SECTION_TABLES,	/* RAM holding the sparse section table */
+	MM_DEVICE_MAPPED,	/* device memory that has struct pages */
+	MM_ALTMAP_USED,		/* pmem holding struct pages (altmap blocks) */
+	MM_ALTMAP_WASTE,	/* pmem skipped to align altmap blocks */
+	MM_NR_STATS,
+};
+
+u64 mm_stat(enum mm_stat_item item);
+void mm_stat_add(enum mm_stat_item item, s64 bytes);
+
+/*
+ * Fail-the-Nth-allocation hook (tests): when mm_fail_nth is N > 0, the Nth
+ * allocation made through mm_alloc_pages() (or any allocator that asks
+ * mm_alloc_should_fail(), like the tests' page-table allocators) fails and
+ * the hook disarms itself. mm_fail_hits counts the failures injected.
+ */
+extern u64 mm_fail_nth;
+extern u64 mm_fail_hits;
+bool mm_alloc_should_fail(void);
+
+/*
+ * 2^order RAM pages for mm's own use (zeroed if `zero`), accounted to
+ * `item` (MM_NR_STATS: not accounted). Returns the physical address or 0.
+ */
+u64 mm_alloc_pages(unsigned int order, bool zero, enum mm_stat_item item);
+void mm_free_pages(u64 pa, unsigned int order, enum mm_stat_item item);
+
+struct pgtable;
+/* Free the page-table pages under [va, va+len) that map nothing (mm/pgtable_prune.c). */
+void pgtable_prune(struct pgtable *pt, u64 va, u64 len);
+
+/* Forget every counter (host tests). */
+void mm_stats_reset(void);
+
+#endif

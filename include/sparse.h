@@ -1,0 +1,110 @@
+/*
+ * The sparse memory model: physical memory in 128 MiB sections, each split
+ * into 64 subsections of 2 MiB, so a device range only has to be 2 MiB
+ * aligned (Linux's subsection hotplug). The section table is two-level and
+ * filled on demand: 64 TiB of address space costs 32 KiB of root pointers
+ * up front and one 4 KiB page per 16 GiB that holds anything.
+ *
+ * The vmemmap (mm/vmemmap.c) gives each subsection with a memmap its struct
+ * pages: a section wholly covered by one range gets a 2 MiB PMD leaf (from
+ * the range's altmap, else RAM); a partly covered section gets 4 KiB pages
+ * from RAM, 8 per subsection. So no vmemmap data page ever serves two
+ * owners; neighbours share page-table pages only.
+ */
+#ifndef PMEMK_SPARSE_H
+#define PMEMK_SPARSE_H
+
+#include "mm.h"
+#include "types.h"
+
+struct vmem_altmap;
+
+#define SECTION_SIZE_BITS 27	/* 128 MiB */
+#define PFN_SECTION_SHIFT (SECTION_SIZE_BITS - PAGE_SHIFT)
+#define PAGES_PER_SECTION (1ULL << PFN_SECTION_SHIFT)
+#define SUBSECTION_SHIFT 21	/* 2 MiB */
+#define PFN_SUBSECTION_SHIFT (SUBSECTION_SHIFT - PAGE_SHIFT)
+#define PAGES_PER_SUBSECTION (1ULL << PFN_SUBSECTION_SHIFT)
+#define SUBSECTIONS_PER_SECTION (1U << (SECTION_SIZE_BITS - SUBSECTION_SHIFT))
+#define NR_MEM_SECTIONS (MAX_PFN >> PFN_SECTION_SHIFT)
+
+/* Section state (derived from the maps, kept for readers and meminfo). */
+#define SECTION_PRESENT (1U << 0)	/* some subsection exists */
+#define SECTION_HAS_MEMMAP (1U << 1)	/* ... and has struct pages */
+#define SECTION_ONLINE (1U << 2)	/* holds RAM */
+#define SECTION_DEVICE (1U << 3)	/* holds ZONE_DEVICE memory */
+
+struct mem_section {
+	u64 memmap_map;		/* bit i: subsection i has struct pages */
+	u64 device_map;		/* bit i: subsection i is ZONE_DEVICE */
+	u32 flags;		/* SECTION_* */
+	u32 _pad;
+	u64 _reserved;
+};
+
+static inline u64 pfn_to_section_nr(u64 pfn)
+{
+	return pfn >> PFN_SECTION_SHIFT;
+}
+
+static inline unsigned int subsection_index(u64 pfn)
+{
+	return (unsigned int)(pfn >> PFN_SUBSECTION_SHIFT) & (SUBSECTIONS_PER_SECTION - 1);
+}
+
+/* The section, or NULL when its part of the table was never allocated. */
+struct mem_section *section_lookup(u64 section_nr);
+
+/* vmemmap_populate() flags. */
+#define VMEMMAP_BASE_PAGES (1U << 0)	/* 4 KiB pages even where 2 MiB would do */
+
+/*
+ * Give [start_pfn, start_pfn + nr_pages) (2 MiB aligned) struct pages:
+ * reserve the section table, populate the vmemmap (from `altmap` if not
+ * NULL), then mark the subsections present (ZONE_DEVICE if `device`).
+ * The struct pages are not initialised. Returns 0, -EINVAL (unaligned or
+ * beyond MAX_PFN), -EEXIST (a subsection already has a memmap), -ENOMEM
+ * (nothing changed) or vmemmap_populate()'s errors.
+ */
+int sparse_add_range(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
+		     unsigned int flags, bool device);
+
+/* Undo sparse_add_range() for the same range and altmap. */
+void sparse_remove_range(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap);
+
+/* True if any subsection of the (2 MiB aligned) range has a memmap. */
+bool sparse_range_has_memmap(u64 start_pfn, u64 nr_pages);
+
+/*
+ * Boot: struct pages for every RAM range in memblock (rounded out to 2 MiB
+ * subsections), zone NORMAL, holes PG_reserved; backing from the page
+ * allocator. Returns 0 or the first error (RAM then has no struct pages).
+ */
+int sparse_init_ram(void);
+
+/* Forget the section table (host tests; its pages are not freed). */
+void sparse_reset(void);
+
+/*
+ * Map the struct pages of [start_pfn, start_pfn + nr_pages) (2 MiB
+ * aligned) at vmemmap + start_pfn. Whole sections get 2 MiB leaves where
+ * the CPU has PSE (unless VMEMMAP_BASE_PAGES), each block from `altmap`
+ * when given, else 2 MiB of RAM; partial sections get 4 KiB pages from RAM.
+ * Page-table pages always come from RAM. Prepare then commit: everything is
+ * counted and reserved first, so on error nothing is mapped and the altmap
+ * and RAM are as before. Returns 0, -ENOMEM (RAM or altmap exhausted),
+ * -EEXIST (part of it is already populated), -EOPNOTSUPP (altmap without
+ * PSE) or -EINVAL (unaligned).
+ */
+int vmemmap_populate(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
+		     unsigned int flags);
+
+/*
+ * Unmap the struct pages of a range populated with vmemmap_populate():
+ * RAM-backed blocks and pages go back to the page allocator, page-table
+ * pages left empty too. Altmap blocks are only unmapped: their pmem is
+ * handed back to the altmap's counters by the owner (altmap_reset()).
+ */
+void vmemmap_free(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap);
+
+#endif

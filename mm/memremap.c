@@ -1,0 +1,300 @@
+/*
+ * ZONE_DEVICE registration (memremap_pages) and lifetime: a sorted table of
+ * registered dev_pagemaps for pfn lookups, pins that keep a map alive, and
+ * a teardown that waits for the last pin. The unwind of a failed
+ * registration and the teardown share their undo helpers.
+ */
+#include <errno.h>
+
+#include "arch.h"
+#include "direct_map.h"
+#include "memblock.h"
+#include "memlayout.h"
+#include "memremap.h"
+#include "mm.h"
+#include "pgtable.h"
+#include "printk.h"
+#include "sparse.h"
+
+#define PGMAP_MAX 64
+
+static struct dev_pagemap *pgmaps[PGMAP_MAX];	/* sorted by range.start, disjoint */
+static u32 nr_pgmaps;
+
+void memremap_reset(void)
+{
+	nr_pgmaps = 0;
+}
+
+static u64 pgmap_pfn(const struct dev_pagemap *pgmap)
+{
+	return PFN_DOWN(pgmap->range.start);
+}
+
+static u64 pgmap_nr_pages(const struct dev_pagemap *pgmap)
+{
+	return PFN_DOWN(range_len(&pgmap->range));
+}
+
+static struct vmem_altmap *pgmap_altmap(struct dev_pagemap *pgmap)
+{
+	return (pgmap->flags & PGMAP_ALTMAP_VALID) ? &pgmap->altmap : NULL;
+}
+
+/* Index of the first pgmap whose range ends at or after pa. */
+static u32 pgmap_index(u64 pa)
+{
+	u32 lo = 0, hi = nr_pgmaps;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (pgmaps[mid]->range.end < pa)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct dev_pagemap *pgmap_lookup(u64 pfn)
+{
+	u64 pa = PFN_PHYS(pfn);
+	u32 i = pgmap_index(pa);
+
+	if (pfn >= MAX_PFN || i == nr_pgmaps || pgmaps[i]->range.start > pa)
+		return NULL;
+	return pgmaps[i];
+}
+
+static void pgmap_insert(struct dev_pagemap *pgmap)
+{
+	u32 i = pgmap_index(pgmap->range.start);
+
+	for (u32 j = nr_pgmaps; j > i; j--)
+		pgmaps[j] = pgmaps[j - 1];
+	pgmaps[i] = pgmap;
+	nr_pgmaps++;
+}
+
+static void pgmap_remove(struct dev_pagemap *pgmap)
+{
+	u32 i = pgmap_index(pgmap->range.start);
+
+	if (i == nr_pgmaps || pgmaps[i] != pgmap)
+		return;
+	for (; i + 1 < nr_pgmaps; i++)
+		pgmaps[i] = pgmaps[i + 1];
+	nr_pgmaps--;
+}
+
+static bool overlaps_pgmap(const struct range *r)
+{
+	u32 i = pgmap_index(r->start);
+
+	return i < nr_pgmaps && pgmaps[i]->range.start <= r->end;
+}
+
+static bool overlaps_ram(const struct range *r)
+{
+	const struct memblock_type *mem = &memblock.memory;
+
+	for (u32 i = 0; i < mem->cnt; i++)
+		if (mem->regions[i].base <= r->end &&
+		    r->start < mem->regions[i].base + mem->regions[i].size)
+			return true;
+	return false;
+}
+
+static int pgmap_reject(const struct range *r, int err, const char *why)
+{
+	pr_err("memremap: [mem %#llx-%#llx] %s\n", (unsigned long long)r->start,
+	       (unsigned long long)r->end, why);
+	return err;
+}
+
+static int check_range(const struct range *r)
+{
+	if (r->end <= r->start || !IS_ALIGNED(r->start, PMD_SIZE) ||
+	    !IS_ALIGNED(r->end + 1, PMD_SIZE))
+		return pgmap_reject(r, -EINVAL, "is not a 2 MiB aligned range");
+	if (PFN_DOWN(r->end) >= MAX_PFN)
+		return pgmap_reject(r, -EINVAL, "lies beyond 64 TiB");
+	return 0;
+}
+
+static int check_altmap(const struct range *r, const struct vmem_altmap *a)
+{
+	u64 first = PFN_DOWN(r->start), last = PFN_DOWN(r->end);
+
+	if (a->base_pfn != first)
+		return pgmap_reject(r, -EINVAL, "altmap base_pfn is not the range's first pfn");
+	if (a->end_pfn < a->base_pfn || a->end_pfn > last)
+		return pgmap_reject(r, -EINVAL, "altmap end_pfn is outside the range");
+	if (a->reserve + a->free > a->end_pfn - a->base_pfn + 1)
+		return pgmap_reject(r, -EINVAL, "altmap reserve + free exceed the range");
+	if (a->alloc || a->align)
+		return pgmap_reject(r, -EINVAL, "altmap already in use (alloc/align not 0)");
+	return 0;
+}
+
+static int pgmap_validate(const struct dev_pagemap *pgmap, const struct vmem_altmap *altmap)
+{
+	const struct range *r = &pgmap->range;
+	int err = check_range(r);
+
+	if (!err && altmap)
+		err = check_altmap(r, altmap);
+	if (err)
+		return err;
+	if (pgmap->state != PGMAP_UNREGISTERED)
+		return pgmap_reject(r, -EINVAL, "pgmap is already registered");
+	if (nr_pgmaps == PGMAP_MAX)
+		return pgmap_reject(r, -ENOSPC, "too many device ranges");
+	if (overlaps_ram(r))
+		return pgmap_reject(r, -EBUSY, "overlaps RAM");
+	if (overlaps_pgmap(r))
+		return pgmap_reject(r, -EBUSY, "overlaps a registered device range");
+	if (sparse_range_has_memmap(PFN_DOWN(r->start), PFN_DOWN(range_len(r))))
+		return pgmap_reject(r, -EBUSY, "shares a 2 MiB subsection that has struct pages");
+	return 0;
+}
+
+/* Also frees tables a failed direct_map_add() left empty. */
+static void pgmap_unmap_direct(struct dev_pagemap *pgmap)
+{
+	u64 start = pgmap->range.start, len = range_len(&pgmap->range);
+
+	if (pgmap->own_direct_map) {
+		direct_map_remove(start, len);
+		pgtable_prune(&kernel_pgtable, PAGE_OFFSET + start, len);
+	}
+	pgmap->own_direct_map = false;
+}
+
+/*
+ * The direct map: left alone if the range was wholly mapped already (its
+ * driver's); otherwise added, and removed again by pgmap_unmap_direct.
+ */
+static int pgmap_map_direct(struct dev_pagemap *pgmap)
+{
+	int err;
+
+	pgmap->own_direct_map = !direct_map_covers(pgmap->range.start, range_len(&pgmap->range));
+	if (!pgmap->own_direct_map)
+		return 0;
+	err = direct_map_add(pgmap->range.start, range_len(&pgmap->range));
+	if (err) {
+		pr_err("memremap: direct map of [mem %#llx-%#llx] failed: %d\n",
+		       (unsigned long long)pgmap->range.start, (unsigned long long)pgmap->range.end, err);
+		pgmap_unmap_direct(pgmap);	/* what was mapped before the failure */
+	}
+	return err;
+}
+
+/* Zone DEVICE and the owner in every struct page but the altmap's reserve. */
+static void pgmap_init_pages(struct dev_pagemap *pgmap)
+{
+	struct page tmpl = { .flags = ZONE_DEVICE, .pgmap = pgmap };
+	const struct vmem_altmap *altmap = pgmap_altmap(pgmap);
+	u64 start = pgmap_pfn(pgmap);
+
+	if (altmap)
+		start = MAX(start, altmap->base_pfn + altmap->reserve);
+	memmap_init_range(start, pgmap_pfn(pgmap) + pgmap_nr_pages(pgmap), &tmpl);
+}
+
+static void pgmap_account(struct dev_pagemap *pgmap, s64 sign)
+{
+	const struct vmem_altmap *altmap = pgmap_altmap(pgmap);
+
+	mm_stat_add(MM_DEVICE_MAPPED, sign * (s64)range_len(&pgmap->range));
+	if (altmap) {
+		mm_stat_add(MM_ALTMAP_USED, sign * (s64)PFN_PHYS(altmap->alloc));
+		mm_stat_add(MM_ALTMAP_WASTE, sign * (s64)PFN_PHYS(altmap->align));
+	}
+}
+
+int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap)
+{
+	int err = pgmap_validate(pgmap, altmap);
+
+	if (err)
+		return err;
+	pgmap->flags &= ~PGMAP_ALTMAP_VALID;
+	if (altmap) {
+		pgmap->altmap = *altmap;
+		pgmap->flags |= PGMAP_ALTMAP_VALID;
+	}
+	pgmap->pins = 0;
+	err = pgmap_map_direct(pgmap);
+	if (err)
+		goto err_direct_map;	/* it undid itself */
+	err = sparse_add_range(pgmap_pfn(pgmap), pgmap_nr_pages(pgmap), pgmap_altmap(pgmap),
+			       (pgmap->flags & PGMAP_BASE_PAGES) ? VMEMMAP_BASE_PAGES : 0, true);
+	if (err)
+		goto err_sparse;
+	pgmap_init_pages(pgmap);
+	pgmap_account(pgmap, 1);
+	pgmap_insert(pgmap);
+	pgmap->state = PGMAP_LIVE;
+	return 0;
+
+err_sparse:
+	pgmap_unmap_direct(pgmap);
+err_direct_map:
+	pgmap->flags &= ~PGMAP_ALTMAP_VALID;
+	pr_err("memremap: [mem %#llx-%#llx] not registered: error %d\n",
+	       (unsigned long long)pgmap->range.start, (unsigned long long)pgmap->range.end, err);
+	return err;
+}
+
+/* Undo memremap_pages(): the same helpers as its unwind, in reverse order. */
+static void pgmap_teardown(struct dev_pagemap *pgmap)
+{
+	struct vmem_altmap *altmap = pgmap_altmap(pgmap);
+
+	pgmap_remove(pgmap);
+	pgmap_account(pgmap, -1);
+	sparse_remove_range(pgmap_pfn(pgmap), pgmap_nr_pages(pgmap), altmap);
+	pgmap_unmap_direct(pgmap);
+	if (altmap)
+		altmap_reset(altmap);	/* its blocks are free again */
+	pgmap->state = PGMAP_UNREGISTERED;
+	if (pgmap->done)
+		pgmap->done(pgmap);
+}
+
+int memunmap_pages(struct dev_pagemap *pgmap)
+{
+	if (pgmap->state != PGMAP_LIVE)
+		return -EINVAL;
+	pgmap->state = PGMAP_DYING;	/* no new pins from here on */
+	if (pgmap->pins)
+		return -EINPROGRESS;
+	pgmap_teardown(pgmap);
+	return 0;
+}
+
+struct dev_pagemap *pgmap_pin(u64 pfn)
+{
+	struct dev_pagemap *pgmap = pgmap_lookup(pfn);
+
+	if (!pgmap || pgmap->state != PGMAP_LIVE)
+		return NULL;
+	pgmap->pins++;
+	return pgmap;
+}
+
+void pgmap_unpin(struct dev_pagemap *pgmap)
+{
+	if (!pgmap)
+		return;
+	if (!pgmap->pins) {
+		pr_err("memremap: unpin of [mem %#llx-%#llx] without a pin\n",
+		       (unsigned long long)pgmap->range.start, (unsigned long long)pgmap->range.end);
+		return;
+	}
+	if (--pgmap->pins == 0 && pgmap->state == PGMAP_DYING)
+		pgmap_teardown(pgmap);
+}

@@ -1,0 +1,120 @@
+/*
+ * Shell commands for operators and tests: register a physical range as
+ * ZONE_DEVICE memory with its memmap in RAM (mem) or in the range itself
+ * (dev, laid out like a Linux pfn device: 8 KiB info-block reserve, then
+ * 64 bytes per page, FACTS §1.7), and unregister it.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "memremap.h"
+#include "mm.h"
+#include "params.h"
+#include "pgtable.h"
+#include "printk.h"
+#include "shell.h"
+
+#define CMD_PGMAPS 8
+#define INFO_BLOCK_RESERVE (8 * KiB)
+#define MAX_STRUCT_PAGE_SIZE 64
+
+static struct dev_pagemap cmd_pgmaps[CMD_PGMAPS];
+
+/* The altmap nd_pfn_init would lay out for map=dev with 2 MiB alignment. */
+static void pfn_dev_altmap(u64 start, u64 size, struct vmem_altmap *a)
+{
+	u64 npfns = (size - INFO_BLOCK_RESERVE) / PAGE_SIZE;
+	u64 dataoff = ALIGN_UP(start + INFO_BLOCK_RESERVE + MAX_STRUCT_PAGE_SIZE * npfns, PMD_SIZE) - start;
+
+	*a = (struct vmem_altmap){
+		.base_pfn = PFN_DOWN(start),
+		.end_pfn = PFN_DOWN(start + size - 1),
+		.reserve = INFO_BLOCK_RESERVE / PAGE_SIZE,
+		.free = (MIN(dataoff, size) - INFO_BLOCK_RESERVE) / PAGE_SIZE,
+	};
+}
+
+static struct dev_pagemap *cmd_slot(u64 start, bool want_free)
+{
+	for (int i = 0; i < CMD_PGMAPS; i++) {
+		struct dev_pagemap *p = &cmd_pgmaps[i];
+		bool used = p->state != PGMAP_UNREGISTERED;
+
+		if (want_free ? !used : used && p->range.start == start)
+			return p;
+	}
+	return NULL;
+}
+
+static int parse_args(char **argv, u64 *start, u64 *size)
+{
+	const char *end;
+
+	if (parse_size(argv[1], start, &end) || *end)
+		return -EINVAL;
+	if (size && (parse_size(argv[2], size, &end) || *end || !*size))
+		return -EINVAL;
+	return 0;
+}
+
+static int cmd_memremap(int argc, char **argv)
+{
+	u64 start, size, tables = kernel_pgtable.nr_tables, memmap_ram = mm_stat(MM_VMEMMAP);
+	struct vmem_altmap altmap;
+	struct dev_pagemap *p = cmd_slot(0, true);
+	bool dev = argc >= 4 && strcmp(argv[3], "dev") == 0;
+
+	if (argc < 4 || parse_args(argv, &start, &size) || (!dev && strcmp(argv[3], "mem"))) {
+		kprintf("usage: memremap <start> <size> mem|dev [4k]\n");
+		return -EINVAL;
+	}
+	if (!p) {
+		kprintf("memremap: all %d slots in use\n", CMD_PGMAPS);
+		return -ENOSPC;
+	}
+	*p = (struct dev_pagemap){ .range = { start, start + size - 1 },
+				   .type = MEMORY_DEVICE_FS_DAX };
+	if (argc >= 5 && strcmp(argv[4], "4k") == 0)
+		p->flags |= PGMAP_BASE_PAGES;
+	if (dev && size < PMD_SIZE) {
+		kprintf("memremap: map=dev needs at least 2 MiB\n");
+		return -EINVAL;
+	}
+	if (dev)
+		pfn_dev_altmap(start, size, &altmap);
+	int err = memremap_pages(p, dev ? &altmap : NULL);
+	if (err)
+		return err;
+	kprintf("memremap: [mem %#llx-%#llx] map=%s: vmemmap RAM %llu KiB, page tables +%llu KiB, altmap %llu KiB used + %llu KiB alignment of %llu KiB\n",
+		(unsigned long long)start, (unsigned long long)(start + size - 1), dev ? "dev" : "mem",
+		(unsigned long long)((mm_stat(MM_VMEMMAP) - memmap_ram) >> 10),
+		(unsigned long long)((kernel_pgtable.nr_tables - tables) * 4),
+		(unsigned long long)(dev ? PFN_PHYS(p->altmap.alloc) >> 10 : 0),
+		(unsigned long long)(dev ? PFN_PHYS(p->altmap.align) >> 10 : 0),
+		(unsigned long long)(dev ? PFN_PHYS(p->altmap.free) >> 10 : 0));
+	return 0;
+}
+SHELL_COMMAND("memremap", cmd_memremap, "memremap <start> <size> mem|dev [4k]",
+	      "give a physical range ZONE_DEVICE struct pages (memmap in RAM or in the range)");
+
+static int cmd_memunmap(int argc, char **argv)
+{
+	u64 start;
+	struct dev_pagemap *p;
+
+	if (argc < 2 || parse_args(argv, &start, NULL)) {
+		kprintf("usage: memunmap <start>\n");
+		return -EINVAL;
+	}
+	p = cmd_slot(start, false);
+	if (!p) {
+		kprintf("memunmap: no range at %#llx registered by memremap\n", (unsigned long long)start);
+		return -ENOENT;
+	}
+	int err = memunmap_pages(p);
+	kprintf("memunmap: [mem %#llx-%#llx] %s\n", (unsigned long long)p->range.start,
+		(unsigned long long)p->range.end, err ? "busy: torn down when unpinned" : "removed");
+	return err == -EINPROGRESS ? 0 : err;
+}
+SHELL_COMMAND("memunmap", cmd_memunmap, "memunmap <start>",
+	      "unregister a range added with memremap");

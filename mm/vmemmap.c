@@ -1,0 +1,368 @@
+/*
+ * The vmemmap: struct page of pfn p at VMEMMAP_BASE + 64 * p, mapped on
+ * demand in the kernel page tables. One section (128 MiB of memory) has
+ * exactly 2 MiB of struct pages, so a section wholly owned by one range
+ * gets one PMD leaf; a partly owned one gets 4 KiB pages, a run of 8 per
+ * 2 MiB subsection. Data pages are therefore never shared between owners;
+ * page-table pages are, and pgtable_unmap() frees them once empty.
+ *
+ * Prepare, then commit (docs/STYLE.md): vmemmap_prepare() walks the
+ * existing tables to count every table page, RAM block and altmap block
+ * the range needs, tries the altmap on a copy and takes the RAM; only then
+ * does vmemmap_commit() write entries, a step with nothing left to fail.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "arch.h"
+#include "memlayout.h"
+#include "memremap.h"
+#include "mm.h"
+#include "page_alloc.h"
+#include "pgtable.h"
+#include "printk.h"
+#include "sparse.h"
+
+#define SECTION_MEMMAP_BYTES (PAGES_PER_SECTION * sizeof(struct page))
+#define SUBSECTION_MEMMAP_BYTES (PAGES_PER_SUBSECTION * sizeof(struct page))
+#define SUBSECTION_MEMMAP_ORDER 3
+#define SUBSECTION_MEMMAP_PAGES (1U << SUBSECTION_MEMMAP_ORDER)
+
+_Static_assert(SECTION_MEMMAP_BYTES == PMD_SIZE, "a section's memmap is one PMD leaf");
+_Static_assert(SUBSECTION_MEMMAP_BYTES == SUBSECTION_MEMMAP_PAGES * PAGE_SIZE,
+	       "a subsection's memmap is a run of 4 KiB pages");
+
+/* What a range needs, counted by the prepare step. */
+struct vmemmap_need {
+	u64 tables;		/* page-table pages (RAM) */
+	u64 blocks;		/* 2 MiB blocks of RAM */
+	u64 runs;		/* 32 KiB runs of 4 KiB pages (RAM), one per subsection */
+	u64 alt_blocks;		/* 2 MiB blocks from the altmap */
+};
+
+/* RAM taken by the prepare step: lists threaded through the pages themselves. */
+struct vmemmap_reserve {
+	u64 tables, blocks, runs;
+};
+
+static u64 memmap_va(u64 pfn)
+{
+	return VMEMMAP_BASE + pfn * sizeof(struct page);
+}
+
+static unsigned int index_at(u64 va, enum pg_level l)
+{
+	return (unsigned int)(va >> (PAGE_SHIFT + 9 * ((unsigned int)l - 1))) & 511;
+}
+
+static u64 *table_of(u64 entry)
+{
+	return phys_to_virt(entry & PTE_ADDR_MASK);
+}
+
+/* The entry mapping va at `level`, or NULL if a table above it is missing. */
+static u64 *entry_at(u64 va, enum pg_level level)
+{
+	u64 *table = phys_to_virt(kernel_pgtable.root);
+
+	for (enum pg_level l = PG_LEVEL_512G; l > level; l--) {
+		u64 e = table[index_at(va, l)];
+
+		if (!(e & PTE_PRESENT) || (e & PTE_PSE))
+			return NULL;
+		table = table_of(e);
+	}
+	return &table[index_at(va, level)];
+}
+
+static bool present(const u64 *entry)
+{
+	return entry && (*entry & PTE_PRESENT);
+}
+
+/* End of the part of [s, end) that lies in s's section. */
+static u64 section_part_end(u64 s, u64 end)
+{
+	return MIN(end, ALIGN_DOWN(s, PAGES_PER_SECTION) + PAGES_PER_SECTION);
+}
+
+/* Does the part [s, e) of a section get a PMD leaf? */
+static bool use_block(u64 s, u64 e, unsigned int flags)
+{
+	return e - s == PAGES_PER_SECTION && cpu_features.pse && !(flags & VMEMMAP_BASE_PAGES);
+}
+
+static u64 leaf_prot(void)
+{
+	return PTE_PRESENT | PTE_WRITE | (kernel_pgtable.nx ? PTE_NX : 0);
+}
+
+/* Upper tables missing for the section whose memmap starts at va. */
+static u64 count_upper(u64 va, bool first)
+{
+	u64 n = 0;
+
+	if (first || IS_ALIGNED(va, pg_level_size(PG_LEVEL_512G)))
+		n += !present(entry_at(va, PG_LEVEL_512G));	/* a PDPT */
+	if (first || IS_ALIGNED(va, pg_level_size(PG_LEVEL_1G)))
+		n += !present(entry_at(va, PG_LEVEL_1G));	/* a PD */
+	return n;
+}
+
+/* Count what the section part [s, e) needs; -EEXIST if it has struct pages. */
+static int count_section(u64 s, u64 e, bool block, bool alt, struct vmemmap_need *need)
+{
+	u64 *pmd = entry_at(memmap_va(ALIGN_DOWN(s, PAGES_PER_SECTION)), PG_LEVEL_2M);
+
+	if (present(pmd) && (block || (*pmd & PTE_PSE)))
+		return -EEXIST;
+	if (block) {
+		*(alt ? &need->alt_blocks : &need->blocks) += 1;
+		return 0;
+	}
+	need->tables += !present(pmd);	/* a PT */
+	for (u64 p = s; p < e; p += PAGES_PER_SUBSECTION) {
+		if (present(entry_at(memmap_va(p), PG_LEVEL_4K)))
+			return -EEXIST;
+		need->runs++;
+	}
+	return 0;
+}
+
+static int count_range(u64 start, u64 end, bool alt, unsigned int flags,
+		       struct vmemmap_need *need)
+{
+	for (u64 s = start, e; s < end; s = e) {
+		e = section_part_end(s, end);
+		need->tables += count_upper(memmap_va(ALIGN_DOWN(s, PAGES_PER_SECTION)), s == start);
+		int err = count_section(s, e, use_block(s, e, flags), alt, need);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Would `n` 2 MiB blocks fit in the altmap? Tried on a copy: nothing changes. */
+static int altmap_check(const struct vmem_altmap *altmap, u64 n, u64 start, u64 end)
+{
+	struct vmem_altmap trial = *altmap;
+	u64 pfn;
+
+	for (u64 i = 0; i < n; i++) {
+		if (altmap_alloc_block(&trial, PMD_SIZE, &pfn) == 0)
+			continue;
+		pr_err("vmemmap: altmap too small for pfns [%#llx-%#llx): %llu blocks of 2 MiB needed, "
+		       "%llu fit in its %llu free pages (%llu left)\n",
+		       (unsigned long long)start, (unsigned long long)end, (unsigned long long)n,
+		       (unsigned long long)i, (unsigned long long)altmap->free,
+		       (unsigned long long)altmap_avail(altmap));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void push(u64 *list, u64 pa)
+{
+	*(u64 *)phys_to_virt(pa) = *list;
+	*list = pa;
+}
+
+static u64 pop(u64 *list)
+{
+	u64 pa = *list;
+
+	if (pa)
+		*list = *(u64 *)phys_to_virt(pa);
+	return pa;
+}
+
+static void release_list(u64 *list, unsigned int order, enum mm_stat_item item)
+{
+	u64 pa;
+
+	while ((pa = pop(list)))
+		mm_free_pages(pa, order, item);
+}
+
+/* Return whatever is still reserved (all of it after a failed prepare). */
+static void release_reserve(struct vmemmap_reserve *res)
+{
+	release_list(&res->tables, 0, MM_NR_STATS);
+	release_list(&res->blocks, PMD_ORDER, MM_VMEMMAP);
+	release_list(&res->runs, SUBSECTION_MEMMAP_ORDER, MM_VMEMMAP);
+}
+
+static int reserve_list(u64 *list, u64 n, unsigned int order, enum mm_stat_item item)
+{
+	for (u64 i = 0; i < n; i++) {
+		u64 pa = mm_alloc_pages(order, false, item);
+
+		if (!pa)
+			return -ENOMEM;
+		push(list, pa);
+	}
+	return 0;
+}
+
+static int reserve_ram(const struct vmemmap_need *need, struct vmemmap_reserve *res)
+{
+	if (reserve_list(&res->tables, need->tables, 0, MM_NR_STATS) ||
+	    reserve_list(&res->blocks, need->blocks, PMD_ORDER, MM_VMEMMAP) ||
+	    reserve_list(&res->runs, need->runs, SUBSECTION_MEMMAP_ORDER, MM_VMEMMAP)) {
+		release_reserve(res);
+		pr_err("vmemmap: out of RAM: %llu table pages, %llu 2 MiB blocks, %llu KiB of pages\n",
+		       (unsigned long long)need->tables, (unsigned long long)need->blocks,
+		       (unsigned long long)(need->runs * SUBSECTION_MEMMAP_BYTES >> 10));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int vmemmap_prepare(u64 start, u64 end, const struct vmem_altmap *altmap,
+			   unsigned int flags, struct vmemmap_reserve *res)
+{
+	struct vmemmap_need need = { 0 };
+	int err = count_range(start, end, altmap != NULL, flags, &need);
+
+	if (err)
+		return err;
+	if (altmap) {
+		err = altmap_check(altmap, need.alt_blocks, start, end);
+		if (err)
+			return err;
+	}
+	return reserve_ram(&need, res);
+}
+
+/* The table under *entry, installing a reserved (zeroed) page if absent. */
+static u64 *install_table(u64 *entry, struct vmemmap_reserve *res)
+{
+	if (!(*entry & PTE_PRESENT)) {
+		u64 pa = pop(&res->tables);
+
+		memset(phys_to_virt(pa), 0, PAGE_SIZE);
+		*entry = pa | PTE_PRESENT | PTE_WRITE;	/* leaves carry the protection */
+		kernel_pgtable.nr_tables++;
+	}
+	return table_of(*entry);
+}
+
+/* The PMD entry for va, with the PDPT and PD installed. */
+static u64 *install_pmd(u64 va, struct vmemmap_reserve *res)
+{
+	u64 *table = phys_to_virt(kernel_pgtable.root);
+
+	for (enum pg_level l = PG_LEVEL_512G; l > PG_LEVEL_2M; l--)
+		table = install_table(&table[index_at(va, l)], res);
+	return &table[index_at(va, PG_LEVEL_2M)];
+}
+
+static void commit_block(u64 va, struct vmem_altmap *altmap, struct vmemmap_reserve *res)
+{
+	u64 *pmd = install_pmd(va, res);
+	u64 pa, pfn;
+
+	if (altmap) {
+		altmap_alloc_block(altmap, PMD_SIZE, &pfn);	/* fits: vmemmap_prepare tried it */
+		pa = PFN_PHYS(pfn);
+	} else {
+		pa = pop(&res->blocks);
+	}
+	*pmd = pa | leaf_prot() | PTE_PSE;
+}
+
+/* 4 KiB pages for the subsections of [s, e), one zeroed run of 8 each. */
+static void commit_runs(u64 s, u64 e, struct vmemmap_reserve *res)
+{
+	u64 *pt = install_table(install_pmd(memmap_va(s), res), res);
+
+	for (u64 p = s; p < e; p += PAGES_PER_SUBSECTION) {
+		u64 pa = pop(&res->runs);
+		unsigned int first = index_at(memmap_va(p), PG_LEVEL_4K);
+
+		memset(phys_to_virt(pa), 0, SUBSECTION_MEMMAP_BYTES);
+		for (unsigned int i = 0; i < SUBSECTION_MEMMAP_PAGES; i++)
+			pt[first + i] = (pa + i * PAGE_SIZE) | leaf_prot();
+	}
+}
+
+static void vmemmap_commit(u64 start, u64 end, struct vmem_altmap *altmap,
+			   unsigned int flags, struct vmemmap_reserve *res)
+{
+	for (u64 s = start, e; s < end; s = e) {
+		e = section_part_end(s, end);
+		if (use_block(s, e, flags))
+			commit_block(memmap_va(s), altmap, res);
+		else
+			commit_runs(s, e, res);
+	}
+}
+
+int vmemmap_populate(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
+		     unsigned int flags)
+{
+	struct vmemmap_reserve res = { 0 };
+	u64 end = start_pfn + nr_pages;
+	int err;
+
+	if (!nr_pages || !IS_ALIGNED(start_pfn | nr_pages, PAGES_PER_SUBSECTION) ||
+	    end > MAX_PFN || end < start_pfn)
+		return -EINVAL;
+	if (altmap && (!cpu_features.pse || (flags & VMEMMAP_BASE_PAGES))) {
+		pr_err("vmemmap: struct pages in an altmap need 2 MiB pages (%s)\n",
+		       cpu_features.pse ? "4 KiB pages were asked for" : "the CPU has no PSE");
+		return -EOPNOTSUPP;
+	}
+	err = vmemmap_prepare(start_pfn, end, altmap, flags, &res);
+	if (err)
+		return err;
+	vmemmap_commit(start_pfn, end, altmap, flags, &res);
+	release_reserve(&res);	/* empty: the count was exact */
+	arch_sync_kernel_mappings(memmap_va(start_pfn), nr_pages * sizeof(struct page));
+	return 0;
+}
+
+/* Unmap a section's PMD leaf; its block goes back to RAM unless the altmap owns it. */
+static void free_block(u64 va, u64 pa, const struct vmem_altmap *altmap)
+{
+	pgtable_unmap(&kernel_pgtable, va, PMD_SIZE);
+	if (!altmap_contains(altmap, PFN_DOWN(pa)))
+		mm_free_pages(pa, PMD_ORDER, MM_VMEMMAP);
+}
+
+/* Unmap and free the 4 KiB runs of the subsections of [s, e). */
+static void free_runs(u64 s, u64 e)
+{
+	for (u64 p = s; p < e; p += PAGES_PER_SUBSECTION) {
+		u64 *pte = entry_at(memmap_va(p), PG_LEVEL_4K);
+		u64 pa;
+
+		if (!present(pte))
+			continue;
+		pa = *pte & PTE_ADDR_MASK;
+		pgtable_unmap(&kernel_pgtable, memmap_va(p), SUBSECTION_MEMMAP_BYTES);
+		mm_free_pages(pa, SUBSECTION_MEMMAP_ORDER, MM_VMEMMAP);
+	}
+}
+
+void vmemmap_free(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap)
+{
+	u64 end = start_pfn + nr_pages;
+
+	for (u64 s = start_pfn, e; s < end; s = e) {
+		u64 va = memmap_va(ALIGN_DOWN(s, PAGES_PER_SECTION));
+		u64 *pmd = entry_at(va, PG_LEVEL_2M);
+
+		e = section_part_end(s, end);
+		if (!present(pmd))
+			continue;
+		if (!(*pmd & PTE_PSE))
+			free_runs(s, e);
+		else if (e - s == PAGES_PER_SECTION)
+			free_block(va, *pmd & PTE_ADDR_MASK, altmap);
+		else
+			pr_err("vmemmap: pfns [%#llx-%#llx) are part of a 2 MiB leaf; not freed\n",
+			       (unsigned long long)s, (unsigned long long)e);
+	}
+	arch_sync_kernel_mappings(memmap_va(start_pfn), nr_pages * sizeof(struct page));
+}

@@ -1,0 +1,52 @@
+# Memory model cases (issue 4): struct pages, sparse vmemmap, vmem_altmap,
+# ZONE_DEVICE. 8 GiB of guest RAM: RAM [0, 3G) and [4G, 9G); memmap= turns
+# [4G, 8G) into a 4 GiB legacy pmem range and [8G+64M, 8G+128M) into a small
+# one that shares its 128 MiB section with RAM.
+
+MM_PMEM='memmap=4G!0x100000000 memmap=64M!0x204000000'
+
+case_mm_ktests() {
+	boot mm_ktests 0 --ram 8G --cmdline "$MM_PMEM ktest=mm_*"
+	expect '^\[.*\] sparse: struct pages for RAM in 64512 KiB of vmemmap'
+	expect '^# mm: 4 GiB map=dev: struct pages 0 KiB of RAM, 65536 KiB of pmem \(\+2040 KiB alignment\); page tables \+[0-9]+ KiB'
+	expect '^# mm: 4 GiB map=mem: struct pages 65536 KiB of RAM'
+	expect '^# mm: 1000 register/unregister cycles'
+	expect_ktest_pass
+	lines '^# mm: 4 GiB' | sed 's/^/    | /'
+}
+
+# The same without 1 GiB pages: the direct map of the range costs PD pages.
+case_mm_ktests_without_1g_pages() {
+	boot mm_ktests_qemu64 0 --cpu qemu64 --ram 8G \
+		--cmdline "$MM_PMEM ktest=mm_memremap_4g_*,mm_ram_has_normal_struct_pages"
+	expect 'cpu: pse yes, pdpe1gb no'
+	expect '^# mm: 4 GiB map=dev: struct pages 0 KiB of RAM'
+	expect_ktest_pass
+	lines '^# mm: 4 GiB' | sed 's/^/    | /'
+}
+
+# meminfo shows what each mode costs, and everything comes back.
+case_mm_meminfo_figures() {
+	boot mm_meminfo 0 --ram 8G --cmdline "$MM_PMEM \"run=meminfo; \
+memremap 0x100000000 4G dev; meminfo; memunmap 0x100000000; \
+memremap 0x100000000 4G mem; meminfo; memunmap 0x100000000; meminfo; \
+memremap 0x100001000 2M mem; memremap 0x0 2M mem; poweroff\""
+	expect '^memremap: \[mem 0x100000000-0x1ffffffff\] map=dev: vmemmap RAM 0 KiB, page tables \+[0-9]+ KiB, altmap 65536 KiB used \+ 2040 KiB alignment of 67576 KiB'
+	expect '^memremap: \[mem 0x100000000-0x1ffffffff\] map=mem: vmemmap RAM 65536 KiB'
+	expect '^AltmapUsed: +65536 kB'
+	expect '^AltmapWaste: +2040 kB'
+	expect '^DeviceMapped: +4194304 kB'
+	expect '^Vmemmap: +130048 kB'	# RAM's 63 MiB plus the range's 64 MiB
+	expect 'is not a 2 MiB aligned range'
+	expect 'overlaps RAM'
+	# Every meminfo line outside a registration is identical: nothing leaked.
+	local free
+	free=$(grep -E '^(MemFree|PageTables|Vmemmap|SectionTables):' "$LOG" | paste -sd' ' | \
+		awk '{print $2,$5,$8,$11; print $14,$17,$20,$23; print $26,$29,$32,$35; print $38,$41,$44,$47}')
+	local first last
+	first=$(sed -n 1p <<<"$free") last=$(sed -n 4p <<<"$free")
+	if [ -z "$first" ] || [ "$first" != "$last" ]; then
+		echo "    FAIL: meminfo before and after differ: '$first' vs '$last'"
+		CASE_FAILED=1
+	fi
+}
