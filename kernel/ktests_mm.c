@@ -53,7 +53,11 @@ static bool mm_snap_equal(struct mm_snap a, struct mm_snap b)
 		KT_EXPECT_EQ(_x.altmap, _y.altmap);                                 \
 	} while (0)
 
-/* The first pmem range of the e820 map at least min bytes long, or false. */
+/*
+ * The first pmem range of the e820 map at least min bytes long. Without one
+ * the test is skipped (it passes with a "# SKIP" line: ktest=all runs under
+ * other memory layouts too); mm.sh boots the layout and rejects the skip.
+ */
 static bool find_pmem(u64 min, u64 *start, u64 *size)
 {
 	for (u32 i = 0; i < e820_table.nr; i++) {
@@ -65,8 +69,8 @@ static bool find_pmem(u64 min, u64 *start, u64 *size)
 			return true;
 		}
 	}
-	ktest_fail(__FILE__, __LINE__, "no pmem range of %llu MiB: boot with memmap=nn!ss",
-		   (unsigned long long)(min >> 20));
+	kprintf("# SKIP: no pmem range of %llu MiB (boot with memmap=nn!ss)\n",
+		(unsigned long long)(min >> 20));
 	return false;
 }
 
@@ -335,7 +339,7 @@ KTEST(mm_memremap_adjacent_to_ram_shares_its_section)
 		}
 	}
 	if (!start) {
-		ktest_fail(__FILE__, __LINE__, "no small pmem range right after RAM");
+		kprintf("# SKIP: no small pmem range right after RAM (memmap=64M!0x204000000 with 8G)\n");
 		return;
 	}
 	struct mm_snap before = mm_snap();

@@ -11,6 +11,8 @@ case_mm_ktests() {
 	expect '^# mm: 4 GiB map=dev: struct pages 0 KiB of RAM, 65536 KiB of pmem \(\+2040 KiB alignment\); page tables \+[0-9]+ KiB'
 	expect '^# mm: 4 GiB map=mem: struct pages 65536 KiB of RAM'
 	expect '^# mm: 1000 register/unregister cycles'
+	expect '^# mm: [1-9][0-9]* allocation failures injected, each unwound'
+	expect_not '^# SKIP'
 	expect_ktest_pass
 	lines '^# mm: 4 GiB' | sed 's/^/    | /'
 }
@@ -21,6 +23,7 @@ case_mm_ktests_without_1g_pages() {
 		--cmdline "$MM_PMEM ktest=mm_memremap_4g_*,mm_ram_has_normal_struct_pages"
 	expect 'cpu: pse yes, pdpe1gb no'
 	expect '^# mm: 4 GiB map=dev: struct pages 0 KiB of RAM'
+	expect_not '^# SKIP'
 	expect_ktest_pass
 	lines '^# mm: 4 GiB' | sed 's/^/    | /'
 }
