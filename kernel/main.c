@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acpi.h"
 #include "arch.h"
 #include "e820.h"
 #include "heap.h"
 #include "kernel.h"
 #include "ktest.h"
 #include "memblock.h"
+#include "nvdimm.h"
 #include "page_alloc.h"
 #include "params.h"
 #include "pgtable.h"
@@ -143,6 +145,10 @@ void kmain(const struct boot_info *bi)
 	paging_use_page_allocator();
 	sparse_init_ram();
 	print_memory_totals(bi);
+
+	/* Persistent memory: ACPI tables and the NFIT, then regions (nfit, e820). */
+	acpi_init(bi);
+	nvdimm_init();
 
 	if (ktest_spec) {
 		int failed = ktest_run(ktest_spec);

@@ -1,1 +1,2 @@
 portable-y += nvdimm/pfn_info.c
+portable-y += nvdimm/bus.c nvdimm/region.c nvdimm/namespace.c nvdimm/list.c

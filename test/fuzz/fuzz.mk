@@ -16,3 +16,16 @@ FUZZ_BINS += $(BUILD)/fuzz/fuzz_memmap
 $(BUILD)/fuzz/fuzz_memmap: test/fuzz/fuzz_memmap.c $(FUZZ_E820_SRCS) $(wildcard include/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_memmap.c $(FUZZ_E820_SRCS) -o $@
+
+# The NFIT harness: the ACPI/NFIT driver and the nvdimm core on top of it.
+# The parsers also build with -Wconversion (docs/STYLE.md).
+FUZZ_NFIT_PARSERS := drivers/acpi_nfit/nfit.c drivers/acpi_nfit/acpi.c drivers/acpi_nfit/rsdp.c
+FUZZ_NFIT_SRCS := $(wildcard drivers/acpi_nfit/*.c) nvdimm/bus.c nvdimm/region.c \
+	nvdimm/namespace.c nvdimm/list.c $(FUZZ_E820_SRCS)
+
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_nfit
+
+$(BUILD)/fuzz/fuzz_nfit: test/fuzz/fuzz_nfit.c $(FUZZ_NFIT_SRCS) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only $(FUZZ_NFIT_PARSERS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_nfit.c $(FUZZ_NFIT_SRCS) -o $@

@@ -1,0 +1,225 @@
+/*
+ * ACPI tables (ACPI 6.4 §5.2.6-5.2.8): map and check each table, walk the
+ * XSDT (RSDT when there is no usable XSDT) and list every good table in
+ * acpi_tables. A bad table prints one line and is skipped.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "acpi.h"
+#include "arch.h"
+#include "boot_info.h"
+#include "direct_map.h"
+#include "printk.h"
+
+struct acpi_tables acpi_tables;
+
+u8 acpi_checksum(const void *p, size_t len)
+{
+	const u8 *b = p;
+	u8 sum = 0;
+
+	while (len--)
+		sum = (u8)(sum + *b++);
+	return sum;
+}
+
+/* The CPU's physical address width (MAXPHYADDR), 52 if it is not known. */
+static u64 phys_limit(void)
+{
+	u32 bits = cpu_features.phys_addr_bits ? cpu_features.phys_addr_bits : 52;
+
+	return 1ULL << MIN(bits, 52U);
+}
+
+const void *acpi_map(u64 pa, u64 len)
+{
+	if (pa + len < pa || pa + len > phys_limit())
+		return NULL;
+	if (direct_map_add(pa, len ? len : 1))
+		return NULL;
+	return phys_to_virt(pa);
+}
+
+/* A signature as printable text ('?' for anything else). */
+static void sig_text(char out[5], const char sig[4])
+{
+	for (int i = 0; i < 4; i++)
+		out[i] = sig[i] >= 0x20 && sig[i] < 0x7f ? sig[i] : '?';
+	out[4] = 0;
+}
+
+const struct acpi_table_header *acpi_map_table(u64 pa, const char *what)
+{
+	const struct acpi_table_header *h = pa ? acpi_map(pa, ACPI_HEADER_LEN) : NULL;
+	char sig[5];
+
+	if (!pa) {
+		pr_warn("ACPI: %s has a null address, skipped\n", what);
+		return NULL;
+	}
+	if (!h) {
+		pr_warn("ACPI: %s at %#llx cannot be mapped, skipped\n", what,
+			(unsigned long long)pa);
+		return NULL;
+	}
+	sig_text(sig, h->signature);
+	u32 len = h->length;
+	if (len < ACPI_HEADER_LEN || len > ACPI_TABLE_MAX_LEN) {
+		pr_warn("ACPI: %s %s at %#llx: length %u out of range, skipped\n", what, sig,
+			(unsigned long long)pa, len);
+		return NULL;
+	}
+	if (!acpi_map(pa, len)) {
+		pr_warn("ACPI: %s %s at %#llx: %u bytes cannot be mapped, skipped\n", what, sig,
+			(unsigned long long)pa, len);
+		return NULL;
+	}
+	u8 sum = acpi_checksum(h, len);
+	if (sum) {
+		pr_warn("ACPI: %s %s at %#llx: bad checksum (sum %#x), skipped\n", what, sig,
+			(unsigned long long)pa, sum);
+		return NULL;
+	}
+	return h;
+}
+
+/* The root table at pa if it maps, checks and carries `sig`. */
+static const struct acpi_table_header *map_root(u64 pa, const char *sig)
+{
+	const struct acpi_table_header *h = acpi_map_table(pa, sig);
+
+	if (h && memcmp(h->signature, sig, 4) != 0) {
+		char found[5];
+		sig_text(found, h->signature);
+		pr_warn("ACPI: %s at %#llx has signature %s, skipped\n", sig,
+			(unsigned long long)pa, found);
+		return NULL;
+	}
+	return h;
+}
+
+static void list_table(struct acpi_tables *out, u64 pa, const struct acpi_table_header *h)
+{
+	struct acpi_table *t = &out->table[out->nr++];
+
+	memset(t, 0, sizeof(*t));
+	memcpy(t->signature, h->signature, 4);
+	t->pa = pa;
+	t->length = h->length;
+	t->revision = h->revision;
+	memcpy(t->oem_id, h->oem_id, 6);
+	memcpy(t->oem_table_id, h->oem_table_id, 8);
+}
+
+/* Every entry of the root table (§5.2.7 RSDT: u32, §5.2.8 XSDT: unaligned u64). */
+static void walk_root(const struct acpi_table_header *root, u32 entry_size,
+		      struct acpi_tables *out)
+{
+	const u8 *entries = (const u8 *)root + ACPI_HEADER_LEN;
+	u32 n = (root->length - ACPI_HEADER_LEN) / entry_size;
+	char what[32];
+
+	if ((root->length - ACPI_HEADER_LEN) % entry_size)
+		pr_warn("ACPI: %s length %u is not a whole number of entries, tail ignored\n",
+			out->root_signature, root->length);
+	for (u32 i = 0; i < n; i++) {
+		u64 pa = 0;
+		memcpy(&pa, entries + (size_t)i * entry_size, entry_size);
+		if (out->nr >= ACPI_MAX_TABLES) {
+			pr_warn("ACPI: more than %d tables, the last %u ignored\n",
+				ACPI_MAX_TABLES, n - i);
+			break;
+		}
+		snprintf(what, sizeof(what), "%s entry %u", out->root_signature, i);
+		const struct acpi_table_header *h = acpi_map_table(pa, what);
+		if (h)
+			list_table(out, pa, h);
+	}
+}
+
+int acpi_load_tables(const struct acpi_rsdp *rsdp, struct acpi_tables *out)
+{
+	const struct acpi_table_header *root = NULL;
+	u32 entry_size = 8;
+
+	out->nr = 0;
+	if (rsdp->revision >= 2 && rsdp->xsdt_address) {
+		root = map_root(rsdp->xsdt_address, "XSDT");
+		out->root_pa = rsdp->xsdt_address;
+		if (!root && rsdp->rsdt_address)
+			pr_warn("ACPI: XSDT unusable, falling back to the RSDT\n");
+	}
+	if (!root) {
+		entry_size = 4;
+		out->root_pa = rsdp->rsdt_address;
+		root = rsdp->rsdt_address ? map_root(rsdp->rsdt_address, "RSDT") : NULL;
+	}
+	if (!root) {
+		out->root_signature[0] = 0;
+		return -ENODEV;
+	}
+	memcpy(out->root_signature, root->signature, 4);
+	out->root_signature[4] = 0;
+	walk_root(root, entry_size, out);
+	return 0;
+}
+
+const struct acpi_table *acpi_find_table(const struct acpi_tables *t, const char *sig, u32 n)
+{
+	for (u32 i = 0; i < t->nr; i++)
+		if (memcmp(t->table[i].signature, sig, 4) == 0 && n-- == 0)
+			return &t->table[i];
+	return NULL;
+}
+
+const struct acpi_table_header *acpi_table_header(const struct acpi_table *t)
+{
+	return acpi_map(t->pa, t->length);
+}
+
+/* Linux's line: "ACPI: NFIT 0x000000007FFE1A25 0000E0 (v01 BOCHS  BXPC     00000001 BXPC 00000001)". */
+static void print_table(u64 pa, const struct acpi_table_header *h)
+{
+	char sig[5];
+
+	sig_text(sig, h->signature);
+	pr_info("ACPI: %s 0x%016llX %06X (v%02u %-6.6s %-8.8s %08X %-4.4s %08X)\n", sig,
+		(unsigned long long)pa, h->length, h->revision, h->oem_id, h->oem_table_id,
+		h->oem_revision, h->creator_id, h->creator_revision);
+}
+
+static void print_rsdp(const struct acpi_tables *t, const struct acpi_rsdp *rsdp)
+{
+	u32 len = rsdp->revision >= 2 ? rsdp->length : ACPI_RSDP_V1_LEN;
+
+	if (t->rsdp_pa)
+		pr_info("ACPI: RSDP 0x%016llX %06X (v%02u %-6.6s) from %s\n",
+			(unsigned long long)t->rsdp_pa, len, rsdp->revision, rsdp->oem_id,
+			t->rsdp_source);
+	else
+		pr_info("ACPI: RSDP (%s copy) %06X (v%02u %-6.6s)\n", t->rsdp_source, len,
+			rsdp->revision, rsdp->oem_id);
+}
+
+void acpi_init(const struct boot_info *bi)
+{
+	struct acpi_tables *t = &acpi_tables;
+	struct acpi_rsdp rsdp;
+
+	memset(t, 0, sizeof(*t));
+	if (acpi_find_rsdp(bi, &rsdp, &t->rsdp_pa, &t->rsdp_source)) {
+		pr_warn("ACPI: no RSDP found: no NFIT, pmem from e820 only\n");
+		return;
+	}
+	t->rsdp_revision = rsdp.revision;
+	print_rsdp(t, &rsdp);
+	if (acpi_load_tables(&rsdp, t)) {
+		pr_warn("ACPI: no usable RSDT or XSDT: no NFIT, pmem from e820 only\n");
+		return;
+	}
+	print_table(t->root_pa, acpi_map(t->root_pa, ACPI_HEADER_LEN));
+	for (u32 i = 0; i < t->nr; i++)
+		print_table(t->table[i].pa, acpi_table_header(&t->table[i]));
+}

@@ -1,0 +1,347 @@
+/*
+ * The NVDIMM Firmware Interface Table (ACPI 6.4 §5.2.25): on-table layouts
+ * of every subtable type 0-7 and the parsed form the rest of the kernel
+ * uses. nfit_parse() is a pure function of the bytes it is given (no
+ * mapping, no heap), so the host tests and the fuzzer run it as is.
+ */
+#ifndef PMEMK_NFIT_H
+#define PMEMK_NFIT_H
+
+#include "nvdimm.h"
+#include "types.h"
+
+/* §5.2.25: 36-byte SDT header + 4 reserved bytes; subtables follow. */
+#define NFIT_HEADER_LEN 40
+
+/* §5.2.25.1, table 5.131: subtable types. */
+enum nfit_subtable_type {
+	NFIT_TYPE_SPA = 0,
+	NFIT_TYPE_MEMDEV = 1,
+	NFIT_TYPE_IDT = 2,
+	NFIT_TYPE_SMBIOS = 3,
+	NFIT_TYPE_DCR = 4,
+	NFIT_TYPE_BDW = 5,
+	NFIT_TYPE_FLUSH = 6,
+	NFIT_TYPE_CAPS = 7,
+	NFIT_TYPE_NR,
+};
+
+/* Every subtable starts with these four bytes. */
+struct nfit_sub_header {
+	u16 type;
+	u16 length;
+} __packed;
+
+/* §5.2.25.2 System Physical Address (SPA) Range Structure: 56 bytes, 64 with the cookie. */
+struct acpi_nfit_spa {
+	struct nfit_sub_header h;
+	u16 range_index;
+	u16 flags;
+	u32 reserved;
+	u32 proximity_domain;
+	u8 range_guid[16];
+	u64 address;
+	u64 length;
+	u64 memory_mapping;
+	u64 location_cookie;	/* only when NFIT_SPA_COOKIE_VALID */
+} __packed;
+
+#define NFIT_SPA_LEN 56
+#define NFIT_SPA_COOKIE_LEN 64
+#define NFIT_SPA_CONTROL_ONLY (1 << 0)	/* for hot add / online only */
+#define NFIT_SPA_PROXIMITY_VALID (1 << 1)
+#define NFIT_SPA_COOKIE_VALID (1 << 2)	/* ACPI 6.4: location cookie present */
+
+/* §5.2.25.3 NVDIMM Region Mapping Structure (memory device to SPA range map). */
+struct acpi_nfit_memdev {
+	struct nfit_sub_header h;
+	u32 device_handle;
+	u16 physical_id;
+	u16 region_id;
+	u16 range_index;
+	u16 region_index;	/* NVDIMM Control Region Structure Index */
+	u64 region_size;
+	u64 region_offset;
+	u64 address;		/* DPA of the region */
+	u16 interleave_index;
+	u16 interleave_ways;
+	u16 flags;
+	u16 reserved;
+} __packed;
+
+#define NFIT_MEMDEV_LEN 48
+/* NVDIMM State Flags, §5.2.25.3 table 5.134. */
+#define NFIT_MEM_SAVE_FAILED (1 << 0)
+#define NFIT_MEM_RESTORE_FAILED (1 << 1)
+#define NFIT_MEM_FLUSH_FAILED (1 << 2)
+#define NFIT_MEM_NOT_ARMED (1 << 3)	/* writes may not persist: read-only */
+#define NFIT_MEM_HEALTH_OBSERVED (1 << 4)
+#define NFIT_MEM_HEALTH_ENABLED (1 << 5)
+#define NFIT_MEM_MAP_FAILED (1 << 6)
+
+/* §5.2.25.4 Interleave Structure: 16 bytes + 4 per line. */
+struct acpi_nfit_idt {
+	struct nfit_sub_header h;
+	u16 interleave_index;
+	u16 reserved;
+	u32 line_count;
+	u32 line_size;
+	/* u32 line_offset[line_count] follows */
+} __packed;
+
+#define NFIT_IDT_LEN 16
+
+/* §5.2.25.5 SMBIOS Management Information Structure: 8 bytes + data. */
+struct acpi_nfit_smbios {
+	struct nfit_sub_header h;
+	u32 reserved;
+	/* SMBIOS table data follows */
+} __packed;
+
+#define NFIT_SMBIOS_LEN 8
+
+/* §5.2.25.6 NVDIMM Control Region Structure: 80 bytes, or 32 with no windows. */
+struct acpi_nfit_dcr {
+	struct nfit_sub_header h;
+	u16 region_index;
+	u16 vendor_id;
+	u16 device_id;
+	u16 revision_id;
+	u16 subsystem_vendor_id;
+	u16 subsystem_device_id;
+	u16 subsystem_revision_id;
+	u8 valid_fields;
+	u8 manufacturing_location;
+	u16 manufacturing_date;
+	u8 reserved[2];
+	u32 serial_number;
+	u16 code;		/* Region Format Interface Code */
+	u16 windows;		/* Number of Block Control Windows */
+	/* the 32-byte form ends here */
+	u64 window_size;
+	u64 command_offset;
+	u64 command_size;
+	u64 status_offset;
+	u64 status_size;
+	u16 flags;
+	u8 reserved1[6];
+} __packed;
+
+#define NFIT_DCR_LEN 80
+#define NFIT_DCR_SHORT_LEN 32
+#define NFIT_DCR_MFG_VALID (1 << 0)	/* manufacturing location/date valid */
+
+/* §5.2.25.7 NVDIMM Block Data Window Region Structure: 40 bytes. */
+struct acpi_nfit_bdw {
+	struct nfit_sub_header h;
+	u16 region_index;
+	u16 windows;
+	u64 offset;
+	u64 size;
+	u64 capacity;
+	u64 start_address;
+} __packed;
+
+#define NFIT_BDW_LEN 40
+
+/* §5.2.25.8 Flush Hint Address Structure: 16 bytes + 8 per hint. */
+struct acpi_nfit_flush {
+	struct nfit_sub_header h;
+	u32 device_handle;
+	u16 hint_count;
+	u8 reserved[6];
+	/* u64 hint_address[hint_count] follows */
+} __packed;
+
+#define NFIT_FLUSH_LEN 16
+
+/* §5.2.25.9 Platform Capabilities Structure: 16 bytes (ACPI 6.2+). */
+struct acpi_nfit_caps {
+	struct nfit_sub_header h;
+	u8 highest_capability;
+	u8 reserved[3];
+	u32 capabilities;
+	u32 reserved2;
+} __packed;
+
+#define NFIT_CAPS_LEN 16
+#define NFIT_CAP_CACHE_FLUSH (1 << 0)	/* CPU caches are in the persistence domain */
+#define NFIT_CAP_MEM_FLUSH (1 << 1)	/* the memory controller is (ADR) */
+#define NFIT_CAP_MEM_MIRRORING (1 << 2)
+
+/* The Address Range Type GUIDs of §5.2.25.2 table 5.133 (FACTS §3.5). */
+enum nfit_spa_type {
+	NFIT_SPA_VOLATILE,
+	NFIT_SPA_PM,
+	NFIT_SPA_DCR,
+	NFIT_SPA_BDW,
+	NFIT_SPA_VDISK,
+	NFIT_SPA_VCD,
+	NFIT_SPA_PDISK,
+	NFIT_SPA_PCD,
+	NFIT_SPA_UNKNOWN,
+};
+
+/* Fixed capacities of the parsed table: more entries are dropped with a message. */
+#define NFIT_MAX_SPA 32
+#define NFIT_MAX_MEMDEV 64
+#define NFIT_MAX_IDT 16
+#define NFIT_MAX_IDT_LINES 32
+#define NFIT_MAX_SMBIOS 8
+#define NFIT_MAX_DCR 64
+#define NFIT_MAX_BDW 32
+#define NFIT_MAX_FLUSH 64
+#define NFIT_MAX_FLUSH_HINTS 16
+
+/* Parsed forms: the table's fields, host-endian, plus where each came from. */
+struct nfit_spa {
+	u32 offset;		/* of the subtable in the NFIT */
+	u16 range_index;
+	u16 flags;
+	u32 proximity_domain;
+	u8 range_guid[16];
+	enum nfit_spa_type type;
+	u64 address;
+	u64 length;
+	u64 memory_mapping;
+	bool has_cookie;
+	u64 location_cookie;
+};
+
+struct nfit_memdev {
+	u32 offset;
+	u32 device_handle;
+	u16 physical_id;
+	u16 region_id;
+	u16 range_index;
+	u16 region_index;
+	u64 region_size;
+	u64 region_offset;
+	u64 address;
+	u16 interleave_index;
+	u16 interleave_ways;
+	u16 flags;
+};
+
+struct nfit_idt {
+	u32 offset;
+	u16 interleave_index;
+	u32 line_count;		/* as the table says; line_offset keeps the first ones */
+	u32 line_size;
+	u32 line_offset[NFIT_MAX_IDT_LINES];
+};
+
+struct nfit_smbios {
+	u32 offset;
+	u32 data_offset;	/* of the SMBIOS data in the NFIT */
+	u32 data_length;
+};
+
+struct nfit_dcr {
+	u32 offset;
+	u16 length;		/* 80, or 32 for the short form */
+	u16 region_index;
+	u16 vendor_id;
+	u16 device_id;
+	u16 revision_id;
+	u16 subsystem_vendor_id;
+	u16 subsystem_device_id;
+	u16 subsystem_revision_id;
+	u8 valid_fields;
+	u8 manufacturing_location;
+	u16 manufacturing_date;
+	u32 serial_number;
+	u16 code;
+	u16 windows;
+	u64 window_size;
+	u64 command_offset;
+	u64 command_size;
+	u64 status_offset;
+	u64 status_size;
+	u16 flags;
+};
+
+struct nfit_bdw {
+	u32 offset;
+	u16 region_index;
+	u16 windows;
+	u64 window_offset;
+	u64 size;
+	u64 capacity;
+	u64 start_address;
+};
+
+struct nfit_flush {
+	u32 offset;
+	u32 device_handle;
+	u16 hint_count;		/* as the table says; hint keeps the first ones */
+	u64 hint[NFIT_MAX_FLUSH_HINTS];
+};
+
+struct nfit_caps {
+	bool present;
+	u8 highest_capability;
+	u32 raw;		/* as in the table */
+	u32 capabilities;	/* masked to the bits at or below highest_capability */
+};
+
+struct nfit_table {
+	u32 length;		/* bytes parsed: min(header length, buffer) */
+	u8 revision;
+	char oem_id[7];
+	char oem_table_id[9];
+	u32 nr_spa, nr_memdev, nr_idt, nr_smbios, nr_dcr, nr_bdw, nr_flush;
+	u32 nr_unknown;		/* subtables of types > 7, skipped by length */
+	u32 nr_dropped;		/* valid subtables dropped because an array was full */
+	bool truncated;		/* the walk stopped before the end */
+	struct nfit_spa spa[NFIT_MAX_SPA];
+	struct nfit_memdev memdev[NFIT_MAX_MEMDEV];
+	struct nfit_idt idt[NFIT_MAX_IDT];
+	struct nfit_smbios smbios[NFIT_MAX_SMBIOS];
+	struct nfit_dcr dcr[NFIT_MAX_DCR];
+	struct nfit_bdw bdw[NFIT_MAX_BDW];
+	struct nfit_flush flush[NFIT_MAX_FLUSH];
+	struct nfit_caps caps;
+};
+
+/*
+ * Parse an NFIT of `len` bytes (header included) into *out (zeroed first).
+ * The walk uses min(header length, len). Each problem prints one line
+ * naming the table offset. Returns:
+ *   0        everything parsed;
+ *  -ENODEV   not an NFIT (signature) or shorter than its 40-byte header:
+ *            nothing parsed;
+ *  -EINVAL   a subtable with length 0, below its type's minimum or running
+ *            past the end stopped the walk (out->truncated); everything
+ *            before it is kept;
+ *  -ENOSPC   an array was full: out->nr_dropped valid subtables dropped,
+ *            the rest parsed.
+ * -EINVAL wins over -ENOSPC when both happen.
+ */
+int nfit_parse(const void *table, size_t len, struct nfit_table *out);
+
+/* The range type for a GUID in table byte order (FACTS §3.5). */
+enum nfit_spa_type nfit_spa_type_from_guid(const u8 guid[16]);
+const char *nfit_spa_type_name(enum nfit_spa_type type);
+
+/*
+ * The persistence domain the platform capabilities give (Linux's rule:
+ * CPU-cache flush wins, then memory-controller flush; none -> unknown).
+ */
+enum nd_persistence nfit_caps_persistence(const struct nfit_caps *caps);
+
+/* Find the parsed SPA / DCR with a given index, or NULL. */
+const struct nfit_spa *nfit_find_spa(const struct nfit_table *t, u16 range_index);
+const struct nfit_dcr *nfit_find_dcr(const struct nfit_table *t, u16 region_index);
+
+/*
+ * Turn a parsed NFIT into nvdimm objects on `bus`: one DIMM per device
+ * handle (nmemN in handle order), one region per persistent-memory SPA
+ * range with its mappings, flush hints, read-only flag (a mapped DIMM not
+ * armed), NUMA node (proximity domain) and persistence domain (platform
+ * capabilities). Bad cross references and overlapping ranges print a line
+ * and are skipped. Returns the number of regions registered.
+ */
+int nfit_register(const struct nfit_table *t, struct nd_bus *bus);
+
+#endif

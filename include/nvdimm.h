@@ -1,0 +1,241 @@
+/*
+ * The nvdimm core (nvdimm/), Linux's libnvdimm in miniature: buses (one per
+ * provider: "nfit", "e820"), DIMMs (nmemN), regions (regionN, one per
+ * persistent-memory range) and one label-less namespace_io per region
+ * (namespaceN.0, block device pmemN). Providers register DIMMs and regions;
+ * nd_regions_publish() then numbers the regions in address order, creates
+ * their namespaces and prints one line per region. Everything lives in
+ * fixed arrays: no heap, pointers stay valid until nd_reset().
+ */
+#ifndef PMEMK_NVDIMM_H
+#define PMEMK_NVDIMM_H
+
+#include "types.h"
+
+#define ND_MAX_BUSES 8
+#define ND_MAX_DIMMS 64
+#define ND_MAX_REGIONS 64
+#define ND_MAX_MAPPINGS 16	/* DIMMs interleaved in one region */
+#define ND_MAX_FLUSH_HINTS 16
+
+/* Linux's default region alignment (MEMREMAP_COMPAT_ALIGN_MAX). */
+#define ND_REGION_ALIGN (16 * MiB)
+
+struct nd_bus {
+	int id;			/* ndbusN */
+	char name[16];
+	const char *provider;	/* "nfit" or "e820" */
+};
+
+/* What survives a power loss without software help (ndctl's words). */
+enum nd_persistence {
+	ND_PERSIST_UNKNOWN,	/* "unknown": no platform capabilities */
+	ND_PERSIST_MEMCTRL,	/* "memory_controller": ADR, flush the CPU caches */
+	ND_PERSIST_CACHE,	/* "cpu_cache": eADR, stores are enough */
+};
+
+/* One DIMM (Linux's struct nvdimm): identity from the NFIT memdev and DCR. */
+struct nvdimm {
+	int id;			/* nmemN */
+	char name[16];
+	struct nd_bus *bus;
+	u32 handle;		/* NFIT device handle (_ADR) */
+	u16 phys_id;		/* SMBIOS type-17 handle */
+	bool has_dcr;		/* the fields below come from a control region */
+	u16 vendor_id, device_id, revision_id;
+	u16 subsystem_vendor_id, subsystem_device_id, subsystem_revision_id;
+	u8 valid_fields, manufacturing_location;
+	u16 manufacturing_date;
+	u32 serial;
+	u16 format_code;
+	char unique_id[24];	/* Linux's "vvvv-ssssssss" (empty without a DCR) */
+	u16 flags;		/* NFIT_MEM_* of all its memdevs, or'ed */
+	u32 nr_flush_hints;
+	u64 flush_hint[ND_MAX_FLUSH_HINTS];
+};
+
+/* A DIMM's share of a region: DPA range and interleave position. */
+struct nd_mapping {
+	struct nvdimm *nvdimm;
+	u64 start;		/* DIMM physical address */
+	u64 size;
+	int position;
+};
+
+struct nd_json;
+struct nd_namespace_io;
+
+/* What a device claiming a namespace (pfn, later btt) tells `list`. */
+struct nd_claim_ops {
+	const char *name;	/* "pfn" */
+	/* Write the namespace's fields after "dev" (else the raw ones are shown). */
+	void (*list_json)(const struct nd_namespace_io *ns, struct nd_json *j);
+};
+
+/* A label-less namespace covering its whole region (Linux's nd_namespace_io). */
+struct nd_namespace_io {
+	char name[24];		/* namespaceN.0 */
+	char blockdev[16];	/* pmemN */
+	struct nd_region *region;
+	u64 start;		/* physical */
+	u64 size;
+	u32 sector_size;
+	void *claim;		/* the device that owns it, NULL when raw */
+	const struct nd_claim_ops *claim_ops;
+};
+
+/* What a provider describes; nd_region_create() copies it. */
+struct nd_region_desc {
+	u64 start;
+	u64 size;
+	int numa_node;		/* -1: unknown */
+	int target_node;
+	enum nd_persistence persistence;
+	bool ro;
+	u16 range_index;	/* the NFIT SPA range index, 0 otherwise */
+	u32 nr_mappings;
+	struct nd_mapping mapping[ND_MAX_MAPPINGS];
+};
+
+struct nd_region {
+	int id;			/* regionN; -1 until published */
+	char name[16];
+	struct nd_bus *bus;
+	u64 start;
+	u64 size;
+	u64 align;
+	int numa_node;
+	int target_node;
+	enum nd_persistence persistence;
+	bool ro;
+	u16 range_index;
+	u32 nr_mappings;
+	struct nd_mapping mapping[ND_MAX_MAPPINGS];
+	struct nd_namespace_io ns;	/* valid once published */
+};
+
+/* nvdimm/bus.c */
+
+/* A new bus for `provider` (a string that outlives it). NULL when full (printed). */
+struct nd_bus *nd_bus_register(const char *provider);
+
+/*
+ * Register a DIMM described by *desc on `bus` (copied; id, name and bus are
+ * filled in). Names follow registration order: providers register in handle
+ * order. NULL when full (printed).
+ */
+struct nvdimm *nvdimm_create(struct nd_bus *bus, const struct nvdimm *desc);
+
+u32 nd_bus_count(void);
+struct nd_bus *nd_bus_get(u32 i);
+u32 nvdimm_count(void);
+struct nvdimm *nvdimm_get(u32 i);
+struct nvdimm *nvdimm_find(const char *name);
+
+/* Forget every bus, DIMM, region and namespace (host tests, fuzzer). */
+void nd_reset(void);
+/* The regions' part of nd_reset() (nvdimm/region.c). */
+void nd_regions_reset(void);
+
+/*
+ * Discovery at boot, after acpi_init(): the NFIT provider registers what
+ * the firmware describes, then the e820 provider whatever pmem the NFIT
+ * does not cover; then the regions are published.
+ */
+void nvdimm_init(void);
+
+/* nvdimm/region.c */
+
+/*
+ * Register a region. Returns 0 and *out (may be NULL), or -EINVAL for an
+ * empty, wrapping or unaligned-to-nothing range or too many mappings,
+ * -EBUSY when it overlaps a registered region, -ENOSPC when full. Each
+ * failure prints one line naming the range.
+ */
+int nd_region_create(struct nd_bus *bus, const struct nd_region_desc *desc,
+		     struct nd_region **out);
+
+/* The registered region overlapping [start, start+size), or NULL. */
+struct nd_region *nd_region_overlapping(u64 start, u64 size);
+
+/*
+ * Number the unpublished regions regionN in address order (after the
+ * published ones), give each its namespace_io and print one line per
+ * region. Idempotent.
+ */
+void nd_regions_publish(void);
+
+/* Published regions in id order (= address order); NULL past the end. */
+u32 nd_region_count(void);
+struct nd_region *nd_region_get(u32 i);
+struct nd_region *nd_region_find(const char *name);
+
+/* Linux's default_align(): 16 MiB (4 KiB below that size), times mappings if needed. */
+u64 nd_region_default_align(u64 size, u32 nr_mappings);
+
+const char *nd_persistence_name(enum nd_persistence p);
+
+/* nvdimm/namespace.c */
+
+/* Give a just-published region its namespace_io covering it whole. */
+void nd_namespace_io_init(struct nd_region *region);
+
+/* Namespaces in region order: first with NULL, NULL past the last. */
+struct nd_namespace_io *nd_namespace_next(struct nd_namespace_io *prev);
+#define for_each_nd_namespace(ns) \
+	for (struct nd_namespace_io *ns = nd_namespace_next(NULL); ns; ns = nd_namespace_next(ns))
+
+/* By name ("namespace0.0") or block device ("pmem0"); NULL if none. */
+struct nd_namespace_io *nd_namespace_find(const char *name);
+
+/*
+ * Claim a namespace for `owner` (one owner at a time). -EBUSY if another
+ * owner has it, -EROFS if its region is read-only and `write` is set.
+ */
+int nd_namespace_claim(struct nd_namespace_io *ns, void *owner,
+		       const struct nd_claim_ops *ops, bool write);
+/* Release a claim; -EINVAL if `owner` does not hold it. */
+int nd_namespace_release(struct nd_namespace_io *ns, void *owner);
+
+/* nvdimm/list.c: ndctl-style JSON (pretty printed like json-c, as ndctl does). */
+
+struct nd_json {
+	int depth;
+	bool first;		/* nothing printed yet at this depth */
+};
+
+void nd_json_open(struct nd_json *j, const char *key, char bracket);
+void nd_json_close(struct nd_json *j, char bracket);
+void nd_json_str(struct nd_json *j, const char *key, const char *val);
+void nd_json_u64(struct nd_json *j, const char *key, u64 val);
+void nd_json_int(struct nd_json *j, const char *key, long long val);
+void nd_json_bool(struct nd_json *j, const char *key, bool val);
+
+#define ND_LIST_DIMMS (1 << 0)
+#define ND_LIST_REGIONS (1 << 1)
+#define ND_LIST_NAMESPACES (1 << 2)
+
+/*
+ * Print what `ndctl list` prints for `what` (ND_LIST_*), optionally only
+ * for one region or DIMM (NULL: all). Nothing is printed when nothing
+ * matches, as ndctl does.
+ */
+void nd_list(unsigned int what, const char *region, const char *dimm);
+
+/* The `list` shell command: list [-D] [-R] [-N] [-v] [-r regionN] [-d nmemN]. */
+int nd_list_cmd(int argc, char **argv);
+
+/* Providers (drivers/acpi_nfit/). */
+
+/* Parse every NFIT acpi_init() found and register its bus. Returns regions added. */
+int nfit_probe(void);
+
+struct e820_table;
+/*
+ * Register an "e820" region for each pmem (type 7/12) range of *t that no
+ * registered region covers. A range partly covered is refused with a
+ * message. Returns the number of regions added.
+ */
+int e820_pmem_register(const struct e820_table *t);
+
+#endif

@@ -1,0 +1,121 @@
+/*
+ * nvdimm buses and DIMMs (Linux's nvdimm_bus and nvdimm): a bus per
+ * provider, DIMMs named nmemN in registration order; and nvdimm_init(),
+ * which asks the providers for their regions and publishes them.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "e820.h"
+#include "nfit.h"
+#include "nvdimm.h"
+#include "printk.h"
+
+static struct nd_bus buses[ND_MAX_BUSES];
+static u32 nr_buses;
+static struct nvdimm dimms[ND_MAX_DIMMS];
+static u32 nr_dimms;
+
+struct nd_bus *nd_bus_register(const char *provider)
+{
+	if (nr_buses >= ND_MAX_BUSES) {
+		pr_err("nvdimm: more than %d buses, %s bus not registered\n", ND_MAX_BUSES,
+		       provider);
+		return NULL;
+	}
+	struct nd_bus *bus = &buses[nr_buses];
+	bus->id = (int)nr_buses++;
+	bus->provider = provider;
+	snprintf(bus->name, sizeof(bus->name), "ndbus%d", bus->id);
+	return bus;
+}
+
+/* Linux's names for the NFIT state flags (the nfit "flags" attribute). */
+static void print_flags(char *buf, size_t size, u16 flags)
+{
+	static const char *const names[] = { "save_fail", "restore_fail", "flush_fail",
+					     "not_armed", "smart_event", "smart_notify",
+					     "map_fail" };
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(names) && len < size; i++)
+		if (flags & (1U << i))
+			len += (size_t)snprintf(buf + len, size - len, ", %s", names[i]);
+}
+
+static void print_dimm(const struct nvdimm *d)
+{
+	char flags[96], hints[64] = "";
+
+	print_flags(flags, sizeof(flags), d->flags);
+	if (d->nr_flush_hints)
+		snprintf(hints, sizeof(hints), ", %u flush hint%s at %#llx%s", d->nr_flush_hints,
+			 d->nr_flush_hints > 1 ? "s" : "", (unsigned long long)d->flush_hint[0],
+			 d->nr_flush_hints > 1 ? ".." : "");
+	pr_info("nvdimm %s: %s handle %#x, phys_id %#x%s%s%s%s\n", d->name, d->bus->name,
+		d->handle, d->phys_id, d->has_dcr ? ", id " : "", d->unique_id, flags, hints);
+}
+
+struct nvdimm *nvdimm_create(struct nd_bus *bus, const struct nvdimm *desc)
+{
+	if (nr_dimms >= ND_MAX_DIMMS) {
+		pr_err("nvdimm: more than %d DIMMs, handle %#x on %s not registered\n",
+		       ND_MAX_DIMMS, desc->handle, bus->name);
+		return NULL;
+	}
+	struct nvdimm *d = &dimms[nr_dimms];
+	*d = *desc;
+	d->id = (int)nr_dimms++;
+	d->bus = bus;
+	snprintf(d->name, sizeof(d->name), "nmem%d", d->id);
+	print_dimm(d);
+	return d;
+}
+
+u32 nd_bus_count(void)
+{
+	return nr_buses;
+}
+
+struct nd_bus *nd_bus_get(u32 i)
+{
+	return i < nr_buses ? &buses[i] : NULL;
+}
+
+u32 nvdimm_count(void)
+{
+	return nr_dimms;
+}
+
+struct nvdimm *nvdimm_get(u32 i)
+{
+	return i < nr_dimms ? &dimms[i] : NULL;
+}
+
+struct nvdimm *nvdimm_find(const char *name)
+{
+	for (u32 i = 0; i < nr_dimms; i++)
+		if (strcmp(dimms[i].name, name) == 0)
+			return &dimms[i];
+	return NULL;
+}
+
+void nd_reset(void)
+{
+	nd_regions_reset();
+	memset(dimms, 0, sizeof(dimms));
+	memset(buses, 0, sizeof(buses));
+	nr_dimms = 0;
+	nr_buses = 0;
+}
+
+void nvdimm_init(void)
+{
+	/* The NFIT first: it owns the ranges it describes; e820 adds the rest. */
+	nfit_probe();
+	e820_pmem_register(&e820_table);
+	nd_regions_publish();
+	if (!nd_region_count())
+		pr_info("nvdimm: no persistent memory found (no NFIT range, no e820 type 7/12)\n");
+}

@@ -1,0 +1,379 @@
+/*
+ * `list`: what `ndctl list` prints, with its field names and its shapes
+ * (ndctl/json.c, ndctl/list.c): one category is a bare array, several are
+ * an object of arrays, namespaces nest in their regions with -R, mappings
+ * appear with -D, -B groups everything by bus. Pretty printed the way
+ * json-c does it for ndctl, so output can be diffed against Linux's.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "nfit.h"
+#include "nvdimm.h"
+#include "printk.h"
+#include "shell.h"
+
+/* One value: comma and newline after the previous one, indent, key. */
+static void item(struct nd_json *j, const char *key)
+{
+	if (j->depth || !j->first)
+		kprintf("%s\n%*s", j->first ? "" : ",", 2 * j->depth, "");
+	if (key)
+		kprintf("\"%s\":", key);
+	j->first = false;
+}
+
+void nd_json_open(struct nd_json *j, const char *key, char bracket)
+{
+	item(j, key);
+	kprintf("%c", bracket);
+	j->depth++;
+	j->first = true;
+}
+
+void nd_json_close(struct nd_json *j, char bracket)
+{
+	j->depth--;
+	kprintf("\n%*s%c", 2 * j->depth, "", bracket);
+	j->first = false;
+	if (!j->depth)
+		kprintf("\n");
+}
+
+void nd_json_str(struct nd_json *j, const char *key, const char *val)
+{
+	item(j, key);
+	kprintf("\"%s\"", val);
+}
+
+void nd_json_u64(struct nd_json *j, const char *key, u64 val)
+{
+	item(j, key);
+	kprintf("%llu", (unsigned long long)val);
+}
+
+void nd_json_int(struct nd_json *j, const char *key, long long val)
+{
+	item(j, key);
+	kprintf("%lld", val);
+}
+
+void nd_json_bool(struct nd_json *j, const char *key, bool val)
+{
+	item(j, key);
+	kprintf("%s", val ? "true" : "false");
+}
+
+struct list_opts {
+	unsigned int what;	/* ND_LIST_* */
+	const char *region;	/* filter: "regionN" or "N"; NULL: all */
+	const char *dimm;	/* filter: "nmemN" or "N" */
+	const struct nd_bus *bus;	/* with -B: the bus being printed */
+};
+
+/* ndctl's filters accept the device name or its number. */
+static bool name_matches(const char *filter, const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return !filter || strcmp(filter, name) == 0 ||
+	       (strncmp(name, prefix, n) == 0 && strcmp(filter, name + n) == 0);
+}
+
+static bool dimm_wanted(const struct nvdimm *d, const struct list_opts *o)
+{
+	return (!o->bus || d->bus == o->bus) && name_matches(o->dimm, d->name, "nmem");
+}
+
+static bool region_wanted(const struct nd_region *r, const struct list_opts *o)
+{
+	if ((o->bus && r->bus != o->bus) || !name_matches(o->region, r->name, "region"))
+		return false;
+	if (!o->dimm)
+		return true;
+	for (u32 i = 0; i < r->nr_mappings; i++)
+		if (dimm_wanted(r->mapping[i].nvdimm, o))
+			return true;
+	return false;
+}
+
+/* ndctl's dimm flags: from the NFIT state flags, by Linux's sysfs names. */
+static void dimm_json(struct nd_json *j, const struct nvdimm *d)
+{
+	static const struct {
+		u16 bit;
+		const char *key;
+	} flags[] = {
+		{ NFIT_MEM_MAP_FAILED, "flag_failed_map" },
+		{ NFIT_MEM_SAVE_FAILED, "flag_failed_save" },
+		{ NFIT_MEM_NOT_ARMED, "flag_failed_arm" },
+		{ NFIT_MEM_RESTORE_FAILED, "flag_failed_restore" },
+		{ NFIT_MEM_FLUSH_FAILED, "flag_failed_flush" },
+		{ NFIT_MEM_HEALTH_OBSERVED, "flag_smart_event" },
+	};
+
+	nd_json_open(j, NULL, '{');
+	nd_json_str(j, "dev", d->name);
+	if (d->has_dcr)
+		nd_json_str(j, "id", d->unique_id);
+	nd_json_u64(j, "handle", d->handle);
+	nd_json_u64(j, "phys_id", d->phys_id);
+	for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
+		if (d->flags & flags[i].bit)
+			nd_json_bool(j, flags[i].key, true);
+	nd_json_close(j, '}');
+}
+
+static void node_json(struct nd_json *j, int numa_node, int target_node)
+{
+	if (numa_node >= 0)
+		nd_json_int(j, "numa_node", numa_node);
+	if (target_node >= 0)
+		nd_json_int(j, "target_node", target_node);
+}
+
+static void namespace_json(struct nd_json *j, const struct nd_namespace_io *ns)
+{
+	nd_json_open(j, NULL, '{');
+	nd_json_str(j, "dev", ns->name);
+	if (ns->claim_ops && ns->claim_ops->list_json) {
+		ns->claim_ops->list_json(ns, j);
+	} else {
+		nd_json_str(j, "mode", "raw");
+		nd_json_u64(j, "size", ns->size);
+		nd_json_u64(j, "sector_size", ns->sector_size);
+		nd_json_str(j, "blockdev", ns->blockdev);
+		node_json(j, ns->region->numa_node, ns->region->target_node);
+	}
+	nd_json_close(j, '}');
+}
+
+static void mappings_json(struct nd_json *j, const struct nd_region *r,
+			  const struct list_opts *o)
+{
+	bool open = false;
+
+	for (u32 i = 0; i < r->nr_mappings; i++) {
+		const struct nd_mapping *m = &r->mapping[i];
+		if (!dimm_wanted(m->nvdimm, o))
+			continue;
+		if (!open)
+			nd_json_open(j, "mappings", '[');
+		open = true;
+		nd_json_open(j, NULL, '{');
+		nd_json_str(j, "dimm", m->nvdimm->name);
+		nd_json_u64(j, "offset", m->start);
+		nd_json_u64(j, "length", m->size);
+		nd_json_int(j, "position", m->position);
+		nd_json_close(j, '}');
+	}
+	if (open)
+		nd_json_close(j, ']');
+}
+
+static void region_json(struct nd_json *j, const struct nd_region *r, const struct list_opts *o)
+{
+	nd_json_open(j, NULL, '{');
+	nd_json_str(j, "dev", r->name);
+	nd_json_u64(j, "size", r->size);
+	nd_json_u64(j, "align", r->align);
+	/* Label-less: the namespace_io takes everything, nothing is left to allocate. */
+	nd_json_u64(j, "available_size", 0);
+	nd_json_u64(j, "max_available_extent", 0);
+	nd_json_str(j, "type", "pmem");
+	node_json(j, r->numa_node, r->target_node);
+	if (o->what & ND_LIST_DIMMS)
+		mappings_json(j, r, o);
+	nd_json_str(j, "persistence_domain", nd_persistence_name(r->persistence));
+	if (o->what & ND_LIST_NAMESPACES) {
+		nd_json_open(j, "namespaces", '[');
+		namespace_json(j, &r->ns);
+		nd_json_close(j, ']');
+	}
+	nd_json_close(j, '}');
+}
+
+static u32 count_dimms(const struct list_opts *o)
+{
+	u32 n = 0;
+
+	if (o->what & ND_LIST_DIMMS)
+		for (u32 i = 0; i < nvdimm_count(); i++)
+			n += dimm_wanted(nvdimm_get(i), o);
+	return n;
+}
+
+/* Regions shown (with -R) or regions whose namespace is shown (-N alone). */
+static u32 count_regions(const struct list_opts *o, unsigned int flag)
+{
+	u32 n = 0;
+
+	if (o->what & flag)
+		for (u32 i = 0; i < nd_region_count(); i++)
+			n += region_wanted(nd_region_get(i), o);
+	return n;
+}
+
+static void dimms_json(struct nd_json *j, const char *key, const struct list_opts *o)
+{
+	nd_json_open(j, key, '[');
+	for (u32 i = 0; i < nvdimm_count(); i++)
+		if (dimm_wanted(nvdimm_get(i), o))
+			dimm_json(j, nvdimm_get(i));
+	nd_json_close(j, ']');
+}
+
+static void regions_json(struct nd_json *j, const char *key, const struct list_opts *o)
+{
+	nd_json_open(j, key, '[');
+	for (u32 i = 0; i < nd_region_count(); i++)
+		if (region_wanted(nd_region_get(i), o))
+			region_json(j, nd_region_get(i), o);
+	nd_json_close(j, ']');
+}
+
+static void namespaces_json(struct nd_json *j, const char *key, const struct list_opts *o)
+{
+	nd_json_open(j, key, '[');
+	for (u32 i = 0; i < nd_region_count(); i++)
+		if (region_wanted(nd_region_get(i), o))
+			namespace_json(j, &nd_region_get(i)->ns);
+	nd_json_close(j, ']');
+}
+
+/* dimms, regions, top-level namespaces: keyed when `keyed`, else a bare array. */
+static void categories_json(struct nd_json *j, const struct list_opts *o, bool keyed)
+{
+	unsigned int ns_top = (o->what & ND_LIST_REGIONS) ? 0 : ND_LIST_NAMESPACES;
+
+	if (count_dimms(o))
+		dimms_json(j, keyed ? "dimms" : NULL, o);
+	if (count_regions(o, ND_LIST_REGIONS))
+		regions_json(j, keyed ? "regions" : NULL, o);
+	if (count_regions(o, ns_top))
+		namespaces_json(j, keyed ? "namespaces" : NULL, o);
+}
+
+static void buses_json(struct nd_json *j, struct list_opts *o)
+{
+	nd_json_open(j, NULL, '[');
+	for (u32 i = 0; i < nd_bus_count(); i++) {
+		o->bus = nd_bus_get(i);
+		nd_json_open(j, NULL, '{');
+		nd_json_str(j, "provider", o->bus->provider);
+		nd_json_str(j, "dev", o->bus->name);
+		categories_json(j, o, true);
+		nd_json_close(j, '}');
+	}
+	nd_json_close(j, ']');
+	o->bus = NULL;
+}
+
+static void list_opts(struct list_opts *o, bool buses)
+{
+	struct nd_json j = { .first = true };
+	unsigned int ns_top = (o->what & ND_LIST_REGIONS) ? 0 : ND_LIST_NAMESPACES;
+	int kinds;
+
+	if (buses) {
+		if (nd_bus_count())
+			buses_json(&j, o);
+		return;
+	}
+	kinds = (count_dimms(o) > 0) + (count_regions(o, ND_LIST_REGIONS) > 0) +
+		(count_regions(o, ns_top) > 0);
+	if (kinds > 1) {
+		nd_json_open(&j, NULL, '{');
+		categories_json(&j, o, true);
+		nd_json_close(&j, '}');
+	} else if (kinds == 1) {
+		categories_json(&j, o, false);
+	}
+}
+
+void nd_list(unsigned int what, const char *region, const char *dimm)
+{
+	struct list_opts o = { .what = what, .region = region, .dimm = dimm };
+
+	list_opts(&o, false);
+}
+
+#define LIST_USAGE "list [-B] [-D] [-R] [-N] [-v] [-r region] [-d dimm]"
+
+/* One short flag of a cluster like -RND; -1 if unknown. */
+static int short_flag(char c, unsigned int *what, bool *buses)
+{
+	switch (c) {
+	case 'D': *what |= ND_LIST_DIMMS; return 0;
+	case 'R': *what |= ND_LIST_REGIONS; return 0;
+	case 'N': *what |= ND_LIST_NAMESPACES; return 0;
+	case 'B': *buses = true; return 0;
+	case 'v': case 'u': case 'i': return 0;	/* always verbose; sizes in bytes */
+	default: return -1;
+	}
+}
+
+static int long_flag(const char *a, unsigned int *what, bool *buses)
+{
+	static const struct {
+		const char *name;
+		char c;
+	} longs[] = { { "--dimms", 'D' }, { "--regions", 'R' }, { "--namespaces", 'N' },
+		      { "--buses", 'B' }, { "--verbose", 'v' } };
+
+	for (size_t i = 0; i < ARRAY_SIZE(longs); i++)
+		if (strcmp(a, longs[i].name) == 0)
+			return short_flag(longs[i].c, what, buses);
+	return -1;
+}
+
+static int parse_args(int argc, char **argv, struct list_opts *o, bool *buses)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char **filter = NULL;
+		if (!strcmp(a, "-r") || !strcmp(a, "--region"))
+			filter = &o->region;
+		else if (!strcmp(a, "-d") || !strcmp(a, "--dimm"))
+			filter = &o->dimm;
+		if (filter) {
+			if (++i >= argc)
+				goto bad;
+			*filter = argv[i];
+			continue;
+		}
+		if (a[0] == '-' && a[1] == '-') {
+			if (long_flag(a, &o->what, buses))
+				goto bad;
+			continue;
+		}
+		if (a[0] != '-' || !a[1])
+			goto bad;
+		for (const char *c = a + 1; *c; c++)
+			if (short_flag(*c, &o->what, buses))
+				goto bad;
+	}
+	return 0;
+bad:
+	kprintf("list: bad argument '%s'; usage: %s\n", i < argc ? argv[i] : argv[argc - 1],
+		LIST_USAGE);
+	return -EINVAL;
+}
+
+int nd_list_cmd(int argc, char **argv)
+{
+	struct list_opts o = { 0 };
+	bool buses = false;
+
+	if (parse_args(argc, argv, &o, &buses))
+		return -EINVAL;
+	/* ndctl's default is namespaces only; ours shows everything. */
+	if (!(o.what & (ND_LIST_DIMMS | ND_LIST_REGIONS | ND_LIST_NAMESPACES)))
+		o.what = ND_LIST_DIMMS | ND_LIST_REGIONS | ND_LIST_NAMESPACES;
+	list_opts(&o, buses);
+	return 0;
+}
+SHELL_COMMAND("list", nd_list_cmd, LIST_USAGE,
+	      "nvdimm dimms (-D), regions (-R), namespaces (-N) as ndctl list JSON");

@@ -1,0 +1,188 @@
+/*
+ * nvdimm regions (Linux's nd_region): one per persistent-memory range a
+ * provider describes. Registration refuses empty and overlapping ranges;
+ * publishing numbers the regions regionN in address order (stable whatever
+ * order the firmware lists them in), gives each its namespace_io and prints
+ * one line per region.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nvdimm.h"
+#include "printk.h"
+
+static struct nd_region regions[ND_MAX_REGIONS];
+static u32 nr_regions;
+static struct nd_region *published[ND_MAX_REGIONS];	/* in id order */
+static u32 nr_published;
+
+const char *nd_persistence_name(enum nd_persistence p)
+{
+	switch (p) {
+	case ND_PERSIST_CACHE:		return "cpu_cache";
+	case ND_PERSIST_MEMCTRL:	return "memory_controller";
+	default:			return "unknown";
+	}
+}
+
+/*
+ * Linux's default_align() (drivers/nvdimm/region_devs.c): the largest
+ * memremap compatibility alignment, a page for tiny regions, and a
+ * multiple of the interleave ways so each DIMM's share stays aligned.
+ */
+u64 nd_region_default_align(u64 size, u32 nr_mappings)
+{
+	u64 align = size < ND_REGION_ALIGN ? PAGE_SIZE : ND_REGION_ALIGN;
+	u32 ways = MAX(nr_mappings, 1U);
+
+	if (align % ways)
+		align *= ways;
+	return align;
+}
+
+struct nd_region *nd_region_overlapping(u64 start, u64 size)
+{
+	for (u32 i = 0; i < nr_regions; i++) {
+		struct nd_region *r = &regions[i];
+		if (start < r->start + r->size && r->start < start + size)
+			return r;
+	}
+	return NULL;
+}
+
+static int check_desc(const struct nd_bus *bus, const struct nd_region_desc *d)
+{
+	if (d->size == 0 || d->start + d->size < d->start || d->start + d->size == 0) {
+		pr_warn("nd_region: %s range %#llx+%#llx is empty or wraps, rejected\n",
+			bus->provider, (unsigned long long)d->start, (unsigned long long)d->size);
+		return -EINVAL;
+	}
+	if (d->nr_mappings > ND_MAX_MAPPINGS) {
+		pr_warn("nd_region: %s [mem %#llx-%#llx]: %u mappings, at most %d, rejected\n",
+			bus->provider, (unsigned long long)d->start,
+			(unsigned long long)(d->start + d->size - 1), d->nr_mappings,
+			ND_MAX_MAPPINGS);
+		return -EINVAL;
+	}
+	const struct nd_region *o = nd_region_overlapping(d->start, d->size);
+	if (o) {
+		pr_warn("nd_region: %s [mem %#llx-%#llx] overlaps %s [mem %#llx-%#llx], rejected\n",
+			bus->provider, (unsigned long long)d->start,
+			(unsigned long long)(d->start + d->size - 1), o->bus->provider,
+			(unsigned long long)o->start, (unsigned long long)(o->start + o->size - 1));
+		return -EBUSY;
+	}
+	if (nr_regions >= ND_MAX_REGIONS) {
+		pr_warn("nd_region: more than %d regions, %s [mem %#llx-%#llx] rejected\n",
+			ND_MAX_REGIONS, bus->provider, (unsigned long long)d->start,
+			(unsigned long long)(d->start + d->size - 1));
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+int nd_region_create(struct nd_bus *bus, const struct nd_region_desc *desc,
+		     struct nd_region **out)
+{
+	int err = check_desc(bus, desc);
+
+	if (err)
+		return err;
+	struct nd_region *r = &regions[nr_regions++];
+	memset(r, 0, sizeof(*r));
+	r->id = -1;
+	r->bus = bus;
+	r->start = desc->start;
+	r->size = desc->size;
+	r->align = nd_region_default_align(desc->size, desc->nr_mappings);
+	r->numa_node = desc->numa_node;
+	r->target_node = desc->target_node;
+	r->persistence = desc->persistence;
+	r->ro = desc->ro;
+	r->range_index = desc->range_index;
+	r->nr_mappings = desc->nr_mappings;
+	memcpy(r->mapping, desc->mapping, sizeof(r->mapping[0]) * desc->nr_mappings);
+	if (out)
+		*out = r;
+	return 0;
+}
+
+/* "1 dimm (handle 0x1)", "2 dimms (handles 0x1, 0x2)", "no dimms". */
+static void describe_dimms(char *buf, size_t size, const struct nd_region *r)
+{
+	size_t len;
+
+	if (!r->nr_mappings) {
+		snprintf(buf, size, "no dimms");
+		return;
+	}
+	len = (size_t)snprintf(buf, size, "%u dimm%s (handle%s", r->nr_mappings,
+			       r->nr_mappings > 1 ? "s" : "", r->nr_mappings > 1 ? "s" : "");
+	for (u32 i = 0; i < r->nr_mappings && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%#x", i ? ", " : " ",
+					r->mapping[i].nvdimm->handle);
+	if (len < size)
+		snprintf(buf + len, size - len, ")");
+}
+
+static void print_region(const struct nd_region *r)
+{
+	char dimms[256];
+
+	describe_dimms(dimms, sizeof(dimms), r);
+	pr_info("nd_region %s: [mem %#llx-%#llx] %s pmem, %s, persistence %s%s\n", r->name,
+		(unsigned long long)r->start, (unsigned long long)(r->start + r->size - 1),
+		r->bus->provider, dimms, nd_persistence_name(r->persistence),
+		r->ro ? ", read-only" : "");
+}
+
+/* The unpublished region with the lowest address, or NULL. */
+static struct nd_region *lowest_unpublished(void)
+{
+	struct nd_region *best = NULL;
+
+	for (u32 i = 0; i < nr_regions; i++)
+		if (regions[i].id < 0 && (!best || regions[i].start < best->start))
+			best = &regions[i];
+	return best;
+}
+
+void nd_regions_publish(void)
+{
+	struct nd_region *r;
+
+	while ((r = lowest_unpublished())) {
+		r->id = (int)nr_published;
+		published[nr_published++] = r;
+		snprintf(r->name, sizeof(r->name), "region%d", r->id);
+		nd_namespace_io_init(r);
+		print_region(r);
+	}
+}
+
+u32 nd_region_count(void)
+{
+	return nr_published;
+}
+
+struct nd_region *nd_region_get(u32 i)
+{
+	return i < nr_published ? published[i] : NULL;
+}
+
+struct nd_region *nd_region_find(const char *name)
+{
+	for (u32 i = 0; i < nr_published; i++)
+		if (strcmp(published[i]->name, name) == 0)
+			return published[i];
+	return NULL;
+}
+
+void nd_regions_reset(void)
+{
+	memset(regions, 0, sizeof(regions));
+	memset(published, 0, sizeof(published));
+	nr_regions = 0;
+	nr_published = 0;
+}
