@@ -118,10 +118,6 @@ bool mm_alloc_should_fail(void);
 u64 mm_alloc_pages(unsigned int order, bool zero, enum mm_stat_item item);
 void mm_free_pages(u64 pa, unsigned int order, enum mm_stat_item item);
 
-struct pgtable;
-/* Free the page-table pages under [va, va+len) that map nothing (mm/pgtable_prune.c). */
-void pgtable_prune(struct pgtable *pt, u64 va, u64 len);
-
 /* Forget every counter (host tests). */
 void mm_stats_reset(void);
 

@@ -49,7 +49,8 @@ int pgtable_init(struct pgtable *pt);
  * Map [va, va+len) to [pa, pa+len) with `prot` (PTE_WRITE, PTE_NX, ...),
  * using the largest leaves that alignment, length and max_leaf allow. All
  * three must be 4 KiB aligned. Fails with -EEXIST if any part is already
- * mapped, -ENOMEM when a table cannot be allocated (what was mapped stays).
+ * mapped, -ENOMEM when a table cannot be allocated; on failure nothing this
+ * call mapped or allocated remains (leaves unmapped, empty tables freed).
  */
 int pgtable_map(struct pgtable *pt, u64 va, u64 pa, u64 len, u64 prot);
 

@@ -160,15 +160,12 @@ static int pgmap_validate(const struct dev_pagemap *pgmap, const struct vmem_alt
 	return 0;
 }
 
-/* Also frees tables a failed direct_map_add() left empty. */
 static void pgmap_unmap_direct(struct dev_pagemap *pgmap)
 {
 	u64 start = pgmap->range.start, len = range_len(&pgmap->range);
 
-	if (pgmap->own_direct_map) {
+	if (pgmap->own_direct_map)
 		direct_map_remove(start, len);
-		pgtable_prune(&kernel_pgtable, PAGE_OFFSET + start, len);
-	}
 	pgmap->own_direct_map = false;
 }
 

@@ -66,27 +66,62 @@ static s64 map_one(struct pgtable *pt, u64 va, u64 pa, u64 len, u64 prot)
 	}
 }
 
-int pgtable_map(struct pgtable *pt, u64 va, u64 pa, u64 len, u64 prot)
-{
-	if (!IS_ALIGNED(va | pa | len, PAGE_SIZE))
-		return -EINVAL;
-	if (!pt->nx)
-		prot &= ~PTE_NX;
-	for (u64 off = 0; off < len;) {
-		s64 done = map_one(pt, va + off, pa + off, len - off, prot);
-		if (done < 0)
-			return (int)done;
-		off += (u64)done;
-	}
-	return 0;
-}
-
 static bool table_empty(const u64 *t)
 {
 	for (int i = 0; i < 512; i++)
 		if (t[i])
 			return false;
 	return true;
+}
+
+static void free_child(struct pgtable *pt, u64 *entry)
+{
+	u64 child_pa = *entry & PTE_ADDR_MASK;
+
+	*entry = 0;
+	if (pt->free_table)
+		pt->free_table(child_pa);
+	pt->nr_tables--;
+}
+
+/* Free the tables below `table` (level l entries) over [va, end) that map nothing. */
+static void prune_level(struct pgtable *pt, u64 *table, enum pg_level l, u64 va, u64 end)
+{
+	u64 size = pg_level_size(l);
+
+	for (u64 a = va, next; a < end; a = next) {
+		u64 *e = &table[index_at(a, l)];
+
+		next = MIN(end, ALIGN_DOWN(a, size) + size);
+		if (!(*e & PTE_PRESENT) || (*e & PTE_PSE) || l == PG_LEVEL_4K)
+			continue;
+		u64 *child = table_of(*e);
+		prune_level(pt, child, l - 1, a, next);
+		if (table_empty(child))
+			free_child(pt, e);
+	}
+}
+
+int pgtable_map(struct pgtable *pt, u64 va, u64 pa, u64 len, u64 prot)
+{
+	u64 off = 0;
+
+	if (!IS_ALIGNED(va | pa | len, PAGE_SIZE))
+		return -EINVAL;
+	if (!pt->nx)
+		prot &= ~PTE_NX;
+	while (off < len) {
+		s64 done = map_one(pt, va + off, pa + off, len - off, prot);
+		if (done < 0) {
+			/* All or nothing: undo this call's leaves and the tables they needed. */
+			if (off)
+				pgtable_unmap(pt, va, off);
+			prune_level(pt, phys_to_virt(pt->root), PG_LEVEL_512G, va, va + len);
+			return (int)done;
+		}
+		off += (u64)done;
+	}
+	return 0;
 }
 
 /* Clear the leaf for va below `table` at level l; free tables that empty. */
@@ -105,13 +140,8 @@ static s64 unmap_one(struct pgtable *pt, u64 *table, enum pg_level l, u64 va, u6
 	}
 	u64 *child = table_of(*entry);
 	s64 done = unmap_one(pt, child, l - 1, va, len);
-	if (done > 0 && table_empty(child)) {
-		u64 child_pa = *entry & PTE_ADDR_MASK;
-		*entry = 0;
-		if (pt->free_table)
-			pt->free_table(child_pa);
-		pt->nr_tables--;
-	}
+	if (done > 0 && table_empty(child))
+		free_child(pt, entry);
 	return done;
 }
 

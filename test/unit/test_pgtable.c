@@ -156,9 +156,27 @@ static void pgtable_reports_enomem(void **state)
 {
 	(void)state;
 	pt.alloc_table = test_alloc_table_failing;
+	u64 before = pt.nr_tables;
+
 	fail_after = 2;	/* the PDPT succeeds, the PD fails */
 	assert_int_equal(pgtable_map(&pt, DM, 0, 2 * MiB, PROT_KERNEL_RW), -ENOMEM);
 	unmapped(DM);
+	assert_int_equal(pt.nr_tables, before);	/* the empty PDPT went back */
+	assert_int_equal(tables_freed, 1);
+}
+
+/* A failure half-way through a range undoes the leaves mapped before it. */
+static void pgtable_map_is_all_or_nothing(void **state)
+{
+	(void)state;
+	u64 before = pt.nr_tables;
+
+	pt.alloc_table = test_alloc_table_failing;
+	fail_after = 4;	/* PDPT, PD, PT for the first 4 KiB leaves; the 2nd PD fails */
+	assert_int_equal(pgtable_map(&pt, DM + 1 * GiB - 8 * PAGE_SIZE, 0, 1 * GiB,
+				     PROT_KERNEL_RW), -ENOMEM);
+	unmapped(DM + 1 * GiB - 8 * PAGE_SIZE);
+	assert_int_equal(pt.nr_tables, before);
 }
 
 /* direct_map_add maps only the holes, with large leaves where they fit. */
@@ -192,6 +210,7 @@ int main(void)
 		cmocka_unit_test_setup(pgtable_unmap_frees_empty_tables, setup),
 		cmocka_unit_test_setup(pgtable_unmap_refuses_to_split_a_large_leaf, setup),
 		cmocka_unit_test_setup(pgtable_reports_enomem, setup),
+		cmocka_unit_test_setup(pgtable_map_is_all_or_nothing, setup),
 		cmocka_unit_test_setup(direct_map_add_fills_holes_only, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
