@@ -13,9 +13,11 @@
 #include "kernel.h"
 #include "ktest.h"
 #include "memblock.h"
+#include "nd_pfn.h"
 #include "nvdimm.h"
 #include "page_alloc.h"
 #include "params.h"
+#include "persist.h"
 #include "pgtable.h"
 #include "printk.h"
 #include "shell.h"
@@ -149,6 +151,10 @@ void kmain(const struct boot_info *bi)
 	/* Persistent memory: ACPI tables and the NFIT, then regions (nfit, e820). */
 	acpi_init(bi);
 	nvdimm_init();
+	/* Namespaces: bring back pfn devices from their info blocks, then pmem.create=. */
+	persist_init();
+	nd_probe_namespaces();
+	nd_apply_create_param();
 
 	if (ktest_spec) {
 		int failed = ktest_run(ktest_spec);

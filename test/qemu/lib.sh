@@ -13,7 +13,7 @@ boot() {
 	mkdir -p "$LOGDIR"
 	rm -f "$LOG"
 	local t0=$SECONDS rc=0
-	tools/run-qemu --log "$LOG.raw" --dir "build/qemu/$name" "$@" 2>"$LOG.stderr" || rc=$?
+	tools/run-qemu --log "$LOG.raw" --dir "build/qemu/$name" "$@" </dev/null 2>"$LOG.stderr" || rc=$?
 	# Serial lines end in CR LF, and GRUB clears the screen: keep plain text.
 	sed -e 's/\r$//' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$LOG.raw" >"$LOG" 2>/dev/null || true
 	echo "    boot $name: status $rc in $((SECONDS - t0))s (log $LOG)"

@@ -1,0 +1,61 @@
+/*
+ * pfn devices (Linux's nd_pfn, "fsdax" mode): a namespace with an info block
+ * gets struct pages, in RAM (map=mem) or carved from the namespace itself
+ * (map=dev, through a vmem_altmap), and a block device pmemNm whose sector 0
+ * is the info block's dataoff. Probing is read-only; a valid block brings the
+ * device back at every boot; one that cannot be enabled leaves the namespace
+ * disabled, never raw.
+ */
+#ifndef PMEMK_ND_PFN_H
+#define PMEMK_ND_PFN_H
+
+#include "memremap.h"
+#include "nd_pfn_sb.h"
+#include "nvdimm.h"
+#include "pmem.h"
+
+struct nd_pfn {
+	char name[16];			/* pfnN.0 */
+	struct nd_namespace_io *ns;
+	struct nd_pfn_layout layout;	/* from the info block */
+	bool enabled;
+	char reason[128];		/* why it is disabled */
+	struct dev_pagemap pgmap;
+	struct pmem_device pmem;	/* pmemNm while enabled */
+};
+
+/* What create-namespace asks for. */
+struct nd_pfn_request {
+	enum nd_pfn_mode mode;		/* PFN_MODE_NONE: back to raw */
+	u64 align;
+	bool force;
+};
+
+/*
+ * Bring every published namespace up at boot: a valid info block gives an
+ * enabled (or, when it cannot be honoured, disabled) pfn device; no block
+ * (or a bad signature or checksum) gives a raw pmemN. Writes nothing.
+ * Prints one line per namespace.
+ */
+void nd_probe_namespaces(void);
+
+/*
+ * Reconfigure `ns` (ndctl create-namespace -e): tear down what it is now,
+ * write a new info block (or zero it for raw), bring the result up. A
+ * namespace in use needs req->force (-EBUSY otherwise, with a message).
+ */
+int nd_namespace_reconfigure(struct nd_namespace_io *ns, const struct nd_pfn_request *req);
+
+/* The pfn device claiming `ns` (enabled or disabled), or NULL. */
+struct nd_pfn *nd_pfn_of(struct nd_namespace_io *ns);
+
+/* Read the namespace's info block (4 KiB at offset 4 KiB) into *sb. */
+int nd_pfn_read_sb(struct nd_namespace_io *ns, struct nd_pfn_sb *sb);
+
+/* Apply pmem.create= (after nd_probe_namespaces at boot). */
+void nd_apply_create_param(void);
+
+/* Forget every pfn and raw device (host tests). */
+void nd_pfn_reset(void);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * The pmem block device (Linux's drivers/nvdimm/pmem.c in miniature): a
+ * namespace's bytes as sectors, raw (pmemN) or behind a pfn device (pmemNm,
+ * data starting at the info block's dataoff). Every write leaves the CPU
+ * caches before it returns (persist.h), every request is bounds-checked, and
+ * direct_access() hands out kernel addresses and pfns for DAX.
+ */
+#ifndef PMEMK_PMEM_H
+#define PMEMK_PMEM_H
+
+#include "nvdimm.h"
+#include "pfn_t.h"
+#include "types.h"
+
+#define PMEM_MAX_DEVICES ND_MAX_REGIONS
+
+struct pmem_device {
+	char name[24];			/* pmemN or pmemNm */
+	struct nd_namespace_io *ns;
+	u64 phys;			/* physical address of sector 0 */
+	u64 size;			/* bytes */
+	u32 sector_size;		/* logical block: 512 */
+	u64 pfn_flags;			/* PFN_DEV, plus PFN_MAP when struct pages exist */
+	u64 memmap_end;			/* physical end (exclusive) of the struct-page coverage */
+	bool cpu_cache_persistent;	/* eADR: stores are enough, no write-back */
+	bool ro;
+	u8 *virt;			/* direct map address of sector 0 */
+};
+
+enum pmem_dir {
+	PMEM_READ,
+	PMEM_WRITE,
+};
+
+/*
+ * Make a block device of [phys, phys+size) for `ns`: map it in the direct
+ * map and register it under `name`. `memmap_end` bounds direct_access for
+ * pfn mode (0 for raw). -ENOSPC when the table is full, -ENOMEM if the
+ * direct map cannot grow, -EINVAL for an empty or unaligned range.
+ */
+int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
+		u64 phys, u64 size, u64 pfn_flags, u64 memmap_end);
+/* Unregister it (the caller owns the direct map of its range). */
+void pmem_detach(struct pmem_device *dev);
+
+/* A registered device by name, or NULL. */
+struct pmem_device *pmem_find(const char *name);
+struct pmem_device *pmem_next(struct pmem_device *prev);
+
+/*
+ * Read or write `len` bytes at byte `off`. Both must be multiples of the
+ * sector size (-EINVAL otherwise); the request must lie inside the device
+ * (-ERANGE otherwise; nothing is copied); writes to a read-only device give
+ * -EROFS. A write is durable when this returns 0.
+ */
+int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir dir);
+
+/*
+ * DAX: the kernel address and pfn of `sector` and how many bytes from there
+ * are directly accessible (up to the device end, and in pfn mode never past
+ * the struct pages). Negative errno for a sector past the end.
+ */
+s64 pmem_direct_access(struct pmem_device *dev, u64 sector, void **kaddr, pfn_t *pfn);
+
+/* Make every completed write durable on the way to the media (fence). */
+void pmem_flush(struct pmem_device *dev);
+
+/* Forget every device (host tests). */
+void pmem_reset(void);
+
+#endif

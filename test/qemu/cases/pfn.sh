@@ -1,0 +1,149 @@
+# pfn devices and the pmem block device (issue "pfn devices and the
+# pfn-mode pmem block layer"): persistence across boots, a crash mid-write,
+# corrupted info blocks, and namespaces formatted by Linux.
+
+INFOBLOCK=build/tools/pmemk-infoblock
+
+# Create map=dev and map=mem devices, write patterns, reboot with no
+# configuration: same uuid, mode and dataoff, data intact.
+case_pfn_survives_reboot() {
+	local dir=build/qemu/pfn_reboot
+	rm -rf "$dir"
+	boot pfn_reboot_1 0 --dir "$dir" --ram 1G --nvdimm 1G --nvdimm 512M --cmdline \
+		'"run=create-namespace -f -e namespace0.0 -m fsdax -M dev; create-namespace -f -e namespace1.0 -m fsdax -M mem -a 4K; write pmem0m 0 2048 seq=7; write pmem1m 100 64 pattern=0x5a; poweroff"'
+	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev align 0x200000 dataoff 0x1200000: pmem0m'
+	expect 'nd_pfn pfn1.0: namespace1.0 fsdax map=mem align 0x1000 dataoff 0x200000: pmem1m'
+	local uuid0 uuid1
+	uuid0=$("$INFOBLOCK" read "$dir/nvdimm0.img" | sed 's/.*"uuid":"\([^"]*\)".*/\1/')
+	uuid1=$("$INFOBLOCK" read "$dir/nvdimm1.img" | sed 's/.*"uuid":"\([^"]*\)".*/\1/')
+	# Sector 0 of pmem0m is byte dataoff of the backing file.
+	local word
+	word=$(od -An -tx8 -j $((0x1200000)) -N8 "$dir/nvdimm0.img" | tr -d ' ')
+	if [ "$word" != "0000000000000007" ]; then
+		echo "    FAIL: backing file at dataoff holds $word, want seq=7's first word"
+		CASE_FAILED=1
+	fi
+	boot pfn_reboot_2 0 --dir "$dir" --ram 1G --nvdimm 1G --nvdimm 512M --cmdline \
+		'"run=list -N; cmp pmem0m 0 2048 seq=7; cmp pmem1m 100 64 pattern=0x5a; cmp pmem1m 99 1 pattern=0; poweroff"'
+	expect "\"uuid\":\"$uuid0\""
+	expect "\"uuid\":\"$uuid1\""
+	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev align 0x200000 dataoff 0x1200000: pmem0m'
+	expect '^cmp pmem0m: 1048576 bytes at 0 match'
+	expect '^cmp pmem1m: 32768 bytes at 0xc800 match'
+	expect '^cmp pmem1m: 512 bytes at 0xc600 match'
+	expect_not 'mismatch'
+}
+
+# Block I/O limits: out of range and unaligned requests fail, nothing else changes.
+case_pmem_rejects_bad_requests() {
+	local dir=build/qemu/pmem_bounds
+	rm -rf "$dir"
+	# 256 MiB namespace, dataoff 6 MiB: 250 MiB = 512000 sectors, the last is 511999.
+	boot pmem_bounds 0 --dir "$dir" --ram 1G --nvdimm 256M --cmdline \
+		'"run=create-namespace -f -e namespace0.0 -m fsdax -M dev; write pmem0m 511998 2 pattern=0x33; write pmem0m 512000 1 pattern=0x22; write pmem0m 511999 2 pattern=0x44; write pmem0m 99999999999 1 pattern=0x55; write pmem0m 0x7fffffffffffff 2 pattern=0x55; cmp pmem0m 511998 2 pattern=0x33; cmp pmem0m 511990 8 pattern=0; dax pmem0m 511999 1; dax pmem0m 512000 1; write pmem0 0 1 pattern=0x66; poweroff"'
+	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev align 0x200000 dataoff 0x600000: pmem0m, 250 MiB'
+	[ "$(grep -c '^write pmem0m: request past the end of the device (error -' "$LOG")" = 4 ] ||
+		{ echo "    FAIL: want 4 writes refused as past the end"; CASE_FAILED=1; }
+	expect '^cmp pmem0m: 1024 bytes at 0xf9ffc00 match'
+	expect '^cmp pmem0m: 4096 bytes at 0xf9fec00 match'
+	expect '^dax pmem0m: sector 511999 at pfn 0x10ffff dev map, 512 bytes mappable, struct page ZONE_DEVICE'
+	expect '^dax pmem0m: request past the end of the device'
+	expect '^pmem0: no such block device'	# never exposed raw while claimed
+}
+
+# QEMU killed in the middle of a large write: the info block and all data
+# outside the write are intact at the next boot.
+case_pfn_crash_mid_write() {
+	local dir=build/qemu/pfn_crash log=$LOGDIR/pfn_crash_2.log
+	rm -rf "$dir"
+	boot pfn_crash_1 0 --dir "$dir" --ram 1G --nvdimm 1G --cmdline \
+		'"run=create-namespace -f -e namespace0.0 -m fsdax -M dev; write pmem0m 0 2000000 seq=1; poweroff"'
+	local before
+	before=$(dd if="$dir/nvdimm0.img" bs=4096 skip=1 count=1 2>/dev/null | sha1sum)
+	# Overwrite 512 MiB from sector 65536 and pull the plug once it is under way.
+	mkdir -p "$LOGDIR"
+	rm -f "$log"
+	tools/run-qemu --log "$log" --dir "$dir" --ram 1G --nvdimm 1G --timeout 120 --cmdline \
+		'"run=write pmem0m 65536 1048576 seq=2; poweroff 9"' 2>/dev/null &
+	local qpid=$! waited=0
+	until grep -q 'pmemk> write pmem0m 65536' "$log" 2>/dev/null || [ $waited -ge 600 ]; do
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+	sleep 1
+	pkill -9 -f "mem-path=$dir/nvdimm0.img" || true
+	wait $qpid 2>/dev/null
+	if grep -q 'poweroff: status 9' "$log"; then
+		echo "    FAIL: the write finished before QEMU was killed; the test proves nothing"
+		CASE_FAILED=1
+	fi
+	local after
+	after=$(dd if="$dir/nvdimm0.img" bs=4096 skip=1 count=1 2>/dev/null | sha1sum)
+	[ "$before" = "$after" ] || { echo "    FAIL: the info block changed"; CASE_FAILED=1; }
+	boot pfn_crash_3 0 --dir "$dir" --ram 1G --nvdimm 1G --cmdline \
+		'"run=cmp pmem0m 0 65536 seq=1; cmp pmem0m 1114112 885888 seq=1; poweroff"'
+	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev align 0x200000 dataoff 0x1200000: pmem0m'
+	expect '^cmp pmem0m: 33554432 bytes at 0 match'
+	expect '^cmp pmem0m: 453574656 bytes at 0x22000000 match'
+	expect_not 'mismatch'
+}
+
+# Every info-block field corrupted in the backing file: the boot says why and
+# writes nothing. Bad signature or checksum: raw. Checksummed bad field: disabled.
+case_pfn_corrupt_infoblock_reported() {
+	local dir=build/qemu/pfn_corrupt img
+	rm -rf "$dir"
+	boot pfn_corrupt_0 0 --dir "$dir" --ram 1G --nvdimm 256M --cmdline \
+		'"run=create-namespace -f -e namespace0.0 -m fsdax -M dev; poweroff"'
+	img=$dir/nvdimm0.img
+	cp "$img" "$dir/good.img"
+	local spec field want
+	while IFS='|' read -r spec want; do
+		[ -n "$spec" ] || continue
+		cp "$dir/good.img" "$img"
+		# shellcheck disable=SC2086
+		"$INFOBLOCK" set "$img" $spec >/dev/null
+		local sum_before sum_after
+		sum_before=$(sha1sum <"$img")
+		boot "pfn_corrupt_${spec%%=*}" 0 --dir "$dir" --ram 1G --nvdimm 256M \
+			--cmdline '"run=list -N; poweroff"'
+		sum_after=$(sha1sum <"$img")
+		expect "$want"
+		[ "$sum_before" = "$sum_after" ] ||
+			{ echo "    FAIL: probing with $spec wrote to the namespace"; CASE_FAILED=1; }
+	done <<-'EOF'
+	signature=NVDIMM_XXX_INFO|nd_pmem namespace0.0: raw, pmem0
+	dataoff=0x601000 --stale-checksum|nd_pmem namespace0.0: info block checksum mismatch: left raw
+	mode=7|disabled: invalid info block: mode is neither 1 \(map=mem\) nor 2 \(map=dev\)
+	version_major=2|disabled: invalid info block: version_major is not 1
+	page_size=65536|disabled: invalid info block: page_size larger than this kernel's 4096
+	page_struct_size=32|disabled: invalid info block: page_struct_size smaller than
+	align=0x300000|disabled: invalid info block: align is not a power of two
+	dataoff=0x601000|disabled: invalid info block: dataoff not aligned to align
+	dataoff=0x40000000|disabled: invalid info block: dataoff past the end of the namespace
+	end_trunc=4096|disabled: invalid info block: namespace end - end_trunc not 2 MiB aligned
+	parent_uuid=00000000-0000-0000-0000-000000000001|parent_uuid does not match the namespace: left raw
+	dataoff=0x200000|disabled: map=dev memmap does not fit
+	EOF
+}
+
+# Namespaces Linux 6.1/ndctl formatted (test/fixtures) attach with Linux's
+# dataoff and npfns, and Linux's sector 0 is ours.
+case_pfn_attaches_linux_layouts() {
+	local dir=build/qemu/pfn_linux fx
+	for fx in dev-4G mem-4G dev-4G-align1G; do
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		truncate -s 4G "$dir/nvdimm0.img"
+		dd if="test/fixtures/linux-6.1-fsdax-$fx.head.bin" of="$dir/nvdimm0.img" conv=notrunc 2>/dev/null
+		local dataoff npfns
+		dataoff=$("$INFOBLOCK" read "$dir/nvdimm0.img" | sed 's/.*"dataoff":\([0-9]*\).*/\1/')
+		npfns=$("$INFOBLOCK" read "$dir/nvdimm0.img" | sed 's/.*"npfns":\([0-9]*\).*/\1/')
+		printf 'PMEMTEST\n' | dd of="$dir/nvdimm0.img" bs=1 seek="$dataoff" conv=notrunc 2>/dev/null
+		boot "pfn_linux_$fx" 0 --dir "$dir" --ram 1G --nvdimm 4G --cmdline \
+			'"run=read-infoblock namespace0.0; list -N; read pmem0m 0 1; poweroff"'
+		expect "fsdax map=.* dataoff $(printf '%#x' "$dataoff"): pmem0m, $(( (4294967296 - dataoff) >> 20 )) MiB"
+		expect "\"npfns\":$npfns,"
+		expect '^00000000: 50 4d 45 4d 54 45 53 54 0a 00'
+	done
+}
