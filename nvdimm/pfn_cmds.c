@@ -12,6 +12,7 @@
 #include "nd_pfn.h"
 #include "nd_util.h"
 #include "params.h"
+#include "pgtable.h"
 #include "printk.h"
 #include "shell.h"
 
@@ -345,11 +346,20 @@ static int cmd_dax(int argc, char **argv)
 	if (avail < 0)
 		return report_io_error("dax", dev, (int)avail);
 	struct page *page = pfn_t_to_page(pfn);
-	kprintf("dax %s: sector %llu at pfn %#llx%s%s, %lld bytes mappable, struct page %s\n",
+	kprintf("dax %s: sector %llu at pfn %#llx%s%s, %lld bytes mappable, struct page %s",
 		dev->name, (unsigned long long)(off / dev->sector_size),
 		(unsigned long long)pfn_t_to_pfn(pfn), pfn.val & PFN_DEV ? " dev" : "",
 		pfn.val & PFN_MAP ? " map" : "", (long long)avail,
 		!page ? "none" : is_zone_device_page(page) ? "ZONE_DEVICE" : "ZONE_NORMAL");
+	/* Where the struct page itself is stored: RAM (map=mem) or this namespace (map=dev). */
+	u64 pa, flags;
+	enum pg_level level;
+	if (page && pgtable_walk(&kernel_pgtable, (u64)page, &pa, &flags, &level)) {
+		bool on_dev = dev->ns && pa >= dev->ns->start && pa < dev->ns->start + dev->ns->size;
+		kprintf(" stored at %#llx (%s)", (unsigned long long)pa,
+			on_dev ? "on the device" : "in RAM");
+	}
+	kprintf("\n");
 	return 0;
 }
 SHELL_COMMAND("dax", cmd_dax, "dax DEV SECTOR 1", "direct_access: pfn, flags, mappable length");

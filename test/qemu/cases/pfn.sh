@@ -46,7 +46,7 @@ case_pmem_rejects_bad_requests() {
 		{ echo "    FAIL: want 4 writes refused as past the end"; CASE_FAILED=1; }
 	expect '^cmp pmem0m: 1024 bytes at 0xf9ffc00 match'
 	expect '^cmp pmem0m: 4096 bytes at 0xf9fec00 match'
-	expect '^dax pmem0m: sector 511999 at pfn 0x10ffff dev map, 512 bytes mappable, struct page ZONE_DEVICE'
+	expect '^dax pmem0m: sector 511999 at pfn 0x10ffff dev map, 512 bytes mappable, struct page ZONE_DEVICE stored at 0x100[0-5][0-9a-f]{5} \(on the device\)'
 	expect '^dax pmem0m: request past the end of the device'
 	expect '^pmem0: no such block device'	# never exposed raw while claimed
 }
@@ -146,4 +146,60 @@ case_pfn_attaches_linux_layouts() {
 		expect "\"npfns\":$npfns,"
 		expect '^00000000: 50 4d 45 4d 54 45 53 54 0a 00'
 	done
+}
+
+# A 4 GiB nvdimm formatted here decodes to what ndctl writes for that size and
+# mode (test/fixtures), and sector 0 of the block device is byte dataoff.
+case_pfn_4g_matches_ndctl_layout() {
+	local dir=build/qemu/pfn_4g mode fx
+	for mode in dev mem; do
+		rm -rf "$dir"
+		boot "pfn_4g_$mode" 0 --dir "$dir" --ram 1G --nvdimm 4G --cmdline \
+			"\"run=create-namespace -f -e namespace0.0 -m fsdax -M $mode; write pmem0m 0 1 pattern=0xc3; dax pmem0m 1000 1; poweroff\""
+		fx=test/fixtures/linux-6.1-fsdax-$mode-4G.head.bin
+		local ours linux
+		ours=$("$INFOBLOCK" read "$dir/nvdimm0.img" | sed 's/"file":"[^"]*",//; s/"uuid":"[^"]*",//; s/"checksum":"[^"]*",//')
+		linux=$("$INFOBLOCK" read "$fx" --size 4G | sed 's/"file":"[^"]*",//; s/"uuid":"[^"]*",//; s/"checksum":"[^"]*",//')
+		if [ "$ours" != "$linux" ]; then
+			echo "    FAIL: map=$mode info block differs from ndctl's:"
+			echo "    ours:  $ours"
+			echo "    linux: $linux"
+			CASE_FAILED=1
+		fi
+		local dataoff byte
+		dataoff=$("$INFOBLOCK" read "$dir/nvdimm0.img" | sed 's/.*"dataoff":\([0-9]*\).*/\1/')
+		byte=$(od -An -tx1 -j "$dataoff" -N1 "$dir/nvdimm0.img" | tr -d ' ')
+		[ "$byte" = c3 ] || { echo "    FAIL: byte dataoff of the file is $byte, want c3"; CASE_FAILED=1; }
+		if [ $mode = dev ]; then
+			expect 'struct page ZONE_DEVICE stored at 0x1[0-9a-f]+ \(on the device\)'
+		else
+			expect 'struct page ZONE_DEVICE stored at 0x[0-9a-f]+ \(in RAM\)'
+		fi
+	done
+}
+
+# pmem.create= configures an unattended boot once; later boots change nothing.
+case_pmem_create_param_is_idempotent() {
+	local dir=build/qemu/pmem_create
+	rm -rf "$dir"
+	boot pmem_create_1 0 --dir "$dir" --ram 1G --nvdimm 512M --cmdline \
+		'pmem.create=namespace0.0:fsdax:dev:2M "run=write pmem0m 0 8 pattern=0x77; poweroff"'
+	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev align 0x200000'
+	local sum
+	sum=$(dd if="$dir/nvdimm0.img" bs=4096 skip=1 count=1 2>/dev/null | sha1sum)
+	boot pmem_create_2 0 --dir "$dir" --ram 1G --nvdimm 512M --cmdline \
+		'pmem.create=namespace0.0:fsdax:dev:2M "run=cmp pmem0m 0 8 pattern=0x77; poweroff"'
+	expect 'pmem.create: namespace0.0 already configured'
+	expect '^cmp pmem0m: 4096 bytes at 0 match'
+	[ "$sum" = "$(dd if="$dir/nvdimm0.img" bs=4096 skip=1 count=1 2>/dev/null | sha1sum)" ] ||
+		{ echo "    FAIL: the second boot rewrote the info block"; CASE_FAILED=1; }
+	# A different layout over an existing device needs :force.
+	boot pmem_create_3 0 --dir "$dir" --ram 1G --nvdimm 512M --cmdline \
+		'pmem.create=namespace0.0:fsdax:mem "run=poweroff"'
+	expect 'namespace0.0 is active, specify -f/--force'
+	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev'
+	boot pmem_create_4 0 --dir "$dir" --ram 1G --nvdimm 512M --cmdline \
+		'pmem.create=namespace0.0:fsdax:mem:4K:force,bogus "run=poweroff"'
+	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=mem align 0x1000'
+	expect 'pmem.create=bogus: expected NS:fsdax'
 }
