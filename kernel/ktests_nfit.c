@@ -36,7 +36,8 @@ static bool nfit_has_range(u64 start, u64 size)
 	int loglevel = console_loglevel;
 
 	for (u32 n = 0; (at = acpi_find_table(&acpi_tables, "NFIT", n)); n++) {
-		console_loglevel = LOGLEVEL_WARNING;	/* its complaints were printed at boot */
+		/* Its complaints were printed at boot already. */
+		console_loglevel = LOGLEVEL_WARNING;
 		nfit_parse(acpi_table_header(at), at->length, &t);
 		console_loglevel = loglevel;
 		for (u32 i = 0; i < t.nr_spa; i++)
@@ -90,8 +91,9 @@ KTEST(nvdimm_regions_ordered_with_namespaces)
 		const struct nd_region *r = nd_region_get(i);
 		KT_EXPECT_EQ(r->id, i);
 		KT_ASSERT(r->size > 0);
-		if (i)
-			KT_ASSERT(nd_region_get(i - 1)->start + nd_region_get(i - 1)->size <= r->start);
+		const struct nd_region *prev = i ? nd_region_get(i - 1) : NULL;
+		if (prev)
+			KT_ASSERT(prev->start + prev->size <= r->start);
 		KT_ASSERT(r->ns.region == r);
 		KT_EXPECT_EQ(r->ns.start, r->start);
 		KT_EXPECT_EQ(r->ns.size, r->size);

@@ -179,7 +179,10 @@ const struct acpi_table_header *acpi_table_header(const struct acpi_table *t)
 	return acpi_map(t->pa, t->length);
 }
 
-/* Linux's line: "ACPI: NFIT 0x000000007FFE1A25 0000E0 (v01 BOCHS  BXPC     00000001 BXPC 00000001)". */
+/*
+ * Linux's line:
+ * "ACPI: NFIT 0x000000007FFE1A25 0000E0 (v01 BOCHS  BXPC     00000001 BXPC 00000001)"
+ */
 static void print_table(u64 pa, const struct acpi_table_header *h)
 {
 	char sig[5];
