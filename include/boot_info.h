@@ -52,8 +52,33 @@ struct boot_info {
 	u64 efi_system_table;		/* physical, 0 if not booted by UEFI */
 	u64 load_base;			/* where the loader put the image */
 	u64 kernel_start, kernel_end;	/* physical extent of the image */
+	u32 efi_exit_tries;		/* EFI loader: ExitBootServices calls it took */
 };
 
 const char *boot_path_name(enum boot_path path);
+
+/*
+ * The EFI handover header: how the GNU-EFI loader (boot/efi/) finds the
+ * kernel's 64-bit EFI entry without a symbol table. boot/entry64.S places it
+ * in the .boot section right after the multiboot2 header; the loader scans
+ * the first EFI_HANDOVER_SEARCH bytes of the image's first PT_LOAD segment
+ * at 8-byte steps for the magic. The entry is a virtual address in the
+ * kernel image (KERNEL_VMA + phys); it is entered in 64-bit mode on the
+ * loader's boot page tables (the same mappings boot/multiboot2.S builds),
+ * interrupts off, CS 0x08, data segments 0x10, RDI = physical address of a
+ * struct boot_info below 4 GiB. The loader and the kernel come from one build
+ * (the kernel is embedded in the loader), so struct boot_info's layout always
+ * matches; the version covers this contract only.
+ */
+#define EFI_HANDOVER_MAGIC "PMEMKEFI"
+#define EFI_HANDOVER_VERSION 1
+#define EFI_HANDOVER_SEARCH 32768
+
+struct efi_handover {
+	char magic[8];		/* EFI_HANDOVER_MAGIC, no NUL */
+	u32 version;		/* EFI_HANDOVER_VERSION */
+	u32 size;		/* sizeof(struct efi_handover) */
+	u64 entry;		/* virtual address of kernel_efi_entry64 */
+};
 
 #endif
