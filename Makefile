@@ -4,6 +4,7 @@
 #
 #   make            build build/pmemk.elf (multiboot2 kernel)
 #   make iso        build/pmemk.iso (GRUB, boots on SeaBIOS and OVMF)
+#   make efi        build/BOOTX64.EFI (GNU-EFI, kernel inside) and build/esp/
 #   make run        install what is missing, build, boot under QEMU
 #   make test       host unit tests, short fuzz runs, QEMU tests
 #   make deps       install the Debian packages the build needs
@@ -50,6 +51,7 @@ include lib/sources.mk mm/sources.mk drivers/e820/sources.mk nvdimm/sources.mk \
 	boot/sources.mk arch/x86_64/sources.mk kernel/sources.mk
 
 .DEFAULT_GOAL := all
+include boot/efi/efi.mk
 # Host tools built from the portable sources (tools/).
 TOOLS := $(BUILD)/tools/pmemk-infoblock
 FUZZ_BINS :=
@@ -62,7 +64,8 @@ UNIT_SRCS  := $(wildcard test/unit/test_*.c)
 UNIT_BINS  := $(patsubst test/unit/%.c,$(BUILD)/host/unit/%,$(UNIT_SRCS))
 
 .SECONDARY:
-.PHONY: all tools iso run test test-unit test-qemu test-fuzz fuzz clean deps newlib help
+.PHONY: all tools iso run test test-unit test-qemu test-fuzz fuzz clean deps newlib help \
+	efi FORCE
 all: $(BUILD)/pmemk.elf $(TOOLS)
 
 help:
@@ -140,6 +143,27 @@ iso: $(BUILD)/pmemk.iso
 $(BUILD)/pmemk.iso: $(BUILD)/pmemk.elf tools/mkiso.sh
 	tools/mkiso.sh $(BUILD)/pmemk.elf $@ '$(CMDLINE)'
 
+# The GNU-EFI image (boot/efi/) with CMDLINE built in, and an ESP tree that
+# UEFI firmware boots from a FAT drive (removable-media path).
+efi: $(BUILD)/BOOTX64.EFI $(BUILD)/esp/EFI/BOOT/BOOTX64.EFI
+
+# CMDLINE as a file that changes only with its value: images rebuild on a new one.
+$(BUILD)/efi/cmdline: export PMEMK_CMDLINE := $(CMDLINE)
+$(BUILD)/efi/cmdline: FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s' "$$PMEMK_CMDLINE" | cmp -s - $@ 2>/dev/null || printf '%s' "$$PMEMK_CMDLINE" >$@
+
+$(BUILD)/BOOTX64.EFI: $(BUILD)/pmemk.elf $(EFI_LOADER) $(BUILD)/efi/cmdline tools/mkefi.sh \
+		boot/efi/payload.S
+	$(Q)tools/mkefi.sh $(BUILD)/pmemk.elf $(EFI_LOADER) $@ "$$(cat $(BUILD)/efi/cmdline)"
+	@echo "built $@"
+
+$(BUILD)/esp/EFI/BOOT/BOOTX64.EFI: $(BUILD)/BOOTX64.EFI
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+FORCE:
+
 run: deps $(BUILD)/pmemk.iso
 	tools/run-qemu --iso $(BUILD)/pmemk.iso --ram 1G --nvdimm 1G \
 		--cmdline '$(CMDLINE)' --interactive
@@ -147,7 +171,7 @@ run: deps $(BUILD)/pmemk.iso
 test-unit: $(UNIT_BINS)
 	@tools/run-unit-tests $(UNIT_BINS)
 
-test-qemu: deps $(BUILD)/pmemk.elf
+test-qemu: deps $(BUILD)/pmemk.elf $(EFI_LOADER)
 	@test/qemu/run-all
 
 # libFuzzer harnesses (test/fuzz/); test-fuzz runs each for FUZZ_SECONDS.
@@ -163,5 +187,6 @@ test: deps
 
 clean:
 	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/fuzz $(BUILD)/iso-cache $(BUILD)/pmemk.* $(BUILD)/iso $(BUILD)/test-logs
+	rm -rf $(BUILD)/efi $(BUILD)/esp $(BUILD)/BOOTX64.EFI $(BUILD)/efi-cache
 
 -include $(KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d)
