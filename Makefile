@@ -5,8 +5,10 @@
 #   make            build build/pmemk.elf (multiboot2 kernel)
 #   make iso        build/pmemk.iso (GRUB, boots on SeaBIOS and OVMF)
 #   make efi        build/BOOTX64.EFI (GNU-EFI, kernel inside) and build/esp/
+#   make netboot    build/netboot/: PXE tree for BIOS (GRUB) and UEFI clients
 #   make run        install what is missing, build, boot under QEMU
 #   make test       host unit tests, short fuzz runs, QEMU tests
+#   make test-boot  only the five boot-path QEMU tests
 #   make deps       install the Debian packages the build needs
 
 SHELL      := /bin/bash
@@ -65,7 +67,7 @@ UNIT_BINS  := $(patsubst test/unit/%.c,$(BUILD)/host/unit/%,$(UNIT_SRCS))
 
 .SECONDARY:
 .PHONY: all tools iso run test test-unit test-qemu test-fuzz fuzz clean deps newlib help \
-	efi FORCE
+	efi netboot test-boot FORCE
 all: $(BUILD)/pmemk.elf $(TOOLS)
 
 help:
@@ -162,6 +164,11 @@ $(BUILD)/esp/EFI/BOOT/BOOTX64.EFI: $(BUILD)/BOOTX64.EFI
 	@mkdir -p $(dir $@)
 	cp $< $@
 
+# TFTP tree for PXE: GRUB (BIOS) and BOOTX64.EFI (UEFI), CMDLINE in both.
+netboot: $(BUILD)/pmemk.elf $(BUILD)/BOOTX64.EFI tools/mknetboot.sh
+	tools/mknetboot.sh $(BUILD)/pmemk.elf $(BUILD)/BOOTX64.EFI $(BUILD)/netboot \
+		"$$(cat $(BUILD)/efi/cmdline)"
+
 FORCE:
 
 run: deps $(BUILD)/pmemk.iso
@@ -173,6 +180,11 @@ test-unit: $(UNIT_BINS)
 
 test-qemu: deps $(BUILD)/pmemk.elf $(EFI_LOADER)
 	@test/qemu/run-all
+
+# Only the boot-path cases (test/qemu/cases/bootpaths.sh); test-qemu runs them too.
+BOOTPATH_CASES = $(shell sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' test/qemu/cases/bootpaths.sh)
+test-boot: deps $(BUILD)/pmemk.elf $(EFI_LOADER)
+	@CASES='$(BOOTPATH_CASES)' test/qemu/run-all
 
 # libFuzzer harnesses (test/fuzz/); test-fuzz runs each for FUZZ_SECONDS.
 fuzz: $(FUZZ_BINS)
@@ -187,6 +199,6 @@ test: deps
 
 clean:
 	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/fuzz $(BUILD)/iso-cache $(BUILD)/pmemk.* $(BUILD)/iso $(BUILD)/test-logs
-	rm -rf $(BUILD)/efi $(BUILD)/esp $(BUILD)/BOOTX64.EFI $(BUILD)/efi-cache
+	rm -rf $(BUILD)/efi $(BUILD)/esp $(BUILD)/BOOTX64.EFI $(BUILD)/netboot $(BUILD)/efi-cache $(BUILD)/netboot-cache
 
 -include $(KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d)

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Build a TFTP tree that PXE-boots pmemk on BIOS and UEFI machines alike:
+#   tools/mknetboot.sh KERNEL.elf BOOTX64.EFI OUTDIR 'CMDLINE'
+# OUTDIR (replaced) then holds
+#   boot/grub/i386-pc/core.0   BIOS PXE boot file (GRUB, grub-mknetdir; FACTS §8.1)
+#   boot/grub/grub.cfg         loads /pmemk.elf by TFTP with CMDLINE (GRUB quoting)
+#   pmemk.elf                  the multiboot2 kernel
+#   BOOTX64.EFI                UEFI PXE boot file (x64, arch 7/9), kernel inside;
+#                              build it with the same CMDLINE (make netboot does)
+# DHCP settings for a lab: README.md "PXE boot".
+set -euo pipefail
+usage='usage: mknetboot.sh KERNEL.elf BOOTX64.EFI OUTDIR CMDLINE'
+kernel=${1:?$usage}
+efi=${2:?$usage}
+out=${3:?$usage}
+cmdline=${4-}
+
+tmp=$out.tmp.$$
+trap 'rm -rf "$tmp"' EXIT
+rm -rf "$tmp"
+mkdir -p "$tmp"
+# No fonts, locales or themes: the console is text (serial and VGA), 2.6 MB.
+grub-mknetdir --net-directory="$tmp" --subdir=boot/grub -d /usr/lib/grub/i386-pc \
+	--fonts= --locales= --themes= >"$tmp/mknetdir.log" 2>&1 || { cat "$tmp/mknetdir.log" >&2; exit 1; }
+rm -f "$tmp/mknetdir.log"
+cp "$kernel" "$tmp/pmemk.elf"
+cp "$efi" "$tmp/BOOTX64.EFI"
+# Serial console as tools/mkiso.sh sets it up; paths are relative to the TFTP root.
+cat >"$tmp/boot/grub/grub.cfg" <<CFG
+set timeout=0
+set default=0
+serial --unit=0 --speed=115200 --word=8 --parity=no --stop=1
+terminal_input serial
+terminal_output serial
+menuentry "pmemk" {
+	echo "pmemk: netboot from (\$root)"
+	multiboot2 /pmemk.elf $cmdline
+	boot
+}
+CFG
+rm -rf "$out"
+mv "$tmp" "$out"
+trap - EXIT
