@@ -178,7 +178,7 @@ run: deps $(BUILD)/pmemk.iso
 test-unit: $(UNIT_BINS)
 	@tools/run-unit-tests $(UNIT_BINS)
 
-test-qemu: deps $(BUILD)/pmemk.elf $(EFI_LOADER)
+test-qemu: deps $(BUILD)/pmemk.elf $(TOOLS) $(EFI_LOADER)
 	@test/qemu/run-all
 
 # Only the boot-path cases (test/qemu/cases/bootpaths.sh); test-qemu runs them too.
