@@ -203,3 +203,23 @@ case_pmem_create_param_is_idempotent() {
 	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=mem align 0x1000'
 	expect 'pmem.create=bogus: expected NS:fsdax'
 }
+
+# Every persistence path writes the same bytes: each write-back instruction,
+# non-temporal and cached copies, and a CPU without clwb asked for it.
+case_pmem_every_persistence_path() {
+	local dir=build/qemu/pmem_paths flush copy
+	for flush in clwb clflushopt clflush; do
+		for copy in nt cached; do
+			rm -rf "$dir"
+			boot "pmem_paths_${flush}_$copy" 0 --dir "$dir" --ram 512M --nvdimm 256M --cmdline \
+				"pmem.flush=$flush pmem.copy=$copy \"run=create-namespace -f -e namespace0.0 -m fsdax -M mem; write pmem0m 3 1000 seq=5; cmp pmem0m 3 1000 seq=5; poweroff\""
+			expect "pmem: persistence by $flush(| \\(forced\\)), $copy copies, sfence"
+			expect '^cmp pmem0m: 512000 bytes at 0x600 match'
+		done
+	done
+	rm -rf "$dir"
+	boot pmem_paths_noclwb 0 --dir "$dir" --cpu qemu64 --ram 512M --nvdimm 256M --cmdline \
+		'pmem.flush=clwb "run=create-namespace -f -e namespace0.0 -m fsdax -M dev; write pmem0m 0 64 seq=9; cmp pmem0m 0 64 seq=9; poweroff"'
+	expect 'pmem.flush=clwb: this CPU has no clwb, using clflush'
+	expect '^cmp pmem0m: 32768 bytes at 0 match'
+}
