@@ -5,27 +5,12 @@
 #include "e820.h"
 #include "multiboot2.h"
 #include "printk.h"
+#include "unaligned.h"
 
 struct mb2_tag {
 	u32 type;
 	u32 size;
 };
-
-static u32 rd32(const u8 *p)
-{
-	u32 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static u64 rd64(const u8 *p)
-{
-	u64 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 /* Copy a string payload that must be NUL-terminated inside the tag. */
 static void copy_string(char *dst, size_t dstlen, const u8 *src, size_t len,
@@ -58,7 +43,7 @@ static void parse_mmap(struct boot_info *bi, const u8 *p, u32 size)
 		pr_err("multiboot2: memory map tag too short (%u bytes)\n", size);
 		return;
 	}
-	u32 esize = rd32(p + 8);
+	u32 esize = get_le32(p + 8);
 	if (esize < 24) {
 		pr_err("multiboot2: memory map entry size %u < 24, ignoring the map\n", esize);
 		return;
@@ -66,7 +51,7 @@ static void parse_mmap(struct boot_info *bi, const u8 *p, u32 size)
 	bi->nr_mem = 0;
 	bi->mem_source = "multiboot2 mmap";
 	for (u32 off = 16; off + 24 <= size; off += esize)
-		add_mem(bi, rd64(p + off), rd64(p + off + 8), rd32(p + off + 16));
+		add_mem(bi, get_le64(p + off), get_le64(p + off + 8), get_le32(p + off + 16));
 }
 
 /* Tag 17: raw UEFI descriptors (UEFI 2.10 §7.2, FACTS §6.2). */
@@ -76,7 +61,7 @@ static void parse_efi_mmap(struct boot_info *bi, const u8 *p, u32 size)
 		pr_err("multiboot2: EFI memory map tag too short (%u bytes)\n", size);
 		return;
 	}
-	u32 dsize = rd32(p + 8);
+	u32 dsize = get_le32(p + 8);
 	if (dsize < 40) {
 		pr_err("multiboot2: EFI descriptor size %u < 40, ignoring the map\n", dsize);
 		return;
@@ -85,11 +70,11 @@ static void parse_efi_mmap(struct boot_info *bi, const u8 *p, u32 size)
 	bi->mem_source = "EFI memory map";
 	for (u32 off = 16; off + 40 <= size; off += dsize) {
 		const u8 *d = p + off;
-		u64 pages = rd64(d + 24);
+		u64 pages = get_le64(d + 24);
 		if (pages > (~0ULL >> PAGE_SHIFT))
 			continue;
-		add_mem(bi, rd64(d + 8), pages << PAGE_SHIFT,
-			e820_type_from_efi(rd32(d), rd64(d + 32)));
+		add_mem(bi, get_le64(d + 8), pages << PAGE_SHIFT,
+			e820_type_from_efi(get_le32(d), get_le64(d + 32)));
 	}
 }
 
@@ -135,17 +120,17 @@ static void parse_tag(struct boot_info *bi, const u8 *p, u32 type, u32 size,
 		break;
 	case MB2_TAG_EFI64:
 		if (size >= 16) {
-			bi->efi_system_table = rd64(p + 8);
+			bi->efi_system_table = get_le64(p + 8);
 			bi->path = BOOT_MULTIBOOT2_EFI;
 		}
 		break;
 	case MB2_TAG_LOAD_BASE:
 		if (size >= 12)
-			bi->load_base = rd32(p + 8);
+			bi->load_base = get_le32(p + 8);
 		break;
 	case MB2_TAG_MODULE:
 		if (size >= 16 && bi->nr_reserved < BOOT_MAX_RESERVED) {
-			u32 start = rd32(p + 8), end = rd32(p + 12);
+			u32 start = get_le32(p + 8), end = get_le32(p + 12);
 			if (end > start)
 				bi->reserved[bi->nr_reserved++] =
 					(struct boot_reserved){ start, end - start, "module" };
@@ -160,7 +145,7 @@ int multiboot2_parse(const void *mbi, u64 mbi_phys, struct boot_info *bi)
 {
 	const u8 *base = mbi;
 	bool efi_mmap_seen = false;
-	u32 total = rd32(base);
+	u32 total = get_le32(base);
 
 	if (total < 16 || total > MB2_MAX_SIZE) {
 		pr_err("multiboot2: boot information size %u is implausible\n", total);
@@ -171,8 +156,8 @@ int multiboot2_parse(const void *mbi, u64 mbi_phys, struct boot_info *bi)
 		bi->reserved[bi->nr_reserved++] =
 			(struct boot_reserved){ mbi_phys, total, "multiboot2 info" };
 
-	for (u32 off = 8; off + 8 <= total; off = ALIGN_UP(off + rd32(base + off + 4), 8)) {
-		u32 type = rd32(base + off), size = rd32(base + off + 4);
+	for (u32 off = 8; off + 8 <= total; off = ALIGN_UP(off + get_le32(base + off + 4), 8)) {
+		u32 type = get_le32(base + off), size = get_le32(base + off + 4);
 		if (type == MB2_TAG_END)
 			return 0;
 		if (size < 8 || size > total - off) {

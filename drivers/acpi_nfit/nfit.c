@@ -9,6 +9,7 @@
 
 #include "nfit.h"
 #include "printk.h"
+#include "unaligned.h"
 
 /* §5.2.25.2 table 5.133, in table byte order (FACTS §3.5). */
 static const struct {
@@ -84,22 +85,6 @@ static const char *type_name(u16 type)
 	return type < NFIT_TYPE_NR ? type_names[type] : "subtable";
 }
 
-static u16 rd16(const u8 *p)
-{
-	u16 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static u32 rd32(const u8 *p)
-{
-	u32 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /*
  * The length a subtable needs given its own counts and flags: SPA 64 with
  * the location cookie (§5.2.25.2), DCR 80 with block control windows
@@ -115,18 +100,18 @@ static u64 needed_len(u16 type, const u8 *sub, u16 length)
 		return need;
 	switch (type) {
 	case NFIT_TYPE_SPA:
-		if (rd16(sub + offsetof(struct acpi_nfit_spa, flags)) & NFIT_SPA_COOKIE_VALID)
+		if (get_le16(sub + offsetof(struct acpi_nfit_spa, flags)) & NFIT_SPA_COOKIE_VALID)
 			need = NFIT_SPA_COOKIE_LEN;
 		break;
 	case NFIT_TYPE_DCR:
-		if (rd16(sub + offsetof(struct acpi_nfit_dcr, windows)))
+		if (get_le16(sub + offsetof(struct acpi_nfit_dcr, windows)))
 			need = NFIT_DCR_LEN;
 		break;
 	case NFIT_TYPE_IDT:
-		need += 4ULL * rd32(sub + offsetof(struct acpi_nfit_idt, line_count));
+		need += 4ULL * get_le32(sub + offsetof(struct acpi_nfit_idt, line_count));
 		break;
 	case NFIT_TYPE_FLUSH:
-		need += 8ULL * rd16(sub + offsetof(struct acpi_nfit_flush, hint_count));
+		need += 8ULL * get_le16(sub + offsetof(struct acpi_nfit_flush, hint_count));
 		break;
 	default:
 		break;
@@ -225,7 +210,7 @@ static void parse_idt(struct walk *w, u32 off, const u8 *sub, u16 length)
 		pr_warn("nfit: IDT at offset %#x: %u lines, keeping the first %u\n", off,
 			a.line_count, keep);
 	for (u32 i = 0; i < keep; i++)
-		d->line_offset[i] = rd32(sub + NFIT_IDT_LEN + 4 * i);
+		d->line_offset[i] = get_le32(sub + NFIT_IDT_LEN + 4 * i);
 }
 
 static void parse_smbios(struct walk *w, u32 off, const u8 *sub, u16 length)
@@ -389,7 +374,7 @@ static int check_header(const u8 *p, size_t len, struct nfit_table *out, u32 *en
 			len >= 4 && memcmp(p, "NFIT", 4) != 0 ? ", bad signature" : "");
 		return -ENODEV;
 	}
-	hdr_len = rd32(p + 4);
+	hdr_len = get_le32(p + 4);
 	out->revision = p[8];
 	memcpy(out->oem_id, p + 10, 6);
 	memcpy(out->oem_table_id, p + 16, 8);
@@ -428,7 +413,7 @@ int nfit_parse(const void *table, size_t len, struct nfit_table *out)
 			out->truncated = true;
 			break;
 		}
-		u16 type = rd16(sub);
+		u16 type = get_le16(sub);
 		if (type < NFIT_TYPE_NR)
 			parsers[type](&w, off, sub, length);
 		else

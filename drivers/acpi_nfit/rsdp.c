@@ -12,6 +12,7 @@
 #include "boot_info.h"
 #include "params.h"
 #include "printk.h"
+#include "unaligned.h"
 
 /* acpi_rsdp=: "auto" (default), "efi", "bios" or a physical address (Linux's form). */
 static enum { RSDP_AUTO, RSDP_EFI, RSDP_BIOS, RSDP_ADDR } rsdp_from;
@@ -93,14 +94,6 @@ static const u8 acpi20_guid[16] = { 0x71, 0xe8, 0x68, 0x88, 0xf1, 0xe4, 0xd3, 0x
 static const u8 acpi10_guid[16] = { 0x30, 0x2d, 0x9d, 0xeb, 0x88, 0x2d, 0xd3, 0x11,
 				    0x9a, 0x16, 0x00, 0x90, 0x27, 0x3f, 0xc1, 0x4d };
 
-static u64 rd64(const u8 *p)
-{
-	u64 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /* The RSDP a configuration-table entry points to, if it checks out. */
 static int rsdp_at(u64 pa, struct acpi_rsdp *rsdp)
 {
@@ -121,7 +114,7 @@ static int config_table_rsdp(const u8 *cfg, u64 n, const u8 guid[16], struct acp
 		const u8 *e = cfg + i * EFI_CONFIG_ENTRY_LEN;
 		if (memcmp(e, guid, 16) != 0)
 			continue;
-		u64 p = rd64(e + 16);
+		u64 p = get_le64(e + 16);
 		if (rsdp_at(p, rsdp) == 0) {
 			*pa = p;
 			return 0;
@@ -138,12 +131,12 @@ int acpi_rsdp_from_efi(u64 system_table, struct acpi_rsdp *rsdp, u64 *pa)
 		return -ENODEV;
 	u32 header_size;
 	memcpy(&header_size, st + EFI_ST_HEADER_SIZE, sizeof(header_size));
-	if (rd64(st) != EFI_SYSTEM_TABLE_SIGNATURE || header_size < EFI_ST_LEN) {
+	if (get_le64(st) != EFI_SYSTEM_TABLE_SIGNATURE || header_size < EFI_ST_LEN) {
 		pr_warn("ACPI: EFI system table at %#llx: bad signature or size %u\n",
 			(unsigned long long)system_table, header_size);
 		return -ENODEV;
 	}
-	u64 n = rd64(st + EFI_ST_NR_TABLES), cfg_pa = rd64(st + EFI_ST_CONFIG_TABLE);
+	u64 n = get_le64(st + EFI_ST_NR_TABLES), cfg_pa = get_le64(st + EFI_ST_CONFIG_TABLE);
 	const u8 *cfg = n <= EFI_MAX_CONFIG_TABLES ?
 			acpi_map(cfg_pa, n * EFI_CONFIG_ENTRY_LEN) : NULL;
 	if (!cfg) {
