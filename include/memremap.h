@@ -124,6 +124,21 @@ int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap);
  */
 int memunmap_pages(struct dev_pagemap *pgmap);
 
+/*
+ * What the last successful memremap_pages() spent (benchmarks): TSC cycles
+ * per step, and the struct pages it initialised, of which how many lay in
+ * pmem and differed from what was there, so were stored.
+ */
+struct memremap_stats {
+	u64 map_cycles;		/* direct map */
+	u64 sparse_cycles;	/* section table and vmemmap */
+	u64 init_cycles;	/* struct page initialisation */
+	u64 pages_init;
+	u64 pmem_pages_stored;
+};
+
+extern struct memremap_stats memremap_last;
+
 /* The live pgmap holding pfn, pinned; NULL if none or it is dying. */
 struct dev_pagemap *pgmap_pin(u64 pfn);
 void pgmap_unpin(struct dev_pagemap *pgmap);

@@ -86,6 +86,50 @@ bool pfn_valid(u64 pfn);
 void memmap_init_range(u64 start_pfn, u64 end_pfn, const struct page *tmpl);
 
 /*
+ * The same for struct pages that live in persistent memory (altmap blocks):
+ * compare each with *tmpl and store only those that differ, so bringing an
+ * unchanged device back writes nothing to the media (pmem wears, and writes
+ * far slower than it reads; a store to a line not in the cache reads it
+ * first anyway). Returns the number of struct pages stored. With
+ * memmap_pmem_rewrite (memmap_pmem=rewrite: Linux 6.1's behaviour, kept
+ * for comparison) every one is stored.
+ */
+u64 memmap_init_range_pmem(u64 start_pfn, u64 end_pfn, const struct page *tmpl);
+extern bool memmap_pmem_rewrite;
+
+/*
+ * Bytes the kernel stored to persistent memory, by writer. Every path that
+ * writes pmem adds what it actually stored (not what it was asked to
+ * cover): block writes, info blocks, struct pages stored into altmap
+ * blocks. Never reset: read a difference. Reads are not counted.
+ */
+enum pmem_writer {
+	PMEM_WR_BLOCK,		/* pmem_rw() writes */
+	PMEM_WR_INFOBLOCK,	/* pfn info blocks written or zeroed */
+	PMEM_WR_MEMMAP,		/* struct pages stored into altmap blocks */
+	PMEM_WR_OTHER,		/* anything else (benchmark baselines) */
+	PMEM_WR_NR,
+};
+
+extern u64 pmem_written[PMEM_WR_NR];
+
+static inline void pmem_written_add(enum pmem_writer w, u64 bytes)
+{
+	pmem_written[w] += bytes;
+}
+
+static inline u64 pmem_written_total(void)
+{
+	u64 sum = 0;
+
+	for (int w = 0; w < PMEM_WR_NR; w++)
+		sum += pmem_written[w];
+	return sum;
+}
+
+const char *pmem_writer_name(enum pmem_writer w);
+
+/*
  * Bookkeeping of RAM and pmem that mm uses for itself, in bytes, as meminfo
  * prints it. Page tables are counted by kernel_pgtable.nr_tables instead.
  */

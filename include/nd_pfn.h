@@ -22,6 +22,10 @@ struct nd_pfn {
 	char reason[128];		/* why it is disabled */
 	struct dev_pagemap pgmap;
 	struct pmem_device pmem;	/* pmemNm while enabled */
+	/* Set when a probe (boot, nd_namespace_probe) brought it up: what it cost. */
+	bool probed;
+	u64 probe_ns;			/* read, validate, memremap_pages, block device */
+	u64 probe_pmem_written;		/* bytes stored to pmem meanwhile (mm.h) */
 };
 
 /* What create-namespace asks for. */
@@ -45,6 +49,19 @@ void nd_probe_namespaces(void);
  * namespace in use needs req->force (-EBUSY otherwise, with a message).
  */
 int nd_namespace_reconfigure(struct nd_namespace_io *ns, const struct nd_pfn_request *req);
+
+/*
+ * Probe one namespace as at boot (read-only; prints its line): what
+ * nd_probe_namespaces() does for each. The namespace must be detached.
+ */
+void nd_namespace_probe(struct nd_namespace_io *ns);
+
+/*
+ * Let go of whatever `ns` is now: tear down its pfn device (-EBUSY while
+ * pages are pinned) and release the claim, or drop the raw block device.
+ * Nothing is written; nd_namespace_probe() brings it back.
+ */
+int nd_namespace_detach(struct nd_namespace_io *ns);
 
 /* The pfn device claiming `ns` (enabled or disabled), or NULL. */
 struct nd_pfn *nd_pfn_of(struct nd_namespace_io *ns);

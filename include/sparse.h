@@ -107,4 +107,11 @@ int vmemmap_populate(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
  */
 void vmemmap_free(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap);
 
+/*
+ * True if the struct page of pfn lies in one of `altmap`'s blocks (its
+ * section's memmap is a 2 MiB leaf inside the altmap's range): stores to it
+ * go to persistent memory. False for a NULL altmap or RAM-backed memmap.
+ */
+bool vmemmap_in_altmap(u64 pfn, const struct vmem_altmap *altmap);
+
 #endif

@@ -50,6 +50,7 @@ static int cmd_meminfo(int argc, char **argv)
 	meminfo_line("HeapTotal:", heap_size());
 	meminfo_line("HeapUsed:", heap_used());
 	meminfo_line("PmemE820:", pmem);
+	meminfo_line("PmemWritten:", pmem_written_total());	/* stored to pmem since boot */
 	return 0;
 }
 SHELL_COMMAND("meminfo", cmd_meminfo, "meminfo", "memory totals, /proc/meminfo style");

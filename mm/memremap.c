@@ -18,6 +18,8 @@
 
 #define PGMAP_MAX 64
 
+struct memremap_stats memremap_last;
+
 static struct dev_pagemap *pgmaps[PGMAP_MAX];	/* sorted by range.start, disjoint */
 static u32 nr_pgmaps;
 
@@ -189,16 +191,30 @@ static int pgmap_map_direct(struct dev_pagemap *pgmap)
 	return err;
 }
 
-/* Zone DEVICE and the owner in every struct page but the altmap's reserve. */
+/*
+ * Zone DEVICE and the owner in every struct page but the altmap's reserve:
+ * one template, stored section by section; where a section's struct pages
+ * lie in the altmap (pmem), only those that differ are stored and counted.
+ */
 static void pgmap_init_pages(struct dev_pagemap *pgmap)
 {
 	struct page tmpl = { .flags = ZONE_DEVICE, .pgmap = pgmap };
 	const struct vmem_altmap *altmap = pgmap_altmap(pgmap);
-	u64 start = pgmap_pfn(pgmap);
+	u64 start = pgmap_pfn(pgmap), end = start + pgmap_nr_pages(pgmap);
+	u64 stored = 0;
 
 	if (altmap)
 		start = MAX(start, altmap->base_pfn + altmap->reserve);
-	memmap_init_range(start, pgmap_pfn(pgmap) + pgmap_nr_pages(pgmap), &tmpl);
+	for (u64 s = start, e; s < end; s = e) {
+		e = MIN(end, ALIGN_DOWN(s, PAGES_PER_SECTION) + PAGES_PER_SECTION);
+		if (vmemmap_in_altmap(s, altmap))
+			stored += memmap_init_range_pmem(s, e, &tmpl);
+		else
+			memmap_init_range(s, e, &tmpl);
+	}
+	pmem_written_add(PMEM_WR_MEMMAP, stored * sizeof(struct page));
+	memremap_last.pages_init = end - start;
+	memremap_last.pmem_pages_stored = stored;
 }
 
 static void pgmap_account(struct dev_pagemap *pgmap, s64 sign)
@@ -215,6 +231,7 @@ static void pgmap_account(struct dev_pagemap *pgmap, s64 sign)
 int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap)
 {
 	int err = pgmap_validate(pgmap, altmap);
+	u64 t0, t1, t2;	/* memremap_last */
 
 	if (err)
 		return err;
@@ -224,14 +241,20 @@ int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap)
 		pgmap->flags |= PGMAP_ALTMAP_VALID;
 	}
 	pgmap->pins = 0;
+	t0 = arch_cycles();
 	err = pgmap_map_direct(pgmap);
 	if (err)
 		goto err_direct_map;	/* it undid itself */
+	t1 = arch_cycles();
 	err = sparse_add_range(pgmap_pfn(pgmap), pgmap_nr_pages(pgmap), pgmap_altmap(pgmap),
 			       (pgmap->flags & PGMAP_BASE_PAGES) ? VMEMMAP_BASE_PAGES : 0, true);
 	if (err)
 		goto err_sparse;
+	t2 = arch_cycles();
 	pgmap_init_pages(pgmap);
+	memremap_last.map_cycles = t1 - t0;
+	memremap_last.sparse_cycles = t2 - t1;
+	memremap_last.init_cycles = arch_cycles() - t2;
 	pgmap_account(pgmap, 1);
 	pgmap_insert(pgmap);
 	pgmap->state = PGMAP_LIVE;

@@ -366,3 +366,14 @@ void vmemmap_free(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap)
 	}
 	arch_sync_kernel_mappings(memmap_va(start_pfn), nr_pages * sizeof(struct page));
 }
+
+bool vmemmap_in_altmap(u64 pfn, const struct vmem_altmap *altmap)
+{
+	const u64 *pmd;
+
+	if (!altmap)
+		return false;
+	pmd = entry_at(memmap_va(pfn), PG_LEVEL_2M);
+	return present(pmd) && (*pmd & PTE_PSE) &&
+	       altmap_contains(altmap, PFN_DOWN(*pmd & PTE_ADDR_MASK));
+}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch.h"
 #include "direct_map.h"
 #include "nd_pfn.h"
 #include "nd_util.h"
@@ -61,6 +62,7 @@ static int nd_pfn_write_sb(struct nd_namespace_io *ns, const struct nd_pfn_sb *s
 		return err;
 	arch_memcpy_flushcache(phys_to_virt(ns->start + ND_PFN_SB_OFFSET), sb, sizeof(*sb));
 	arch_wmb_pmem();
+	pmem_written_add(PMEM_WR_INFOBLOCK, sizeof(*sb));
 	return 0;
 }
 
@@ -205,8 +207,9 @@ static void raw_detach(struct nd_namespace_io *ns)
 }
 
 /* Probe one namespace, read-only: pfn (enabled or disabled) or raw. */
-static void nd_probe_one(struct nd_namespace_io *ns)
+void nd_namespace_probe(struct nd_namespace_io *ns)
 {
+	u64 t0 = arch_cycles(), written = pmem_written_total();
 	static struct nd_pfn_sb sb;
 	struct nd_pfn_geom g = ns_geom(ns);
 	struct nd_pfn_layout l;
@@ -240,17 +243,20 @@ static void nd_probe_one(struct nd_namespace_io *ns)
 		pfn_print(pfn);
 		return;
 	}
-	pfn_print(pfn_attach(ns, &l));
+	struct nd_pfn *pfn = pfn_attach(ns, &l);
+	pfn->probe_ns = arch_cycles_to_ns(arch_cycles() - t0);
+	pfn->probe_pmem_written = pmem_written_total() - written;
+	pfn->probed = true;
+	pfn_print(pfn);
 }
 
 void nd_probe_namespaces(void)
 {
 	for_each_nd_namespace(ns)
-		nd_probe_one(ns);
+		nd_namespace_probe(ns);
 }
 
-/* Let go of whatever ns is now: the pfn device or the raw view. */
-static int ns_release_all(struct nd_namespace_io *ns)
+int nd_namespace_detach(struct nd_namespace_io *ns)
 {
 	struct nd_pfn *pfn = nd_pfn_of(ns);
 
@@ -311,7 +317,7 @@ int nd_namespace_reconfigure(struct nd_namespace_io *ns, const struct nd_pfn_req
 		pr_err("%s is active, specify -f/--force for re-configuration\n", ns->name);
 		return -EBUSY;
 	}
-	int err = ns_release_all(ns);
+	int err = nd_namespace_detach(ns);
 	if (err)
 		return err;
 	return req->mode == PFN_MODE_NONE ? ns_make_raw(ns) : ns_make_pfn(ns, req);

@@ -30,9 +30,11 @@ static int pmem_map_flush_hints(struct nd_namespace_io *ns)
 int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
 		u64 phys, u64 size, u64 pfn_flags, u64 memmap_end)
 {
+	u32 sector = ns ? ns->sector_size : 512;
 	int slot = -1;
 
-	if (!size || !IS_ALIGNED(phys | size, PAGE_SIZE))
+	/* The sector size is a power of two, so pmem_check needs no division. */
+	if (!size || !IS_ALIGNED(phys | size, PAGE_SIZE) || !sector || (sector & (sector - 1)))
 		return -EINVAL;
 	for (int i = 0; i < PMEM_MAX_DEVICES; i++)
 		if (!devices[i] && slot < 0)
@@ -49,7 +51,7 @@ int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char 
 	dev->ns = ns;
 	dev->phys = phys;
 	dev->size = size;
-	dev->sector_size = ns ? ns->sector_size : 512;
+	dev->sector_size = sector;
 	dev->pfn_flags = pfn_flags;
 	dev->memmap_end = memmap_end;
 	dev->cpu_cache_persistent = ns && ns->region->persistence == ND_PERSIST_CACHE;
@@ -92,7 +94,7 @@ struct pmem_device *pmem_next(struct pmem_device *prev)
 /* One bounds check covers every request: aligned, inside, no wrap. */
 static int pmem_check(const struct pmem_device *dev, u64 off, u64 len)
 {
-	if ((off | len) % dev->sector_size)
+	if ((off | len) & (dev->sector_size - 1))
 		return -EINVAL;
 	if (off > dev->size || len > dev->size - off)
 		return -ERANGE;
@@ -117,23 +119,24 @@ int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir 
 	else
 		arch_memcpy_flushcache(dev->virt + off, buf, len);
 	arch_wmb_pmem();
+	pmem_written_add(PMEM_WR_BLOCK, len);
 	return 0;
 }
 
 s64 pmem_direct_access(struct pmem_device *dev, u64 sector, void **kaddr, pfn_t *pfn)
 {
-	u64 off = sector * dev->sector_size;
-
-	if (sector >= dev->size / dev->sector_size)
-		return -ERANGE;
+	unsigned int shift = (unsigned int)__builtin_ctz(dev->sector_size);
 	u64 end = dev->phys + dev->size;
+
 	if (dev->memmap_end && dev->memmap_end < end)
 		end = dev->memmap_end;
-	if (dev->phys + off >= end)
+	/* One check: the sector starts before the device end and the memmap's. */
+	if (end <= dev->phys || sector > (end - dev->phys - 1) >> shift)
 		return -ERANGE;
-	*kaddr = dev->virt + off;
-	*pfn = phys_to_pfn_t(dev->phys + off, dev->pfn_flags);
-	return (s64)(end - (dev->phys + off));
+	u64 pa = dev->phys + (sector << shift);
+	*kaddr = dev->virt + (sector << shift);
+	*pfn = phys_to_pfn_t(pa, dev->pfn_flags);
+	return (s64)(end - pa);
 }
 
 void pmem_flush(struct pmem_device *dev)

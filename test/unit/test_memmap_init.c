@@ -1,0 +1,203 @@
+/*
+ * Host tests: struct pages in persistent memory are stored only where they
+ * differ (issue 7), and the pmem write counter counts exactly the stores
+ * that reach pmem: struct pages in altmap blocks (not those in RAM), block
+ * device writes (not reads, not refused requests).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include <errno.h>
+
+#include "host.h"
+#include "memremap.h"
+#include "mm.h"
+#include "pmem.h"
+#include "sparse.h"
+
+#define RAM_BASE (16 * MiB)
+#define RAM_SIZE (944 * MiB)
+#define DEV (4 * GiB)
+#define RESERVE 2	/* the info block's 8 KiB */
+
+static int setup(void **state)
+{
+	(void)state;
+	host_mm_boot(RAM_BASE, RAM_SIZE);
+	assert_int_equal(sparse_init_ram(), 0);
+	memmap_pmem_rewrite = false;
+	host_console_reset();
+	return 0;
+}
+
+static struct dev_pagemap pgmap_of(u64 size)
+{
+	return (struct dev_pagemap){ .range = { DEV, DEV + size - 1 },
+				     .type = MEMORY_DEVICE_FS_DAX };
+}
+
+/* Linux's map=dev layout at DEV (FACTS §1.7, align 2 MiB). */
+static struct vmem_altmap altmap_of(u64 size)
+{
+	u64 npfns = (size - 8 * KiB) / PAGE_SIZE;
+	u64 dataoff = ALIGN_UP(DEV + 8 * KiB + 64 * npfns, PMD_SIZE) - DEV;
+
+	return (struct vmem_altmap){ .base_pfn = PFN_DOWN(DEV), .end_pfn = PFN_DOWN(DEV + size - 1),
+				     .reserve = RESERVE, .free = (dataoff - 8 * KiB) / PAGE_SIZE };
+}
+
+/* Register, and return the bytes it stored to pmem for struct pages. */
+static u64 bring_up(struct dev_pagemap *pgmap, const struct vmem_altmap *a)
+{
+	u64 before = pmem_written[PMEM_WR_MEMMAP];
+
+	assert_int_equal(memremap_pages(pgmap, a), 0);
+	return pmem_written[PMEM_WR_MEMMAP] - before;
+}
+
+static void check_pages(struct dev_pagemap *pgmap, u64 first_pfn)
+{
+	for (u64 pfn = first_pfn; pfn <= PFN_DOWN(pgmap->range.end); pfn++) {
+		const struct page *p = pfn_to_page(pfn);
+		if (page_zone(p) != ZONE_DEVICE || p->pgmap != pgmap || p->refcount || p->lru.next)
+			fail_msg("pfn %#llx not a clean device page", (unsigned long long)pfn);
+	}
+}
+
+static void memmap_dev_first_bringup_stores_every_page(void **state)
+{
+	struct dev_pagemap pgmap = pgmap_of(1 * GiB);
+	struct vmem_altmap a = altmap_of(1 * GiB);
+	u64 pages = PFN_DOWN(1 * GiB) - RESERVE;
+
+	(void)state;
+	assert_true(vmemmap_in_altmap(PFN_DOWN(DEV) + RESERVE, &a) == false);	/* not yet mapped */
+	assert_int_equal(bring_up(&pgmap, &a), pages * sizeof(struct page));
+	assert_int_equal(memremap_last.pages_init, pages);
+	assert_int_equal(memremap_last.pmem_pages_stored, pages);
+	assert_true(vmemmap_in_altmap(PFN_DOWN(DEV), &pgmap.altmap));
+	check_pages(&pgmap, PFN_DOWN(DEV) + RESERVE);
+	assert_int_equal(memunmap_pages(&pgmap), 0);
+}
+
+/* The reprobe of issue 7: an unchanged map=dev device comes back writing nothing. */
+static void memmap_dev_reprobe_stores_nothing(void **state)
+{
+	struct dev_pagemap pgmap = pgmap_of(1 * GiB);
+	struct vmem_altmap a = altmap_of(1 * GiB);
+
+	(void)state;
+	bring_up(&pgmap, &a);
+	assert_int_equal(memunmap_pages(&pgmap), 0);
+	assert_int_equal(bring_up(&pgmap, &a), 0);
+	assert_int_equal(memremap_last.pmem_pages_stored, 0);
+	check_pages(&pgmap, PFN_DOWN(DEV) + RESERVE);
+	assert_int_equal(memunmap_pages(&pgmap), 0);
+}
+
+/* Struct pages a user changed (or a crash left dirty) are stored again, and only they. */
+static void memmap_dev_stores_only_what_differs(void **state)
+{
+	struct dev_pagemap pgmap = pgmap_of(1 * GiB);
+	struct vmem_altmap a = altmap_of(1 * GiB);
+	u64 first = PFN_DOWN(DEV) + RESERVE, last = PFN_DOWN(DEV + 1 * GiB) - 1;
+
+	(void)state;
+	bring_up(&pgmap, &a);
+	pfn_to_page(first)->refcount = 1;
+	pfn_to_page(first + 1000)->lru.next = (struct list_head *)0x1234;
+	pfn_to_page(last)->_reserved[2] = 9;	/* the last word of the last page */
+	assert_int_equal(memunmap_pages(&pgmap), 0);
+	assert_int_equal(bring_up(&pgmap, &a), 3 * sizeof(struct page));
+	check_pages(&pgmap, first);
+	assert_int_equal(memunmap_pages(&pgmap), 0);
+
+	/* Another owner: the pgmap pointer differs in every struct page. */
+	struct dev_pagemap other = pgmap_of(1 * GiB);
+	assert_int_equal(bring_up(&other, &a), (last + 1 - first) * sizeof(struct page));
+	assert_int_equal(memunmap_pages(&other), 0);
+}
+
+/* memmap_pmem=rewrite is Linux 6.1: every struct page stored at every probe. */
+static void memmap_dev_rewrite_stores_all(void **state)
+{
+	struct dev_pagemap pgmap = pgmap_of(1 * GiB);
+	struct vmem_altmap a = altmap_of(1 * GiB);
+	u64 pages = PFN_DOWN(1 * GiB) - RESERVE;
+
+	(void)state;
+	bring_up(&pgmap, &a);
+	assert_int_equal(memunmap_pages(&pgmap), 0);
+	memmap_pmem_rewrite = true;
+	assert_int_equal(bring_up(&pgmap, &a), pages * sizeof(struct page));
+	memmap_pmem_rewrite = false;
+	assert_int_equal(memunmap_pages(&pgmap), 0);
+}
+
+/* map=mem: struct pages in RAM are no pmem stores. */
+static void memmap_mem_stores_nothing_to_pmem(void **state)
+{
+	struct dev_pagemap pgmap = pgmap_of(1 * GiB);
+
+	(void)state;
+	assert_int_equal(bring_up(&pgmap, NULL), 0);
+	assert_int_equal(memremap_last.pages_init, PFN_DOWN(1 * GiB));
+	assert_false(vmemmap_in_altmap(PFN_DOWN(DEV), NULL));
+	check_pages(&pgmap, PFN_DOWN(DEV));
+	assert_int_equal(memunmap_pages(&pgmap), 0);
+}
+
+/* FACTS §2.3: the partial last section's struct pages are in RAM: not counted. */
+static void memmap_dev_partial_section_in_ram_not_counted(void **state)
+{
+	struct dev_pagemap pgmap = pgmap_of(1 * GiB - 2 * MiB);
+	struct vmem_altmap a = altmap_of(1 * GiB - 2 * MiB);
+	u64 in_altmap = 7 * PAGES_PER_SECTION - RESERVE;
+
+	(void)state;
+	assert_int_equal(bring_up(&pgmap, &a), in_altmap * sizeof(struct page));
+	assert_false(vmemmap_in_altmap(PFN_DOWN(DEV) + 7 * PAGES_PER_SECTION, &pgmap.altmap));
+	check_pages(&pgmap, PFN_DOWN(DEV) + RESERVE);
+	assert_int_equal(memunmap_pages(&pgmap), 0);
+	assert_int_equal(bring_up(&pgmap, &a), 0);
+	assert_int_equal(memunmap_pages(&pgmap), 0);
+}
+
+/* pmem_rw: a write counts its length once; reads and refused requests count nothing. */
+static void pmem_rw_counts_what_it_stores(void **state)
+{
+	static struct pmem_device dev;
+	static u8 buf[8192];
+	u64 before = pmem_written[PMEM_WR_BLOCK];
+
+	(void)state;
+	pmem_reset();
+	assert_int_equal(pmem_attach(&dev, NULL, "pmemt", DEV, 4 * MiB, PFN_DEV, 0), 0);
+	assert_int_equal(pmem_rw(&dev, 4096, buf, sizeof(buf), PMEM_WRITE), 0);
+	assert_int_equal(pmem_written[PMEM_WR_BLOCK] - before, sizeof(buf));
+	assert_int_equal(pmem_rw(&dev, 0, buf, sizeof(buf), PMEM_READ), 0);
+	assert_int_equal(pmem_rw(&dev, 4 * MiB - 512, buf, 1024, PMEM_WRITE), -ERANGE);
+	assert_int_equal(pmem_rw(&dev, 100, buf, 512, PMEM_WRITE), -EINVAL);
+	assert_int_equal(pmem_written[PMEM_WR_BLOCK] - before, sizeof(buf));
+	assert_int_equal(pmem_written_total() - pmem_written[PMEM_WR_MEMMAP] -
+				 pmem_written[PMEM_WR_INFOBLOCK] - pmem_written[PMEM_WR_OTHER],
+			 pmem_written[PMEM_WR_BLOCK]);
+	pmem_detach(&dev);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(memmap_dev_first_bringup_stores_every_page, setup),
+		cmocka_unit_test_setup(memmap_dev_reprobe_stores_nothing, setup),
+		cmocka_unit_test_setup(memmap_dev_stores_only_what_differs, setup),
+		cmocka_unit_test_setup(memmap_dev_rewrite_stores_all, setup),
+		cmocka_unit_test_setup(memmap_mem_stores_nothing_to_pmem, setup),
+		cmocka_unit_test_setup(memmap_dev_partial_section_in_ram_not_counted, setup),
+		cmocka_unit_test_setup(pmem_rw_counts_what_it_stores, setup),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
