@@ -9,6 +9,7 @@
 #   make run        install what is missing, build, boot under QEMU
 #   make test       host unit tests, short fuzz runs, QEMU tests
 #   make test-boot  only the five boot-path QEMU tests
+#   make bench      benchmarks under QEMU: build/bench/results.{csv,md}, plots
 #   make deps       install the Debian packages the build needs
 
 SHELL      := /bin/bash
@@ -67,7 +68,7 @@ UNIT_BINS  := $(patsubst test/unit/%.c,$(BUILD)/host/unit/%,$(UNIT_SRCS))
 
 .SECONDARY:
 .PHONY: all tools iso run test test-unit test-qemu test-fuzz fuzz clean deps newlib help \
-	efi netboot test-boot FORCE
+	efi netboot test-boot bench FORCE
 all: $(BUILD)/pmemk.elf $(TOOLS)
 
 help:
@@ -192,6 +193,12 @@ fuzz: $(FUZZ_BINS)
 test-fuzz: $(FUZZ_BINS)
 	@tools/run-fuzzers $(FUZZ_SECONDS) $(FUZZ_BINS)
 
+# Benchmarks (tools/bench, docs/PERFORMANCE.md): nvdimms of 1-64 GiB, map=dev
+# and map=mem, fresh and written backing files; BENCH_ARGS='--sizes "1 4"'.
+BENCH_ARGS ?=
+bench: deps $(BUILD)/pmemk.elf
+	tools/bench $(BENCH_ARGS)
+
 test: deps
 	@$(MAKE) --no-print-directory test-unit
 	@$(MAKE) --no-print-directory test-fuzz
@@ -200,5 +207,6 @@ test: deps
 clean:
 	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/fuzz $(BUILD)/iso-cache $(BUILD)/pmemk.* $(BUILD)/iso $(BUILD)/test-logs
 	rm -rf $(BUILD)/efi $(BUILD)/esp $(BUILD)/BOOTX64.EFI $(BUILD)/netboot $(BUILD)/efi-cache $(BUILD)/netboot-cache
+	rm -rf $(BUILD)/bench
 
 -include $(KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d)

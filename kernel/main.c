@@ -8,6 +8,7 @@
 
 #include "acpi.h"
 #include "arch.h"
+#include "bench.h"
 #include "e820.h"
 #include "heap.h"
 #include "kernel.h"
@@ -155,6 +156,7 @@ void kmain(const struct boot_info *bi)
 	persist_init();
 	nd_probe_namespaces();
 	nd_apply_create_param();
+	bench_boot();	/* bench=: run the benchmarks, power off */
 
 	if (ktest_spec) {
 		int failed = ktest_run(ktest_spec);

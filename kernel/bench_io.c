@@ -1,0 +1,230 @@
+/*
+ * Benches of the I/O paths: blk (the pfn-mode block device, sequential and
+ * random, 4 KiB and 1 MiB requests, next to memcpy and the non-temporal
+ * copy over the very same RAM and pmem addresses in the same order: the
+ * limit this guest can reach) and lookup (ns per pfn_to_page,
+ * pfn_t_to_page, pmem_direct_access and a kmap_pfn round trip).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch.h"
+#include "bench.h"
+#include "persist.h"
+#include "pfn_t.h"
+#include "pmem.h"
+
+#define BLK_RAM_BUF (4 * MiB)	/* the RAM side of every copy, used round robin */
+#define LOOKUP_N 65536
+
+static volatile u64 bench_sink;	/* keeps lookups from being optimised away */
+
+static u64 xorshift64(u64 *s)
+{
+	u64 x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+/* 0..n-1 in order, or shuffled (Fisher-Yates, fixed seed: every run the same). */
+static void make_order(u32 *idx, u32 n, bool shuffle)
+{
+	u64 seed = 0x9E3779B97F4A7C15ULL;
+
+	for (u32 i = 0; i < n; i++)
+		idx[i] = i;
+	for (u32 i = n - 1; shuffle && i > 0; i--) {
+		u32 j = (u32)(xorshift64(&seed) % (i + 1)), t = idx[i];
+		idx[i] = idx[j];
+		idx[j] = t;
+	}
+}
+
+enum blk_method { BLK_DEV, BLK_MEMCPY, BLK_NT, BLK_NR_METHODS };
+
+struct blk_job {
+	struct pmem_device *dev;
+	u8 *ram;
+	const u32 *order;
+	u32 n;
+	u64 req;
+	bool write;
+};
+
+/* The RAM address request i uses (the same for every method). */
+static u8 *ram_of(const struct blk_job *j, u32 i)
+{
+	return j->ram + ((u64)i * j->req) % BLK_RAM_BUF;
+}
+
+/* One pass over the working set by one method; returns ns, or 0 on an I/O error. */
+static u64 blk_pass(const struct blk_job *j, enum blk_method m)
+{
+	u8 *pmem = j->dev->virt;
+	u64 t0 = arch_cycles();
+
+	switch (m) {
+	case BLK_DEV:
+		for (u32 i = 0; i < j->n; i++)
+			if (pmem_rw(j->dev, (u64)j->order[i] * j->req, ram_of(j, i), j->req,
+				    j->write ? PMEM_WRITE : PMEM_READ))
+				return 0;
+		break;
+	case BLK_MEMCPY:
+		for (u32 i = 0; i < j->n; i++) {
+			u8 *p = pmem + (u64)j->order[i] * j->req;
+			if (j->write)
+				memcpy(p, ram_of(j, i), j->req);
+			else
+				memcpy(ram_of(j, i), p, j->req);
+		}
+		break;
+	default:
+		for (u32 i = 0; i < j->n; i++) {
+			u8 *p = pmem + (u64)j->order[i] * j->req;
+			if (j->write)
+				arch_memcpy_flushcache(p, ram_of(j, i), j->req);
+			else
+				arch_memcpy_flushcache(ram_of(j, i), p, j->req);
+		}
+		arch_wmb_pmem();	/* the non-temporal stores are done when it returns */
+		break;
+	}
+	u64 ns = bench_ns_since(t0);
+	if (j->write && m != BLK_DEV)
+		pmem_written_add(PMEM_WR_OTHER, (u64)j->n * j->req);
+	return ns ? ns : 1;
+}
+
+static u64 ratio_milli(u64 a, u64 b)
+{
+	return b ? a * 1000 / b : 0;
+}
+
+static int blk_one(struct bench_ctx *c, struct blk_job *j, const char *pattern)
+{
+	static const char *const suffix[BLK_NR_METHODS] = { "", "_memcpy", "_nt" };
+	struct bench_series rate[BLK_NR_METHODS] = { 0 }, vs_memcpy = { 0 }, vs_nt = { 0 };
+	char metric[48];
+
+	for (u32 r = 0; r < c->reps; r++) {
+		u64 gibps[BLK_NR_METHODS];
+		for (int m = 0; m < BLK_NR_METHODS; m++) {
+			u64 ns = blk_pass(j, (enum blk_method)m);
+			if (!ns)
+				return -EIO;
+			gibps[m] = bench_gibps((u64)j->n * j->req, ns);
+			bench_add(&rate[m], gibps[m]);
+		}
+		bench_add(&vs_memcpy, ratio_milli(gibps[BLK_DEV], gibps[BLK_MEMCPY]));
+		bench_add(&vs_nt, ratio_milli(gibps[BLK_DEV], gibps[BLK_NT]));
+	}
+	for (int m = 0; m < BLK_NR_METHODS; m++) {
+		snprintf(metric, sizeof(metric), "%s_%s_%s%s", j->write ? "write" : "read", pattern,
+			 j->req == PAGE_SIZE ? "4k" : "1m", suffix[m]);
+		bench_report(c, "blk", metric, &rate[m], "GiB/s");
+	}
+	snprintf(metric, sizeof(metric), "%s_%s_%s_vs_memcpy", j->write ? "write" : "read", pattern,
+		 j->req == PAGE_SIZE ? "4k" : "1m");
+	bench_report(c, "blk", metric, &vs_memcpy, "ratio");
+	snprintf(metric, sizeof(metric), "%s_%s_%s_vs_nt", j->write ? "write" : "read", pattern,
+		 j->req == PAGE_SIZE ? "4k" : "1m");
+	bench_report(c, "blk", metric, &vs_nt, "ratio");
+	return 0;
+}
+
+void bench_blk(struct bench_ctx *c)
+{
+	static const u64 reqs[] = { PAGE_SIZE, MiB };
+	struct nd_pfn *pfn = bench_pfn(c);
+	struct pmem_device *dev = pfn ? &pfn->pmem : NULL;
+	u64 ws = dev ? MIN(c->ws, ALIGN_DOWN(dev->size, MiB)) : 0;
+	u8 *ram = malloc(BLK_RAM_BUF);
+	u32 *order = malloc((ws / PAGE_SIZE) * sizeof(u32));
+	int err = (!dev || !ws) ? -ENODEV : (!ram || !order) ? -ENOMEM : 0;
+
+	if (ram)
+		memset(ram, 0xa5, BLK_RAM_BUF);
+	for (size_t q = 0; q < ARRAY_SIZE(reqs) && !err; q++) {
+		struct blk_job j = { .dev = dev, .ram = ram, .order = order, .n = (u32)(ws / reqs[q]),
+				     .req = reqs[q] };
+		/* Writes first: on a fresh backing file they are the first touch. */
+		for (int w = 1; w >= 0 && !err; w--) {
+			j.write = w;
+			make_order(order, j.n, false);
+			err = blk_one(c, &j, "seq");
+			make_order(order, j.n, true);
+			if (!err)
+				err = blk_one(c, &j, "rand");
+		}
+	}
+	free(ram);
+	free(order);
+	if (err)
+		bench_error(c, "blk", "no device, no memory or an I/O error", err);
+}
+
+/* ---- lookup ---- */
+
+static u64 per_op_milli(u64 t0)
+{
+	return bench_ns_since(t0) * 1000 / LOOKUP_N;
+}
+
+void bench_lookup(struct bench_ctx *c)
+{
+	struct bench_series to_page = { 0 }, t_to_page = { 0 }, dax = { 0 }, kmap = { 0 };
+	struct nd_pfn *pfn = bench_pfn(c);
+	u64 *pfns = malloc(LOOKUP_N * sizeof(u64));
+	u64 seed = 0x2545F4914F6CDD1DULL, sum = 0;
+
+	if (!pfn || !pfns) {
+		free(pfns);
+		bench_error(c, "lookup", "no device or no memory", -ENODEV);
+		return;
+	}
+	struct pmem_device *dev = &pfn->pmem;
+	u64 first = PFN_DOWN(dev->phys), npfns = PFN_DOWN(dev->size);
+	u64 sectors_per_page = PAGE_SIZE / dev->sector_size;
+	for (u32 i = 0; i < LOOKUP_N; i++)
+		pfns[i] = first + xorshift64(&seed) % npfns;
+	for (u32 r = 0; r < c->reps; r++) {
+		u64 t0 = arch_cycles();
+		for (u32 i = 0; i < LOOKUP_N; i++)
+			sum += pfn_to_page(pfns[i])->flags;	/* the address, and the page it names */
+		bench_add(&to_page, per_op_milli(t0));
+
+		t0 = arch_cycles();
+		for (u32 i = 0; i < LOOKUP_N; i++)
+			sum += (u64)pfn_t_to_page(pfn_to_pfn_t(pfns[i], PFN_DEV | PFN_MAP));
+		bench_add(&t_to_page, per_op_milli(t0));
+
+		t0 = arch_cycles();
+		for (u32 i = 0; i < LOOKUP_N; i++) {
+			void *kaddr;
+			pfn_t p;
+			sum += (u64)pmem_direct_access(dev, (pfns[i] - first) * sectors_per_page,
+							&kaddr, &p);
+		}
+		bench_add(&dax, per_op_milli(t0));
+
+		t0 = arch_cycles();
+		for (u32 i = 0; i < LOOKUP_N; i++) {
+			void *kaddr = kmap_pfn(pfn_to_pfn_t(pfns[i], PFN_DEV | PFN_MAP));
+			sum += (u64)kaddr;
+			kunmap_pfn(kaddr);
+		}
+		bench_add(&kmap, per_op_milli(t0));
+	}
+	bench_sink = sum;
+	free(pfns);
+	bench_report(c, "lookup", "pfn_to_page", &to_page, "ns");
+	bench_report(c, "lookup", "pfn_t_to_page", &t_to_page, "ns");
+	bench_report(c, "lookup", "direct_access", &dax, "ns");
+	bench_report(c, "lookup", "kmap_pfn", &kmap, "ns");
+}
