@@ -25,19 +25,9 @@ grub-mknetdir --net-directory="$tmp" --subdir=boot/grub -d /usr/lib/grub/i386-pc
 rm -f "$tmp/mknetdir.log"
 cp "$kernel" "$tmp/pmemk.elf"
 cp "$efi" "$tmp/BOOTX64.EFI"
-# Serial console as tools/mkiso.sh sets it up; paths are relative to the TFTP root.
-cat >"$tmp/boot/grub/grub.cfg" <<CFG
-set timeout=0
-set default=0
-serial --unit=0 --speed=115200 --word=8 --parity=no --stop=1
-terminal_input serial
-terminal_output serial
-menuentry "pmemk" {
-	echo "pmemk: netboot from (\$root)"
-	multiboot2 /pmemk.elf $cmdline
-	boot
-}
-CFG
+# The ISO's grub.cfg; paths are relative to the TFTP root.
+"$(dirname "$0")/grubcfg.sh" /pmemk.elf "$cmdline" 'pmemk: netboot from ($root)' \
+	>"$tmp/boot/grub/grub.cfg"
 rm -rf "$out"
 mv "$tmp" "$out"
 trap - EXIT
