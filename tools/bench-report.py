@@ -71,7 +71,7 @@ def fmt_bytes(v):
         return 'n/a'
     for unit, div in (('GiB', 1 << 30), ('MiB', 1 << 20), ('KiB', 1 << 10)):
         if v >= div:
-            return f'{v / div:.3g} {unit}'
+            return f'{v / div:.4g} {unit}'
     return f'{v:.0f} B'
 
 
@@ -167,7 +167,7 @@ def environment(meta):
              f'{qemu[0] if qemu else "qemu"}, accel {os.environ.get("QEMU_ACCEL", "tcg")}']
     for k in ('tsc_khz', 'begin'):
         if k in meta:
-            lines.append(f'- `{meta[k]}`')
+            lines.append(f'- one boot\'s `{meta[k]}`')
     return '\n'.join(lines) + '\n'
 
 
