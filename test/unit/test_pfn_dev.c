@@ -142,6 +142,27 @@ static void pmem_rw_checks_bounds_and_alignment(void **state)
 	assert_int_equal(((u8 *)phys_to_virt(NS_START + 0x200000))[512], 0xA5);
 }
 
+/* A namespace with 4 KiB logical sectors gets a 4 KiB-sector block device. */
+static void pmem_4k_sectors(void **state)
+{
+	(void)state;
+	struct nd_pfn_request req = { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true };
+	static u8 buf[8192];
+	void *kaddr;
+	pfn_t pfn;
+
+	ns->sector_size = 4096;
+	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);
+	struct pmem_device *dev = pmem_find("pmem0m");
+	assert_non_null(dev);
+	assert_int_equal(dev->sector_size, 4096);
+	assert_int_equal(pmem_rw(dev, 4096, buf, 8192, PMEM_WRITE), 0);
+	assert_int_equal(pmem_rw(dev, 512, buf, 4096, PMEM_WRITE), -EINVAL);
+	assert_int_equal(pmem_rw(dev, 4096, buf, 512, PMEM_READ), -EINVAL);
+	assert_int_equal(pmem_direct_access(dev, 1, &kaddr, &pfn), (s64)dev->size - 4096);
+	assert_int_equal(pfn_t_to_phys(pfn), dev->phys + 4096);
+}
+
 /* A reboot (fresh machine, same pmem) brings the device back by itself. */
 static void pfn_reprobe_after_reboot_finds_same_device(void **state)
 {
@@ -222,6 +243,7 @@ int main(void)
 		cmocka_unit_test_setup(pfn_create_needs_force, setup),
 		cmocka_unit_test_setup(pfn_create_map_dev_layout_and_dax, setup),
 		cmocka_unit_test_setup(pmem_rw_checks_bounds_and_alignment, setup),
+		cmocka_unit_test_setup(pmem_4k_sectors, setup),
 		cmocka_unit_test_setup(pfn_reprobe_after_reboot_finds_same_device, setup),
 		cmocka_unit_test_setup(pfn_bad_field_leaves_namespace_disabled, setup),
 		cmocka_unit_test_setup(pfn_destroy_zeroes_block_and_goes_raw, setup),
