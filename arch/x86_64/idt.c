@@ -21,7 +21,7 @@ struct idt_entry {
 	u32 zero;
 } __packed;
 
-extern const u64 trap_stubs[32];
+extern const u64 trap_entries[32];
 extern char kernel_stack_bottom[], kernel_stack_top[];
 extern char _text[], _etext[];
 
@@ -47,7 +47,7 @@ void idt_init(void)
 	} __packed ptr = { sizeof(idt) - 1, (u64)idt };
 
 	for (int v = 0; v < 32; v++) {
-		u64 off = trap_stubs[v];
+		u64 off = trap_entries[v];
 		idt[v] = (struct idt_entry){
 			.off0 = (u16)off, .sel = 0x08,
 			.ist = v == 8 || v == 2 || v == 18 ? 1 : 0,	/* #DF, NMI, #MC */

@@ -1,5 +1,5 @@
 /*
- * Exception entry stubs for vectors 0-31. Each pushes a dummy error code
+ * Exception entry points for vectors 0-31. Each pushes a dummy error code
  * where the CPU pushes none, then the vector, and jumps to the common path,
  * which saves the general registers and the SSE state (newlib's printf uses
  * SSE) and calls trap_handler(struct trap_frame *).
@@ -7,16 +7,16 @@
 	.text
 
 .macro TRAP_NOERR vec
-	.globl trap_stub_\vec
-trap_stub_\vec:
+	.globl trap_entry_\vec
+trap_entry_\vec:
 	pushq $0
 	pushq $\vec
 	jmp trap_common
 .endm
 
 .macro TRAP_ERR vec
-	.globl trap_stub_\vec
-trap_stub_\vec:
+	.globl trap_entry_\vec
+trap_entry_\vec:
 	pushq $\vec
 	jmp trap_common
 .endm
@@ -99,8 +99,8 @@ trap_common:
 
 	.section .rodata
 	.balign 8
-	.globl trap_stubs
-trap_stubs:
+	.globl trap_entries
+trap_entries:
 	.irp v, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
-	.quad trap_stub_\v
+	.quad trap_entry_\v
 	.endr
