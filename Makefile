@@ -49,6 +49,7 @@ HOST_LDLIBS := -lcmocka
 
 portable-y :=
 kernel-y   :=
+host-y     :=	# pure code of other images (the EFI loader) unit-tested on the host
 include lib/sources.mk mm/sources.mk drivers/e820/sources.mk nvdimm/sources.mk \
 	drivers/acpi_nfit/sources.mk \
 	boot/sources.mk arch/x86_64/sources.mk kernel/sources.mk
@@ -62,11 +63,10 @@ include test/fuzz/fuzz.mk
 FUZZ_SECONDS ?= 20
 
 KOBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(portable-y) $(kernel-y))
-HOST_PORTABLE := $(patsubst %,$(BUILD)/host/%.o,$(portable-y) $(wildcard test/host/*.c))
+HOST_PORTABLE := $(patsubst %,$(BUILD)/host/%.o,$(portable-y) $(host-y) $(wildcard test/host/*.c))
 UNIT_SRCS  := $(wildcard test/unit/test_*.c)
 UNIT_BINS  := $(patsubst test/unit/%.c,$(BUILD)/host/unit/%,$(UNIT_SRCS))
 
-.SECONDARY:
 .PHONY: all tools iso run test test-unit test-qemu test-fuzz fuzz clean deps newlib help \
 	efi netboot test-boot bench FORCE
 all: $(BUILD)/pmemk.elf $(TOOLS)
