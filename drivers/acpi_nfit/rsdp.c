@@ -204,7 +204,8 @@ int acpi_find_rsdp(const struct boot_info *bi, struct acpi_rsdp *rsdp, u64 *pa,
 		return rsdp_from_param(rsdp, pa, source);
 	if (rsdp_from == RSDP_AUTO && bi->rsdp_len &&
 	    acpi_rsdp_check(bi->rsdp, bi->rsdp_len, rsdp) == 0) {
-		*source = "multiboot2";
+		/* Whoever put the copy in boot_info: GRUB's tag or our EFI loader. */
+		*source = bi->path == BOOT_EFI_STUB ? "EFI loader" : "multiboot2";
 		return 0;
 	}
 	if (rsdp_from != RSDP_BIOS && bi->efi_system_table &&
