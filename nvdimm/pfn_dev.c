@@ -173,6 +173,10 @@ static void pfn_print(const struct nd_pfn *pfn)
 		pfn->name, pfn->ns->name, nd_pfn_mode_name(l->mode),
 		(unsigned long long)l->align, (unsigned long long)l->dataoff, pfn->pmem.name,
 		(unsigned long long)(pfn->pmem.size >> 20));
+	if (pfn->probed)	/* at boot: what bringing it back cost */
+		pr_info("nd_pfn %s: brought back in %llu us, %llu bytes stored to pmem\n",
+			pfn->name, (unsigned long long)(pfn->probe_ns / 1000),
+			(unsigned long long)pfn->probe_pmem_written);
 }
 
 /* Claim ns with a pfn device described by a validated layout; enable it. */

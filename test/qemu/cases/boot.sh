@@ -76,3 +76,17 @@ case_bad_parameters_are_reported() {
 	expect_not 'persistent \(type 12\)'
 	expect_ktest_pass
 }
+
+# What `make run` boots (BIOS, 1 GiB RAM, one 1 GiB nvdimm, the Makefile's
+# default memmap=256M!768M), driven through the shell instead of a terminal.
+case_make_run_configuration() {
+	local cmdline
+	cmdline=$(sed -n 's/^CMDLINE *?= *//p' Makefile)
+	boot make_run 0 --firmware bios --ram 1G --nvdimm 1G --cmdline "$cmdline \"run=e820; list -R; poweroff\""
+	expect '\] boot: multiboot2 \(bios\)'
+	expect '^e820: \[mem 0x0000000030000000-0x000000003fffffff\] persistent \(type 12\)$'
+	expect 'memmap=256M!768M: covers reserved'
+	expect 'nd_region region0: \[mem 0x30000000-0x3fffffff\] e820 pmem'
+	expect 'nd_region region1: \[mem 0x100000000-0x13fffffff\] nfit pmem'
+	expect '^pmemk> list -R$'
+}
