@@ -96,8 +96,8 @@ static int efi_boot_info_check(struct boot_info *bi)
  * below 4 GiB, which the loader's boot page tables direct map. It is copied
  * before anything allocates memory: the loader does not reserve it.
  */
-void efi_stub_entry(u64 boot_info_phys);
-void efi_stub_entry(u64 boot_info_phys)
+void efi_handover_entry(u64 boot_info_phys);
+void efi_handover_entry(u64 boot_info_phys)
 {
 	struct boot_info *bi = &boot_info;
 

@@ -3,7 +3,7 @@
  * to the kernel stack, enable SSE (newlib needs it, FACTS §9.3) and call C:
  *   kernel_entry64      from boot/multiboot2.S -> multiboot2_entry(magic, mbi)
  *   kernel_efi_entry64  from the GNU-EFI loader's trampoline (boot/efi/) ->
- *                       efi_stub_entry(boot_info_phys), found by the loader
+ *                       efi_handover_entry(boot_info_phys), found by the loader
  *                       through the handover header below.
  */
 #define CR0_MP	(1 << 1)
@@ -47,7 +47,7 @@ kernel_efi_entry64:
 	movabsq $kernel_stack_top, %rsp
 	xorl %ebp, %ebp
 	call sse_enable			/* preserves %rdi */
-	call efi_stub_entry
+	call efi_handover_entry
 	jmp halt_forever
 
 /* CR0.EM=0, CR0.MP=1, CR4.OSFXSR=1, CR4.OSXMMEXCPT=1. Clobbers %rax only. */

@@ -1,7 +1,7 @@
 /*
  * A booted machine for mm host tests: memblock RAM, the page allocator, and
  * kernel page tables whose table pages come from it. Its own file so only
- * the tests that call host_mm_boot() link mm/ (others stub parts of it).
+ * the tests that call host_mm_boot() link mm/ (others fake parts of it).
  */
 #include <stdio.h>
 #include <stdlib.h>

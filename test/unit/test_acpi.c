@@ -1,7 +1,7 @@
 /*
  * Host tests: the RSDP search and the RSDT/XSDT walk (drivers/acpi_nfit),
  * run for real over tables placed in the simulated physical memory. The
- * direct map is a stub that records what was mapped and refuses what lies
+ * direct map is a fake that records what was mapped and refuses what lies
  * outside simulated memory, as the kernel's refuses what lies past 64 TiB.
  */
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include "host.h"
 #include "params.h"
 
-/* The direct map stub: a log of calls, and a hole beyond simulated memory. */
+/* The fake direct map: a log of calls, and a hole beyond simulated memory. */
 static struct {
 	u64 pa, len;
 } map_log[256];
