@@ -186,7 +186,7 @@ static void acpi_bios_scan_skips_bad_checksum_and_misaligned(void **state)
 static void acpi_v2_rsdp_prefers_xsdt(void **state)
 {
 	u64 r = put_plain(T(0), "RRRR");
-	u64 x[] = { put_plain(T(1), "XXX1"), put_plain(T(2), "XXX2") };
+	u64 x[] = { put_plain(T(1), "TBL1"), put_plain(T(2), "TBL2") };
 
 	(void)state;
 	put_root(RSDT_PA, "RSDT", &r, 1);
@@ -197,14 +197,14 @@ static void acpi_v2_rsdp_prefers_xsdt(void **state)
 	assert_string_equal(acpi_tables.root_signature, "XSDT");
 	assert_int_equal(acpi_tables.root_pa, XSDT_PA);
 	assert_int_equal(acpi_tables.nr, 2);
-	assert_true(listed("XXX1", x[0]) && listed("XXX2", x[1]));
+	assert_true(listed("TBL1", x[0]) && listed("TBL2", x[1]));
 	assert_false(listed("RRRR", r));
 }
 
 /* A v2 RSDP whose extended checksum is bad is used as ACPI 1.0: RSDT. */
 static void acpi_v2_bad_extended_checksum_uses_rsdt(void **state)
 {
-	u64 r = put_plain(T(0), "RRRR"), x = put_plain(T(1), "XXXX");
+	u64 r = put_plain(T(0), "RRRR"), x = put_plain(T(1), "TBLX");
 
 	(void)state;
 	put_root(RSDT_PA, "RSDT", &r, 1);
@@ -221,7 +221,7 @@ static void acpi_v2_bad_extended_checksum_uses_rsdt(void **state)
 /* A bad XSDT falls back to the RSDT, with a line saying so. */
 static void acpi_bad_xsdt_falls_back_to_rsdt(void **state)
 {
-	u64 r = put_plain(T(0), "RRRR"), x = put_plain(T(1), "XXXX");
+	u64 r = put_plain(T(0), "RRRR"), x = put_plain(T(1), "TBLX");
 
 	(void)state;
 	put_root(RSDT_PA, "RSDT", &r, 1);
@@ -351,7 +351,7 @@ static void acpi_too_many_tables(void **state)
 /* The loader's copy comes first, v2 with its XSDT; its address is unknown. */
 static void acpi_boot_info_copy_preferred(void **state)
 {
-	u64 x = put_plain(T(0), "XXXX"), b = put_plain(T(1), "BIOS");
+	u64 x = put_plain(T(0), "TBLX"), b = put_plain(T(1), "BIOS");
 	struct acpi_rsdp r;
 
 	(void)state;
@@ -364,7 +364,7 @@ static void acpi_boot_info_copy_preferred(void **state)
 	acpi_init(&bi);
 	assert_string_equal(acpi_tables.rsdp_source, "multiboot2");
 	assert_int_equal(acpi_tables.rsdp_pa, 0);
-	assert_true(listed("XXXX", x));
+	assert_true(listed("TBLX", x));
 	assert_true(host_console_has("ACPI: RSDP (multiboot2 copy) 000024 (v02 PMEMK )"));
 	/* A v1 copy (20 bytes) of a v2 RSDP is used as what it is. */
 	bi.rsdp_len = ACPI_RSDP_V1_LEN;
@@ -414,7 +414,7 @@ static const u8 guids[3][16] = {
 /* The ACPI 2.0 entry wins over the 1.0 one, whatever the order. */
 static void acpi_efi_config_table_acpi20_preferred(void **state)
 {
-	u64 x = put_plain(T(0), "XXXX"), r = put_plain(T(1), "RRRR");
+	u64 x = put_plain(T(0), "TBLX"), r = put_plain(T(1), "RRRR");
 	u64 ptr[] = { 0x3f002000, 0x3f002100, 0x3f002200 };
 	struct acpi_rsdp rsdp;
 	u64 pa;
@@ -431,7 +431,7 @@ static void acpi_efi_config_table_acpi20_preferred(void **state)
 	bi.efi_system_table = EFI_ST_PA;
 	acpi_init(&bi);
 	assert_string_equal(acpi_tables.rsdp_source, "EFI");
-	assert_true(listed("XXXX", x));
+	assert_true(listed("TBLX", x));
 	/* A bad 2.0 RSDP: the 1.0 one is used. */
 	((u8 *)phys_to_virt(ptr[2]))[8] ^= 1;
 	assert_int_equal(acpi_rsdp_from_efi(EFI_ST_PA, &rsdp, &pa), 0);
