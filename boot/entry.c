@@ -104,7 +104,7 @@ void efi_handover_entry(u64 boot_info_phys)
 	boot_common_init();
 	if (boot_info_phys == 0 || boot_info_phys > 4 * GiB - sizeof(*bi)) {
 		pr_emerg("boot: EFI loader's boot_info at %#llx is outside [0, 4 GiB)\n",
-			 (unsigned long long)boot_info_phys);
+			 boot_info_phys);
 		arch_exit(EXIT_PANIC);
 	}
 	memcpy(bi, phys_to_virt(boot_info_phys), sizeof(*bi));

@@ -5,7 +5,7 @@
 #include "types.h"
 
 void heap_init(void *base, size_t size);
-size_t heap_used(void);
-size_t heap_size(void);
+u64 heap_used(void);
+u64 heap_size(void);
 
 #endif

@@ -42,8 +42,8 @@ void ktest_fail(const char *file, int line, const char *fmt, ...)
 
 #define KT_EXPECT_EQ(a, b)                                                  \
 	do {                                                                \
-		unsigned long long _a = (unsigned long long)(a);            \
-		unsigned long long _b = (unsigned long long)(b);            \
+		unsigned long long _a = (a);            \
+		unsigned long long _b = (b);            \
 		if (_a != _b)                                               \
 			ktest_fail(__FILE__, __LINE__, "%s == %s (%#llx != %#llx)", \
 				   #a, #b, _a, _b);                         \

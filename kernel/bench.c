@@ -44,8 +44,7 @@ static void sort_u64(u64 *v, u32 n)
 /* "1.234": a value in thousandths. */
 static const char *fmt_milli(char *buf, size_t n, u64 milli)
 {
-	snprintf(buf, n, "%llu.%03llu", (unsigned long long)(milli / 1000),
-		 (unsigned long long)(milli % 1000));
+	snprintf(buf, n, "%llu.%03llu", (milli / 1000), (milli % 1000));
 	return buf;
 }
 
@@ -58,9 +57,9 @@ static const char *mode_name(enum nd_pfn_mode m)
 static const char *fmt_size(char *buf, size_t n, u64 bytes)
 {
 	if (IS_ALIGNED(bytes, GiB))
-		snprintf(buf, n, "%lluG", (unsigned long long)(bytes / GiB));
+		snprintf(buf, n, "%lluG", (bytes / GiB));
 	else
-		snprintf(buf, n, "%lluM", (unsigned long long)(bytes / MiB));
+		snprintf(buf, n, "%lluM", (bytes / MiB));
 	return buf;
 }
 
@@ -243,8 +242,7 @@ static void bench_calibrate(void)
 	sort_u64(v, khz.n);
 	cpu_features.tsc_khz = v[khz.n / 2];
 	kprintf("bench: tsc_khz=%llu (median of %u calibrations, %llu..%llu; the boot's %llu)\n",
-		(unsigned long long)cpu_features.tsc_khz, khz.n, (unsigned long long)v[0],
-		(unsigned long long)v[khz.n - 1], (unsigned long long)khz.v[0]);
+		cpu_features.tsc_khz, khz.n, v[0], v[khz.n - 1], khz.v[0]);
 }
 
 int bench_run(const char *spec, const char *ns_name, u32 reps, u64 ws)
@@ -262,10 +260,10 @@ int bench_run(const char *spec, const char *ns_name, u32 reps, u64 ws)
 	c.mode = PFN_MODE_NONE;
 	bench_calibrate();
 	kprintf("bench: begin ns=%s size=%lluM reps=%u ws=%s tsc_khz=%llu flush=%s copy=%s memmap_pmem=%s pmem_written=%llu\n",
-		c.ns->name, (unsigned long long)(c.ns->size >> 20), reps,
-		fmt_size(wsbuf, sizeof(wsbuf), ws), (unsigned long long)cpu_features.tsc_khz,
-		persist_flush_name(persist_ops.flush), persist_copy_name(persist_ops.copy),
-		memmap_pmem_rewrite ? "rewrite" : "diff", (unsigned long long)pmem_written_total());
+		c.ns->name, (c.ns->size >> 20), reps, fmt_size(wsbuf, sizeof(wsbuf), ws),
+		cpu_features.tsc_khz, persist_flush_name(persist_ops.flush),
+		persist_copy_name(persist_ops.copy), memmap_pmem_rewrite ? "rewrite" : "diff",
+		pmem_written_total());
 	if (mask & B_REPROBE)
 		bench_reprobe_boot(&c);	/* before anything changes the device */
 	/* map=dev first: map=mem's data area overlaps map=dev's memmap, and
@@ -283,8 +281,7 @@ int bench_run(const char *spec, const char *ns_name, u32 reps, u64 ws)
 		if (err)
 			bench_error(&c, "end", "map=dev bring-up failed", err);
 	}
-	kprintf("bench: end errors=%d pmem_written=%llu\n", c.errors,
-		(unsigned long long)pmem_written_total());
+	kprintf("bench: end errors=%d pmem_written=%llu\n", c.errors, pmem_written_total());
 	return c.errors;
 }
 
@@ -357,9 +354,9 @@ void bench_boot(void)
 
 static void print_pmem_written(void)
 {
-	kprintf("pmem_written: total=%llu", (unsigned long long)pmem_written_total());
+	kprintf("pmem_written: total=%llu", pmem_written_total());
 	for (int w = 0; w < PMEM_WR_NR; w++)
-		kprintf(" %s=%llu", pmem_writer_name(w), (unsigned long long)pmem_written[w]);
+		kprintf(" %s=%llu", pmem_writer_name(w), pmem_written[w]);
 	kprintf(" (bytes stored to pmem since boot)\n");
 }
 

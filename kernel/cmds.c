@@ -15,8 +15,8 @@ static int cmd_e820(int argc, char **argv)
 	(void)argv;
 	for (u32 i = 0; i < e820_table.nr; i++) {
 		const struct e820_entry *e = &e820_table.entries[i];
-		kprintf("e820: [mem 0x%016llx-0x%016llx] %s\n", (unsigned long long)e->addr,
-			(unsigned long long)(e->addr + e->size - 1), e820_type_name(e->type));
+		kprintf("e820: [mem 0x%016llx-0x%016llx] %s\n", e->addr, (e->addr + e->size - 1),
+			e820_type_name(e->type));
 	}
 	return 0;
 }
@@ -24,7 +24,7 @@ SHELL_COMMAND("e820", cmd_e820, "e820", "print the kernel's memory map");
 
 static void meminfo_line(const char *name, u64 bytes)
 {
-	kprintf("%-16s%10llu kB\n", name, (unsigned long long)(bytes >> 10));
+	kprintf("%-16s%10llu kB\n", name, (bytes >> 10));
 }
 
 static int cmd_meminfo(int argc, char **argv)
@@ -70,7 +70,7 @@ static int cmd_cpuinfo(int argc, char **argv)
 	kprintf("model name\t: %s\n", f->brand);
 	kprintf("cpu family\t: %u\nmodel\t\t: %u\nstepping\t: %u\n", f->family, f->model,
 		f->stepping);
-	kprintf("tsc_khz\t\t: %llu\n", (unsigned long long)f->tsc_khz);
+	kprintf("tsc_khz\t\t: %llu\n", f->tsc_khz);
 	kprintf("clflush size\t: %u\n", f->clflush_size);
 	kprintf("address sizes\t: %u bits physical, %u bits virtual\n", f->phys_addr_bits,
 		f->virt_addr_bits);

@@ -107,7 +107,7 @@ KTEST(paging_direct_map_covers_ram)
 			if (IS_ALIGNED(a, pg_level_size(want)) &&
 			    a + pg_level_size(want) <= e->addr + e->size && level < want)
 				ktest_fail(__FILE__, __LINE__, "%#llx mapped by level %d, want %d",
-					   (unsigned long long)a, level, want);
+					   a, level, want);
 		}
 	}
 	KT_ASSERT(saw_large);
@@ -126,9 +126,9 @@ KTEST(page_alloc_never_returns_pmem_or_reserved)
 		for (u32 i = 0; i < e820_table.nr; i++) {
 			const struct e820_entry *e = &e820_table.entries[i];
 			if (e->type != E820_TYPE_RAM && pa < e->addr + e->size && e->addr < pa + len)
-				ktest_fail(__FILE__, __LINE__, "block %#llx overlaps %s range %#llx",
-					   (unsigned long long)pa, e820_type_name(e->type),
-					   (unsigned long long)e->addr);
+				ktest_fail(__FILE__, __LINE__,
+					   "block %#llx overlaps %s range %#llx", pa,
+					   e820_type_name(e->type), e->addr);
 		}
 		KT_ASSERT(memblock_is_ram(pa, len));
 		/* Thread the blocks through themselves: no extra memory needed. */

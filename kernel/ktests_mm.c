@@ -69,8 +69,7 @@ static bool find_pmem(u64 min, u64 *start, u64 *size)
 			return true;
 		}
 	}
-	kprintf("# SKIP: no pmem range of %llu MiB (boot with memmap=nn!ss)\n",
-		(unsigned long long)(min >> 20));
+	kprintf("# SKIP: no pmem range of %llu MiB (boot with memmap=nn!ss)\n", (min >> 20));
 	return false;
 }
 
@@ -148,9 +147,9 @@ KTEST(mm_ram_has_normal_struct_pages)
 
 			if (!pfn_valid(pfn) || page_zone(p) != ZONE_NORMAL || (p->flags & PG_reserved) ||
 			    p->pgmap)
-				ktest_fail(__FILE__, __LINE__, "RAM pfn %#llx: valid %d flags %#llx",
-					   (unsigned long long)pfn, pfn_valid(pfn),
-					   (unsigned long long)p->flags);
+				ktest_fail(__FILE__, __LINE__,
+					   "RAM pfn %#llx: valid %d flags %#llx", pfn,
+					   pfn_valid(pfn), p->flags);
 			checked++;
 		}
 	}
@@ -176,12 +175,10 @@ KTEST(mm_memremap_4g_map_dev_uses_no_ram_for_struct_pages)
 	KT_ASSERT(memremap_pages(&pgmap, &a) == 0);
 	after = mm_snap();
 	kprintf("# mm: 4 GiB map=dev: struct pages %llu KiB of RAM, %llu KiB of pmem (+%llu KiB alignment); page tables +%llu KiB; section tables +%llu KiB; RAM used %llu KiB\n",
-		(unsigned long long)((after.vmemmap - before.vmemmap) >> 10),
-		(unsigned long long)(PFN_PHYS(pgmap.altmap.alloc) >> 10),
-		(unsigned long long)(PFN_PHYS(pgmap.altmap.align) >> 10),
-		(unsigned long long)((after.tables - before.tables) * 4),
-		(unsigned long long)((after.sections - before.sections) >> 10),
-		(unsigned long long)((before.free_pages - after.free_pages) * 4));
+		((after.vmemmap - before.vmemmap) >> 10), (PFN_PHYS(pgmap.altmap.alloc) >> 10),
+		(PFN_PHYS(pgmap.altmap.align) >> 10), ((after.tables - before.tables) * 4),
+		((after.sections - before.sections) >> 10),
+		((before.free_pages - after.free_pages) * 4));
 	KT_EXPECT_EQ(after.vmemmap, before.vmemmap);
 	KT_EXPECT_EQ(before.free_pages - after.free_pages,
 		     after.tables - before.tables + (after.sections - before.sections) / PAGE_SIZE);
@@ -216,10 +213,9 @@ KTEST(mm_memremap_4g_map_mem_uses_64m_of_ram)
 	KT_ASSERT(memremap_pages(&pgmap, NULL) == 0);
 	after = mm_snap();
 	kprintf("# mm: 4 GiB map=mem: struct pages %llu KiB of RAM; page tables +%llu KiB; section tables +%llu KiB; RAM used %llu KiB\n",
-		(unsigned long long)((after.vmemmap - before.vmemmap) >> 10),
-		(unsigned long long)((after.tables - before.tables) * 4),
-		(unsigned long long)((after.sections - before.sections) >> 10),
-		(unsigned long long)((before.free_pages - after.free_pages) * 4));
+		((after.vmemmap - before.vmemmap) >> 10), ((after.tables - before.tables) * 4),
+		((after.sections - before.sections) >> 10),
+		((before.free_pages - after.free_pages) * 4));
 	KT_EXPECT_EQ(after.vmemmap - before.vmemmap, 64 * MiB);
 	KT_EXPECT_EQ(count_bad_pages(&pgmap, 0), 0);
 	KT_EXPECT_EQ(count_memmap_outside(first, end, 0, memblock_end_of_ram()), 0);
@@ -291,7 +287,7 @@ KTEST(mm_memremap_1000_cycles_leak_nothing)
 		}
 	}
 	kprintf("# mm: 1000 register/unregister cycles in %llu ms\n",
-		(unsigned long long)(arch_cycles_to_ns(arch_cycles() - t0) / 1000000));
+		(arch_cycles_to_ns(arch_cycles() - t0) / 1000000));
 	KT_EXPECT_SNAP(mm_snap(), before);
 }
 
@@ -392,10 +388,10 @@ KTEST(mm_memremap_every_enomem_unwinds)
 		}
 		KT_EXPECT_EQ(err, -ENOMEM);
 		if (!mm_snap_equal(mm_snap(), before))
-			ktest_fail(__FILE__, __LINE__, "failing allocation %llu leaked", (unsigned long long)n);
+			ktest_fail(__FILE__, __LINE__, "failing allocation %llu leaked", n);
 	}
 	kernel_pgtable.alloc_table = real_alloc_table;
-	kprintf("# mm: %llu allocation failures injected, each unwound\n", (unsigned long long)(n - 1));
+	kprintf("# mm: %llu allocation failures injected, each unwound\n", (n - 1));
 	KT_ASSERT(n > 5 && n < 1000);
 	KT_EXPECT_SNAP(mm_snap(), before);
 }

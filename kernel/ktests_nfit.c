@@ -79,7 +79,7 @@ KTEST(nvdimm_e820_pmem_all_registered)
 		const struct nd_region *r = nd_region_overlapping(e->addr, e->size);
 		if (!r || r->start > e->addr || r->start + r->size < e->addr + e->size)
 			ktest_fail(__FILE__, __LINE__, "e820 pmem %#llx+%#llx not in a region",
-				   (unsigned long long)e->addr, (unsigned long long)e->size);
+				   e->addr, e->size);
 	}
 }
 

@@ -101,7 +101,7 @@ static void heap_setup(void)
 	size = MIN(MAX(size, 4 * MiB), 64 * MiB);
 	u64 pa = memblock_alloc(size, PMD_SIZE);
 	if (!pa)
-		panic("no RAM for a %llu MiB kernel heap", (unsigned long long)(size >> 20));
+		panic("no RAM for a %llu MiB kernel heap", (size >> 20));
 	heap_init(phys_to_virt(pa), size);
 }
 
@@ -116,15 +116,11 @@ static void print_memory_totals(const struct boot_info *bi)
 		if (e820_is_pmem(e820_table.entries[i].type))
 			pmem += e820_table.entries[i].size;
 	pr_info("Memory: %lluK/%lluK available (%lluK kernel image, %lluK heap, %lluK page tables, %lluK other reserved)\n",
-		(unsigned long long)(st.free_pages * 4),
-		(unsigned long long)(total >> 10),
-		(unsigned long long)((bi->kernel_end - bi->kernel_start) >> 10),
-		(unsigned long long)(heap_size() >> 10),
-		(unsigned long long)(kernel_pgtable.nr_tables * 4),
-		(unsigned long long)((total >> 10) - st.free_pages * 4 -
-				     ((bi->kernel_end - bi->kernel_start) >> 10) -
-				     (heap_size() >> 10) - kernel_pgtable.nr_tables * 4));
-	pr_info("Memory: %lluK persistent memory in the e820 map\n", (unsigned long long)(pmem >> 10));
+		(st.free_pages * 4), (total >> 10), ((bi->kernel_end - bi->kernel_start) >> 10),
+		(heap_size() >> 10), (kernel_pgtable.nr_tables * 4),
+		((total >> 10) - st.free_pages * 4 - ((bi->kernel_end - bi->kernel_start) >> 10) -
+		 (heap_size() >> 10) - kernel_pgtable.nr_tables * 4));
+	pr_info("Memory: %lluK persistent memory in the e820 map\n", (pmem >> 10));
 }
 
 void kmain(const struct boot_info *bi)

@@ -24,9 +24,8 @@ void vprintk(int level, const char *fmt, va_list ap)
 	if (!boot_cycles)
 		boot_cycles = arch_cycles();
 	u64 ns = arch_cycles_to_ns(arch_cycles() - boot_cycles);
-	len = snprintf(buf, sizeof(buf), "[%5llu.%06llu] ",
-		       (unsigned long long)(ns / 1000000000),
-		       (unsigned long long)(ns / 1000 % 1000000));
+	len = snprintf(buf, sizeof(buf), "[%5llu.%06llu] ", (ns / 1000000000),
+		       (ns / 1000 % 1000000));
 	if (len < 0)
 		return;
 	/* Leave room for the newline a truncated or unterminated message needs. */

@@ -24,12 +24,12 @@ void heap_init(void *base, size_t size)
 	heap_end = heap_start + size;
 }
 
-size_t heap_used(void)
+u64 heap_used(void)
 {
 	return (size_t)(heap_brk - heap_start);
 }
 
-size_t heap_size(void)
+u64 heap_size(void)
 {
 	return (size_t)(heap_end - heap_start);
 }

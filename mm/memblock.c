@@ -176,7 +176,7 @@ u64 memblock_alloc(u64 size, u64 align)
 	if (memblock.frozen) {
 		if (!alloc_after_freeze_reported)
 			pr_err("memblock: alloc of %#llx bytes after the page allocator took over\n",
-			       (unsigned long long)size);
+			       size);
 		alloc_after_freeze_reported = true;
 		return 0;
 	}
@@ -252,10 +252,8 @@ static void print_type(const char *name, const struct memblock_type *t)
 {
 	kprintf("memblock.%s: %u regions\n", name, t->cnt);
 	for (u32 i = 0; i < t->cnt; i++)
-		kprintf("  [0x%016llx-0x%016llx] %llu KiB\n",
-			(unsigned long long)t->regions[i].base,
-			(unsigned long long)(region_end(&t->regions[i]) - 1),
-			(unsigned long long)(t->regions[i].size >> 10));
+		kprintf("  [0x%016llx-0x%016llx] %llu KiB\n", t->regions[i].base,
+			(region_end(&t->regions[i]) - 1), (t->regions[i].size >> 10));
 }
 
 /* Debugging aid: the lists as they were when the page allocator took over. */
@@ -265,7 +263,7 @@ static int cmd_memblock(int argc, char **argv)
 	(void)argv;
 	print_type("memory", &memblock.memory);
 	print_type("reserved", &memblock.reserved);
-	kprintf("limit %#llx, %s\n", (unsigned long long)memblock.limit,
+	kprintf("limit %#llx, %s\n", memblock.limit,
 		memblock.frozen ? "frozen (page allocator owns free RAM)" : "allocating");
 	return 0;
 }

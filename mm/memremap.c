@@ -110,8 +110,7 @@ static bool overlaps_ram(const struct range *r)
 
 static int pgmap_reject(const struct range *r, int err, const char *why)
 {
-	pr_err("memremap: [mem %#llx-%#llx] %s\n", (unsigned long long)r->start,
-	       (unsigned long long)r->end, why);
+	pr_err("memremap: [mem %#llx-%#llx] %s\n", r->start, r->end, why);
 	return err;
 }
 
@@ -184,8 +183,8 @@ static int pgmap_map_direct(struct dev_pagemap *pgmap)
 		return 0;
 	err = direct_map_add(pgmap->range.start, range_len(&pgmap->range));
 	if (err) {
-		pr_err("memremap: direct map of [mem %#llx-%#llx] failed: %d\n",
-		       (unsigned long long)pgmap->range.start, (unsigned long long)pgmap->range.end, err);
+		pr_err("memremap: direct map of [mem %#llx-%#llx] failed: %d\n", pgmap->range.start,
+		       pgmap->range.end, err);
 		pgmap_unmap_direct(pgmap);	/* what was mapped before the failure */
 	}
 	return err;
@@ -264,8 +263,8 @@ err_sparse:
 	pgmap_unmap_direct(pgmap);
 err_direct_map:
 	pgmap->flags &= ~PGMAP_ALTMAP_VALID;
-	pr_err("memremap: [mem %#llx-%#llx] not registered: error %d\n",
-	       (unsigned long long)pgmap->range.start, (unsigned long long)pgmap->range.end, err);
+	pr_err("memremap: [mem %#llx-%#llx] not registered: error %d\n", pgmap->range.start,
+	       pgmap->range.end, err);
 	return err;
 }
 
@@ -311,8 +310,8 @@ void pgmap_unpin(struct dev_pagemap *pgmap)
 	if (!pgmap)
 		return;
 	if (!pgmap->pins) {
-		pr_err("memremap: unpin of [mem %#llx-%#llx] without a pin\n",
-		       (unsigned long long)pgmap->range.start, (unsigned long long)pgmap->range.end);
+		pr_err("memremap: unpin of [mem %#llx-%#llx] without a pin\n", pgmap->range.start,
+		       pgmap->range.end);
 		return;
 	}
 	if (--pgmap->pins == 0 && pgmap->state == PGMAP_DYING)

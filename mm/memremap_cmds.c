@@ -86,12 +86,12 @@ static int cmd_memremap(int argc, char **argv)
 	if (err)
 		return err;
 	kprintf("memremap: [mem %#llx-%#llx] map=%s: vmemmap RAM %llu KiB, page tables +%llu KiB, altmap %llu KiB used + %llu KiB alignment of %llu KiB\n",
-		(unsigned long long)start, (unsigned long long)(start + size - 1), dev ? "dev" : "mem",
-		(unsigned long long)((mm_stat(MM_VMEMMAP) - memmap_ram) >> 10),
-		(unsigned long long)((kernel_pgtable.nr_tables - tables) * 4),
-		(unsigned long long)(dev ? PFN_PHYS(p->altmap.alloc) >> 10 : 0),
-		(unsigned long long)(dev ? PFN_PHYS(p->altmap.align) >> 10 : 0),
-		(unsigned long long)(dev ? PFN_PHYS(p->altmap.free) >> 10 : 0));
+		start, (start + size - 1), dev ? "dev" : "mem",
+		((mm_stat(MM_VMEMMAP) - memmap_ram) >> 10),
+		((kernel_pgtable.nr_tables - tables) * 4),
+		(dev ? PFN_PHYS(p->altmap.alloc) >> 10 : 0),
+		(dev ? PFN_PHYS(p->altmap.align) >> 10 : 0),
+		(dev ? PFN_PHYS(p->altmap.free) >> 10 : 0));
 	return 0;
 }
 SHELL_COMMAND("memremap", cmd_memremap, "memremap <start> <size> mem|dev [4k]",
@@ -108,12 +108,12 @@ static int cmd_memunmap(int argc, char **argv)
 	}
 	p = cmd_slot(start, false);
 	if (!p) {
-		kprintf("memunmap: no range at %#llx registered by memremap\n", (unsigned long long)start);
+		kprintf("memunmap: no range at %#llx registered by memremap\n", start);
 		return -ENOENT;
 	}
 	int err = memunmap_pages(p);
-	kprintf("memunmap: [mem %#llx-%#llx] %s\n", (unsigned long long)p->range.start,
-		(unsigned long long)p->range.end, err ? "busy: torn down when unpinned" : "removed");
+	kprintf("memunmap: [mem %#llx-%#llx] %s\n", p->range.start, p->range.end,
+		err ? "busy: torn down when unpinned" : "removed");
 	return err == -EINPROGRESS ? 0 : err;
 }
 SHELL_COMMAND("memunmap", cmd_memunmap, "memunmap <start>",

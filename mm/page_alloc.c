@@ -165,8 +165,7 @@ static void add_range(u64 pfn, u64 end)
 	struct segment *seg = segment_of(pfn);
 
 	if (!seg || end > seg->end_pfn) {
-		pr_err("page_alloc: free pfns [%#llx-%#llx) outside every segment\n",
-		       (unsigned long long)pfn, (unsigned long long)end);
+		pr_err("page_alloc: free pfns [%#llx-%#llx) outside every segment\n", pfn, end);
 		return;
 	}
 	while (pfn < end) {
@@ -242,7 +241,7 @@ void page_alloc_init(void)
 	meta_pa = meta_bytes ? memblock_alloc(meta_bytes, PAGE_SIZE) : 0;
 	if (!meta_pa) {
 		pr_err("page_alloc: no RAM for %llu bytes of metadata, managing nothing\n",
-		       (unsigned long long)meta_bytes);
+		       meta_bytes);
 		page_alloc_reset();
 		return;
 	}
@@ -251,8 +250,8 @@ void page_alloc_init(void)
 		add_range(PFN_UP(base), PFN_DOWN(base + size));
 	memblock.frozen = true;
 	pr_info("page_alloc: %llu MiB managed in %u segments, metadata %llu KiB at %#llx\n",
-		(unsigned long long)(stats.managed_pages >> (20 - PAGE_SHIFT)), nr_segments,
-		(unsigned long long)(meta_bytes >> 10), (unsigned long long)meta_pa);
+		(stats.managed_pages >> (20 - PAGE_SHIFT)), nr_segments, (meta_bytes >> 10),
+		meta_pa);
 }
 
 u64 page_alloc(unsigned int order)
@@ -270,8 +269,7 @@ u64 page_alloc(unsigned int order)
 	struct segment *seg = segment_of(pfn);
 
 	if (!seg || *meta_of(seg, pfn) != (META_FREE | k)) {
-		pr_err("page_alloc: free list %u corrupt at pfn %#llx\n", k,
-		       (unsigned long long)pfn);
+		pr_err("page_alloc: free list %u corrupt at pfn %#llx\n", k, pfn);
 		return 0;
 	}
 	unmark_free(seg, pfn, k);
@@ -367,10 +365,9 @@ static int cmd_buddyinfo(int argc, char **argv)
 		kprintf("%7u", k);
 	kprintf("\nfree  ");
 	for (unsigned int k = 0; k <= MAX_ORDER; k++)
-		kprintf("%7llu", (unsigned long long)stats.free_blocks[k]);
+		kprintf("%7llu", stats.free_blocks[k]);
 	kprintf("\nmanaged %llu pages, free %llu pages, metadata %llu KiB at %#llx in %u segments\n",
-		(unsigned long long)stats.managed_pages, (unsigned long long)stats.free_pages,
-		(unsigned long long)(meta_bytes >> 10), (unsigned long long)meta_pa, nr_segments);
+		stats.managed_pages, stats.free_pages, (meta_bytes >> 10), meta_pa, nr_segments);
 	return 0;
 }
 SHELL_COMMAND("buddyinfo", cmd_buddyinfo, "buddyinfo",

@@ -199,7 +199,7 @@ static int ram_span_add(u64 start, u64 end)
 
 	if (err) {
 		pr_err("sparse: no struct pages for RAM [mem %#llx-%#llx]: error %d\n",
-		       (unsigned long long)PFN_PHYS(start), (unsigned long long)PFN_PHYS(end) - 1, err);
+		       PFN_PHYS(start), PFN_PHYS(end) - 1, err);
 		return err;
 	}
 	ram_memmap_init(start, end);
@@ -227,6 +227,6 @@ int sparse_init_ram(void)
 		end = MIN(e, MAX_PFN);
 	}
 	pr_info("sparse: struct pages for RAM in %llu KiB of vmemmap, sections of 128 MiB, subsections of 2 MiB\n",
-		(unsigned long long)((mm_stat(MM_VMEMMAP) - before) >> 10));
+		((mm_stat(MM_VMEMMAP) - before) >> 10));
 	return err;
 }

@@ -153,9 +153,7 @@ static int altmap_check(const struct vmem_altmap *altmap, u64 n, u64 start, u64 
 			continue;
 		pr_err("vmemmap: altmap too small for pfns [%#llx-%#llx): %llu blocks of 2 MiB needed, "
 		       "%llu fit in its %llu free pages (%llu left)\n",
-		       (unsigned long long)start, (unsigned long long)end, (unsigned long long)n,
-		       (unsigned long long)i, (unsigned long long)altmap->free,
-		       (unsigned long long)altmap_avail(altmap));
+		       start, end, n, i, altmap->free, altmap_avail(altmap));
 		return -ENOMEM;
 	}
 	return 0;
@@ -211,8 +209,7 @@ static int reserve_ram(const struct vmemmap_need *need, struct vmemmap_reserve *
 	    reserve_list(&res->runs, need->runs, SUBSECTION_MEMMAP_ORDER, MM_VMEMMAP)) {
 		release_reserve(res);
 		pr_err("vmemmap: out of RAM: %llu table pages, %llu 2 MiB blocks, %llu KiB of pages\n",
-		       (unsigned long long)need->tables, (unsigned long long)need->blocks,
-		       (unsigned long long)(need->runs * SUBSECTION_MEMMAP_BYTES >> 10));
+		       need->tables, need->blocks, (need->runs * SUBSECTION_MEMMAP_BYTES >> 10));
 		return -ENOMEM;
 	}
 	return 0;
@@ -362,7 +359,7 @@ void vmemmap_free(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap)
 			free_block(va, *pmd & PTE_ADDR_MASK, altmap);
 		else
 			pr_err("vmemmap: pfns [%#llx-%#llx) are part of a 2 MiB leaf; not freed\n",
-			       (unsigned long long)s, (unsigned long long)e);
+			       s, e);
 	}
 	arch_sync_kernel_mappings(memmap_va(start_pfn), nr_pages * sizeof(struct page));
 }

@@ -51,7 +51,7 @@ static void print_dimm(const struct nvdimm *d)
 	print_flags(flags, sizeof(flags), d->flags);
 	if (d->nr_flush_hints)
 		snprintf(hints, sizeof(hints), ", %u flush hint%s at %#llx%s", d->nr_flush_hints,
-			 d->nr_flush_hints > 1 ? "s" : "", (unsigned long long)d->flush_hint[0],
+			 d->nr_flush_hints > 1 ? "s" : "", d->flush_hint[0],
 			 d->nr_flush_hints > 1 ? ".." : "");
 	pr_info("nvdimm %s: %s handle %#x, phys_id %#x%s%s%s%s\n", d->name, d->bus->name,
 		d->handle, d->phys_id, d->has_dcr ? ", id " : "", d->unique_id, flags, hints);

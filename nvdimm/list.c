@@ -49,7 +49,7 @@ void nd_json_str(struct nd_json *j, const char *key, const char *val)
 void nd_json_u64(struct nd_json *j, const char *key, u64 val)
 {
 	item(j, key);
-	kprintf("%llu", (unsigned long long)val);
+	kprintf("%llu", val);
 }
 
 void nd_json_int(struct nd_json *j, const char *key, long long val)

@@ -145,9 +145,8 @@ static int cmd_read_infoblock(int argc, char **argv)
 		"    \"end_trunc\":%u,\n    \"align\":%u,\n    \"page_size\":%u,\n"
 		"    \"page_struct_size\":%u,\n    \"checksum\":\"0x%016llx\",\n    \"valid\":%s%s%s%s\n  }\n]\n",
 		ns->name, (const char *)sb.signature, uuid, parent, sb.flags, sb.version_major,
-		sb.version_minor, (unsigned long long)sb.dataoff, (unsigned long long)sb.npfns,
-		sb.mode, sb.start_pad, sb.end_trunc, sb.align, sb.page_size, sb.page_struct_size,
-		(unsigned long long)sb.checksum, err ? "false" : "true",
+		sb.version_minor, sb.dataoff, sb.npfns, sb.mode, sb.start_pad, sb.end_trunc,
+		sb.align, sb.page_size, sb.page_struct_size, sb.checksum, err ? "false" : "true",
 		err ? ",\n    \"reason\":\"" : "", err ? why : "", err ? "\"" : "");
 	return 0;
 }
@@ -279,8 +278,7 @@ static int cmd_write(int argc, char **argv)
 	int err = io_loop(dev, off, len, &p, PMEM_WRITE, NULL);
 	if (err)
 		return report_io_error("write", dev, err);
-	kprintf("write %s: %llu bytes at %#llx\n", dev->name, (unsigned long long)len,
-		(unsigned long long)off);
+	kprintf("write %s: %llu bytes at %#llx\n", dev->name, len, off);
 	return 0;
 }
 SHELL_COMMAND("write", cmd_write, "write DEV SECTOR COUNT pattern=0xNN|seq=N",
@@ -296,14 +294,13 @@ static int cmd_cmp(int argc, char **argv)
 		return -EINVAL;
 	int err = io_loop(dev, off, len, &p, PMEM_READ, &bad);
 	if (err == -EILSEQ) {
-		kprintf("cmp %s: mismatch at byte %#llx (sector %llu)\n", dev->name,
-			(unsigned long long)bad, (unsigned long long)(bad / dev->sector_size));
+		kprintf("cmp %s: mismatch at byte %#llx (sector %llu)\n", dev->name, bad,
+			(bad / dev->sector_size));
 		return err;
 	}
 	if (err)
 		return report_io_error("cmp", dev, err);
-	kprintf("cmp %s: %llu bytes at %#llx match\n", dev->name, (unsigned long long)len,
-		(unsigned long long)off);
+	kprintf("cmp %s: %llu bytes at %#llx match\n", dev->name, len, off);
 	return 0;
 }
 SHELL_COMMAND("cmp", cmd_cmp, "cmp DEV SECTOR COUNT pattern=0xNN|seq=N",
@@ -323,7 +320,7 @@ static int cmd_read(int argc, char **argv)
 		if (err)
 			return report_io_error("read", dev, err);
 		for (u64 i = 0; i < sizeof(buf); i += 16) {
-			kprintf("%08llx:", (unsigned long long)(off + done + i));
+			kprintf("%08llx:", (off + done + i));
 			for (int k = 0; k < 16; k++)
 				kprintf(" %02x", buf[i + k]);
 			kprintf("\n");
@@ -347,17 +344,17 @@ static int cmd_dax(int argc, char **argv)
 		return report_io_error("dax", dev, (int)avail);
 	struct page *page = pfn_t_to_page(pfn);
 	kprintf("dax %s: sector %llu at pfn %#llx%s%s, %lld bytes mappable, struct page %s",
-		dev->name, (unsigned long long)(off / dev->sector_size),
-		(unsigned long long)pfn_t_to_pfn(pfn), pfn.val & PFN_DEV ? " dev" : "",
-		pfn.val & PFN_MAP ? " map" : "", (long long)avail,
-		!page ? "none" : is_zone_device_page(page) ? "ZONE_DEVICE" : "ZONE_NORMAL");
+		dev->name, (off / dev->sector_size), pfn_t_to_pfn(pfn),
+		pfn.val & PFN_DEV ? " dev" : "", pfn.val & PFN_MAP ? " map" : "", avail,
+		!page			  ? "none" :
+		is_zone_device_page(page) ? "ZONE_DEVICE" :
+					    "ZONE_NORMAL");
 	/* Where the struct page itself is stored: RAM (map=mem) or this namespace (map=dev). */
 	u64 pa, flags;
 	enum pg_level level;
 	if (page && pgtable_walk(&kernel_pgtable, (u64)page, &pa, &flags, &level)) {
 		bool on_dev = dev->ns && pa >= dev->ns->start && pa < dev->ns->start + dev->ns->size;
-		kprintf(" stored at %#llx (%s)", (unsigned long long)pa,
-			on_dev ? "on the device" : "in RAM");
+		kprintf(" stored at %#llx (%s)", pa, on_dev ? "on the device" : "in RAM");
 	}
 	kprintf("\n");
 	return 0;

@@ -150,8 +150,7 @@ static int pfn_disable(struct nd_pfn *pfn)
 	if (!pfn->enabled)
 		return 0;
 	if (pfn->pgmap.pins) {
-		pr_err("%s: %llu pages pinned, cannot disable\n", pfn->name,
-		       (unsigned long long)pfn->pgmap.pins);
+		pr_err("%s: %llu pages pinned, cannot disable\n", pfn->name, pfn->pgmap.pins);
 		return -EBUSY;
 	}
 	pmem_detach(&pfn->pmem);
@@ -169,14 +168,12 @@ static void pfn_print(const struct nd_pfn *pfn)
 		       nd_pfn_mode_name(l->mode), pfn->reason);
 		return;
 	}
-	pr_info("nd_pfn %s: %s fsdax map=%s align %#llx dataoff %#llx: %s, %llu MiB\n",
-		pfn->name, pfn->ns->name, nd_pfn_mode_name(l->mode),
-		(unsigned long long)l->align, (unsigned long long)l->dataoff, pfn->pmem.name,
-		(unsigned long long)(pfn->pmem.size >> 20));
+	pr_info("nd_pfn %s: %s fsdax map=%s align %#llx dataoff %#llx: %s, %llu MiB\n", pfn->name,
+		pfn->ns->name, nd_pfn_mode_name(l->mode), l->align, l->dataoff, pfn->pmem.name,
+		(pfn->pmem.size >> 20));
 	if (pfn->probed)	/* at boot: what bringing it back cost */
 		pr_info("nd_pfn %s: brought back in %llu us, %llu bytes stored to pmem\n",
-			pfn->name, (unsigned long long)(pfn->probe_ns / 1000),
-			(unsigned long long)pfn->probe_pmem_written);
+			pfn->name, (pfn->probe_ns / 1000), pfn->probe_pmem_written);
 }
 
 /* Claim ns with a pfn device described by a validated layout; enable it. */
@@ -201,8 +198,7 @@ static void raw_attach(struct nd_namespace_io *ns)
 	if (err)
 		pr_err("nd_pmem %s: no raw block device (error %d)\n", ns->name, err);
 	else
-		pr_info("nd_pmem %s: raw, %s, %llu MiB\n", ns->name, raw->name,
-			(unsigned long long)(ns->size >> 20));
+		pr_info("nd_pmem %s: raw, %s, %llu MiB\n", ns->name, raw->name, (ns->size >> 20));
 }
 
 static void raw_detach(struct nd_namespace_io *ns)

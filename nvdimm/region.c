@@ -55,28 +55,25 @@ static int check_desc(const struct nd_bus *bus, const struct nd_region_desc *d)
 {
 	if (d->size == 0 || d->start + d->size < d->start || d->start + d->size == 0) {
 		pr_warn("nd_region: %s range %#llx+%#llx is empty or wraps, rejected\n",
-			bus->provider, (unsigned long long)d->start, (unsigned long long)d->size);
+			bus->provider, d->start, d->size);
 		return -EINVAL;
 	}
 	if (d->nr_mappings > ND_MAX_MAPPINGS) {
 		pr_warn("nd_region: %s [mem %#llx-%#llx]: %u mappings, at most %d, rejected\n",
-			bus->provider, (unsigned long long)d->start,
-			(unsigned long long)(d->start + d->size - 1), d->nr_mappings,
+			bus->provider, d->start, (d->start + d->size - 1), d->nr_mappings,
 			ND_MAX_MAPPINGS);
 		return -EINVAL;
 	}
 	const struct nd_region *o = nd_region_overlapping(d->start, d->size);
 	if (o) {
 		pr_warn("nd_region: %s [mem %#llx-%#llx] overlaps %s [mem %#llx-%#llx], rejected\n",
-			bus->provider, (unsigned long long)d->start,
-			(unsigned long long)(d->start + d->size - 1), o->bus->provider,
-			(unsigned long long)o->start, (unsigned long long)(o->start + o->size - 1));
+			bus->provider, d->start, (d->start + d->size - 1), o->bus->provider,
+			o->start, (o->start + o->size - 1));
 		return -EBUSY;
 	}
 	if (nr_regions >= ND_MAX_REGIONS) {
 		pr_warn("nd_region: more than %d regions, %s [mem %#llx-%#llx] rejected\n",
-			ND_MAX_REGIONS, bus->provider, (unsigned long long)d->start,
-			(unsigned long long)(d->start + d->size - 1));
+			ND_MAX_REGIONS, bus->provider, d->start, (d->start + d->size - 1));
 		return -ENOSPC;
 	}
 	return 0;
@@ -132,9 +129,8 @@ static void print_region(const struct nd_region *r)
 
 	describe_dimms(dimms, sizeof(dimms), r);
 	pr_info("nd_region %s: [mem %#llx-%#llx] %s pmem, %s, persistence %s%s\n", r->name,
-		(unsigned long long)r->start, (unsigned long long)(r->start + r->size - 1),
-		r->bus->provider, dimms, nd_persistence_name(r->persistence),
-		r->ro ? ", read-only" : "");
+		r->start, (r->start + r->size - 1), r->bus->provider, dimms,
+		nd_persistence_name(r->persistence), r->ro ? ", read-only" : "");
 }
 
 /* The unpublished region with the lowest address, or NULL. */

@@ -69,10 +69,9 @@ static void print_address(u64 addr)
 	const char *name = kallsyms_lookup(addr, &off);
 
 	if (name)
-		pr_emerg(" [<%016llx>] %s+%#llx\n", (unsigned long long)addr, name,
-			 (unsigned long long)off);
+		pr_emerg(" [<%016llx>] %s+%#llx\n", addr, name, off);
 	else
-		pr_emerg(" [<%016llx>]\n", (unsigned long long)addr);
+		pr_emerg(" [<%016llx>]\n", addr);
 }
 
 /* Follow the frame-pointer chain (the kernel is built with frame pointers). */
@@ -108,31 +107,25 @@ void trap_handler(struct trap_frame *f)
 	if (in_trap) {
 		/* Faulted while reporting: say the least and stop. */
 		pr_emerg("exception %llu at RIP 0x%016llx while reporting an exception\n",
-			 (unsigned long long)f->vector, (unsigned long long)f->rip);
+			 f->vector, f->rip);
 		arch_exit(EXIT_EXCEPTION);
 	}
 	in_trap = true;
 
-	pr_emerg("exception %llu (%s), error code %#llx\n",
-		 (unsigned long long)f->vector, name, (unsigned long long)f->error);
-	pr_emerg("RIP: 0x%016llx  CS: %#llx  RFLAGS: %#llx\n",
-		 (unsigned long long)f->rip, (unsigned long long)f->cs,
-		 (unsigned long long)f->rflags);
-	pr_emerg("RSP: 0x%016llx  CR2: 0x%016llx  CR3: 0x%016llx\n",
-		 (unsigned long long)f->rsp, (unsigned long long)read_cr2(),
-		 (unsigned long long)read_cr3());
-	pr_emerg("RAX: %016llx RBX: %016llx RCX: %016llx RDX: %016llx\n",
-		 (unsigned long long)f->rax, (unsigned long long)f->rbx,
-		 (unsigned long long)f->rcx, (unsigned long long)f->rdx);
-	pr_emerg("RSI: %016llx RDI: %016llx RBP: %016llx R8:  %016llx\n",
-		 (unsigned long long)f->rsi, (unsigned long long)f->rdi,
-		 (unsigned long long)f->rbp, (unsigned long long)f->r8);
+	pr_emerg("exception %llu (%s), error code %#llx\n", f->vector, name, f->error);
+	pr_emerg("RIP: 0x%016llx  CS: %#llx  RFLAGS: %#llx\n", f->rip, f->cs, f->rflags);
+	pr_emerg("RSP: 0x%016llx  CR2: 0x%016llx  CR3: 0x%016llx\n", f->rsp, read_cr2(),
+		 read_cr3());
+	pr_emerg("RAX: %016llx RBX: %016llx RCX: %016llx RDX: %016llx\n", f->rax, f->rbx, f->rcx,
+		 f->rdx);
+	pr_emerg("RSI: %016llx RDI: %016llx RBP: %016llx R8:  %016llx\n", f->rsi, f->rdi, f->rbp,
+		 f->r8);
 	if (f->vector == 14)
 		pr_emerg("page fault: %s access to %#llx in %s mode, %s\n",
 			 f->error & 2 ? "write" : (f->error & 16 ? "instruction" : "read"),
-			 (unsigned long long)read_cr2(), f->error & 4 ? "user" : "kernel",
+			 read_cr2(), f->error & 4 ? "user" : "kernel",
 			 f->error & 1 ? "protection violation" : "page not present");
 	print_stack_trace(f->rip, f->rbp);
-	pr_emerg("kernel stopped after exception %llu\n", (unsigned long long)f->vector);
+	pr_emerg("kernel stopped after exception %llu\n", f->vector);
 	arch_exit(EXIT_EXCEPTION);
 }

@@ -43,8 +43,8 @@ static void map_or_die(u64 va, u64 pa, u64 len, u64 prot, const char *what)
 	int err = pgtable_map(&kernel_pgtable, va, pa, len, prot);
 
 	if (err) {
-		pr_emerg("paging: cannot map %s [%#llx-%#llx]: error %d\n", what,
-			 (unsigned long long)pa, (unsigned long long)(pa + len - 1), err);
+		pr_emerg("paging: cannot map %s [%#llx-%#llx]: error %d\n", what, pa,
+			 (pa + len - 1), err);
 		arch_exit(EXIT_PANIC);
 	}
 }
@@ -103,8 +103,10 @@ void paging_init(void)
 	map_direct();
 	write_cr3(pt->root);
 	pr_info("paging: kernel page tables at %#llx, %llu table pages, direct map with %s leaves, NX %s\n",
-		(unsigned long long)pt->root, (unsigned long long)pt->nr_tables,
-		pt->max_leaf == PG_LEVEL_1G ? "1 GiB" : pt->max_leaf == PG_LEVEL_2M ? "2 MiB" : "4 KiB",
+		pt->root, pt->nr_tables,
+		pt->max_leaf == PG_LEVEL_1G ? "1 GiB" :
+		pt->max_leaf == PG_LEVEL_2M ? "2 MiB" :
+					      "4 KiB",
 		pt->nx ? "on" : "unavailable");
 }
 

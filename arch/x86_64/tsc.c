@@ -37,8 +37,7 @@ void tsc_calibrate(void)
 	}
 	cpu_features.tsc_khz = best == ~0ULL ? 0 : best / CAL_MS;
 	pr_info("tsc: %llu.%03llu MHz (calibrated against the PIT over %d ms)\n",
-		(unsigned long long)(cpu_features.tsc_khz / 1000),
-		(unsigned long long)(cpu_features.tsc_khz % 1000), CAL_MS);
+		(cpu_features.tsc_khz / 1000), (cpu_features.tsc_khz % 1000), CAL_MS);
 }
 
 u64 arch_cycles(void)

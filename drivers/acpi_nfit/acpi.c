@@ -60,26 +60,25 @@ const struct acpi_table_header *acpi_map_table(u64 pa, const char *what)
 		return NULL;
 	}
 	if (!h) {
-		pr_warn("ACPI: %s at %#llx cannot be mapped, skipped\n", what,
-			(unsigned long long)pa);
+		pr_warn("ACPI: %s at %#llx cannot be mapped, skipped\n", what, pa);
 		return NULL;
 	}
 	sig_text(sig, h->signature);
 	u32 len = h->length;
 	if (len < ACPI_HEADER_LEN || len > ACPI_TABLE_MAX_LEN) {
-		pr_warn("ACPI: %s %s at %#llx: length %u out of range, skipped\n", what, sig,
-			(unsigned long long)pa, len);
+		pr_warn("ACPI: %s %s at %#llx: length %u out of range, skipped\n", what, sig, pa,
+			len);
 		return NULL;
 	}
 	if (!acpi_map(pa, len)) {
-		pr_warn("ACPI: %s %s at %#llx: %u bytes cannot be mapped, skipped\n", what, sig,
-			(unsigned long long)pa, len);
+		pr_warn("ACPI: %s %s at %#llx: %u bytes cannot be mapped, skipped\n", what, sig, pa,
+			len);
 		return NULL;
 	}
 	u8 sum = acpi_checksum(h, len);
 	if (sum) {
-		pr_warn("ACPI: %s %s at %#llx: bad checksum (sum %#x), skipped\n", what, sig,
-			(unsigned long long)pa, sum);
+		pr_warn("ACPI: %s %s at %#llx: bad checksum (sum %#x), skipped\n", what, sig, pa,
+			sum);
 		return NULL;
 	}
 	return h;
@@ -93,8 +92,7 @@ static const struct acpi_table_header *map_root(u64 pa, const char *sig)
 	if (h && memcmp(h->signature, sig, 4) != 0) {
 		char found[5];
 		sig_text(found, h->signature);
-		pr_warn("ACPI: %s at %#llx has signature %s, skipped\n", sig,
-			(unsigned long long)pa, found);
+		pr_warn("ACPI: %s at %#llx has signature %s, skipped\n", sig, pa, found);
 		return NULL;
 	}
 	return h;
@@ -188,9 +186,9 @@ static void print_table(u64 pa, const struct acpi_table_header *h)
 	char sig[5];
 
 	sig_text(sig, h->signature);
-	pr_info("ACPI: %s 0x%016llX %06X (v%02u %-6.6s %-8.8s %08X %-4.4s %08X)\n", sig,
-		(unsigned long long)pa, h->length, h->revision, h->oem_id, h->oem_table_id,
-		h->oem_revision, h->creator_id, h->creator_revision);
+	pr_info("ACPI: %s 0x%016llX %06X (v%02u %-6.6s %-8.8s %08X %-4.4s %08X)\n", sig, pa,
+		h->length, h->revision, h->oem_id, h->oem_table_id, h->oem_revision, h->creator_id,
+		h->creator_revision);
 }
 
 static void print_rsdp(const struct acpi_tables *t, const struct acpi_rsdp *rsdp)
@@ -198,9 +196,8 @@ static void print_rsdp(const struct acpi_tables *t, const struct acpi_rsdp *rsdp
 	u32 len = rsdp->revision >= 2 ? rsdp->length : ACPI_RSDP_V1_LEN;
 
 	if (t->rsdp_pa)
-		pr_info("ACPI: RSDP 0x%016llX %06X (v%02u %-6.6s) from %s\n",
-			(unsigned long long)t->rsdp_pa, len, rsdp->revision, rsdp->oem_id,
-			t->rsdp_source);
+		pr_info("ACPI: RSDP 0x%016llX %06X (v%02u %-6.6s) from %s\n", t->rsdp_pa, len,
+			rsdp->revision, rsdp->oem_id, t->rsdp_source);
 	else
 		pr_info("ACPI: RSDP (%s copy) %06X (v%02u %-6.6s)\n", t->rsdp_source, len,
 			rsdp->revision, rsdp->oem_id);

@@ -16,9 +16,8 @@ static bool covered(const struct e820_entry *e)
 	if (!r)
 		return false;
 	if (r->start <= e->addr && e->addr + e->size <= r->start + r->size) {
-		pr_info("e820: [mem %#llx-%#llx] %s is already an %s region\n",
-			(unsigned long long)e->addr, (unsigned long long)(e->addr + e->size - 1),
-			e820_type_name(e->type), r->bus->provider);
+		pr_info("e820: [mem %#llx-%#llx] %s is already an %s region\n", e->addr,
+			(e->addr + e->size - 1), e820_type_name(e->type), r->bus->provider);
 		return true;
 	}
 	return false;	/* nd_region_create reports the partial overlap */

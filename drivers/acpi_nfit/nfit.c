@@ -357,7 +357,7 @@ static int check_subtable(const u8 *sub, u32 off, u32 end, u16 *length)
 	u64 need = needed_len(h.type, sub, h.length);
 	if (h.length < need) {
 		pr_warn("nfit: %s (type %u) at offset %#x: length %u below its minimum %llu, walk stopped\n",
-			type_name(h.type), h.type, off, h.length, (unsigned long long)need);
+			type_name(h.type), h.type, off, h.length, need);
 		return -EINVAL;
 	}
 	*length = h.length;

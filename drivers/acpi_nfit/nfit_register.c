@@ -229,8 +229,7 @@ static int register_spa(const struct nfit_table *t, const struct nfit_spa *spa,
 
 	if (spa->length == 0 || spa->address + spa->length < spa->address) {
 		pr_warn("nfit: SPA range %u at offset %#x: base %#llx length %#llx, ignored\n",
-			spa->range_index, spa->offset, (unsigned long long)spa->address,
-			(unsigned long long)spa->length);
+			spa->range_index, spa->offset, spa->address, spa->length);
 		return -1;
 	}
 	if (spa_index_duplicate(t, spa)) {
@@ -274,8 +273,8 @@ int nfit_register(const struct nfit_table *t, struct nd_bus *bus)
 static void print_summary(const struct acpi_table *at, const struct nfit_table *t)
 {
 	pr_info("nfit: NFIT at %#llx (%u bytes): %u SPA, %u MEMDEV, %u DCR, %u IDT, %u SMBIOS, %u BDW, %u FLUSH, %s CAPS%s\n",
-		(unsigned long long)at->pa, at->length, t->nr_spa, t->nr_memdev, t->nr_dcr,
-		t->nr_idt, t->nr_smbios, t->nr_bdw, t->nr_flush, t->caps.present ? "1" : "no",
+		at->pa, at->length, t->nr_spa, t->nr_memdev, t->nr_dcr, t->nr_idt, t->nr_smbios,
+		t->nr_bdw, t->nr_flush, t->caps.present ? "1" : "no",
 		t->truncated ? " (walk stopped early)" : "");
 }
 

@@ -100,7 +100,7 @@ static int rsdp_at(u64 pa, struct acpi_rsdp *rsdp)
 	const void *p = acpi_map(pa, ACPI_RSDP_V2_LEN);
 
 	if (!p) {
-		pr_warn("ACPI: RSDP pointer %#llx cannot be mapped\n", (unsigned long long)pa);
+		pr_warn("ACPI: RSDP pointer %#llx cannot be mapped\n", pa);
 		return -EINVAL;
 	}
 	return acpi_rsdp_check(p, ACPI_RSDP_V2_LEN, rsdp);
@@ -132,16 +132,16 @@ int acpi_rsdp_from_efi(u64 system_table, struct acpi_rsdp *rsdp, u64 *pa)
 	u32 header_size;
 	memcpy(&header_size, st + EFI_ST_HEADER_SIZE, sizeof(header_size));
 	if (get_le64(st) != EFI_SYSTEM_TABLE_SIGNATURE || header_size < EFI_ST_LEN) {
-		pr_warn("ACPI: EFI system table at %#llx: bad signature or size %u\n",
-			(unsigned long long)system_table, header_size);
+		pr_warn("ACPI: EFI system table at %#llx: bad signature or size %u\n", system_table,
+			header_size);
 		return -ENODEV;
 	}
 	u64 n = get_le64(st + EFI_ST_NR_TABLES), cfg_pa = get_le64(st + EFI_ST_CONFIG_TABLE);
 	const u8 *cfg = n <= EFI_MAX_CONFIG_TABLES ?
 			acpi_map(cfg_pa, n * EFI_CONFIG_ENTRY_LEN) : NULL;
 	if (!cfg) {
-		pr_warn("ACPI: EFI configuration table (%llu entries at %#llx) unusable\n",
-			(unsigned long long)n, (unsigned long long)cfg_pa);
+		pr_warn("ACPI: EFI configuration table (%llu entries at %#llx) unusable\n", n,
+			cfg_pa);
 		return -ENODEV;
 	}
 	if (config_table_rsdp(cfg, n, acpi20_guid, rsdp, pa) == 0)
@@ -187,8 +187,7 @@ static int rsdp_from_param(struct acpi_rsdp *rsdp, u64 *pa, const char **source)
 {
 	*source = "acpi_rsdp=";
 	if (rsdp_at(rsdp_param_pa, rsdp)) {
-		pr_warn("ACPI: no valid RSDP at acpi_rsdp=%#llx\n",
-			(unsigned long long)rsdp_param_pa);
+		pr_warn("ACPI: no valid RSDP at acpi_rsdp=%#llx\n", rsdp_param_pa);
 		*source = NULL;
 		return -ENODEV;
 	}

@@ -164,8 +164,7 @@ static void copy_out(struct e820_table *t, u32 nout)
 		const struct e820_entry *e = &out[E820_MAX_ENTRIES];
 
 		pr_err("e820: sanitized map needs %u entries, dropping the %u from 0x%016llx up\n",
-		       (unsigned int)nout, (unsigned int)(nout - E820_MAX_ENTRIES),
-		       (unsigned long long)e->addr);
+		       (unsigned int)nout, (unsigned int)(nout - E820_MAX_ENTRIES), e->addr);
 		nout = E820_MAX_ENTRIES;
 	}
 	memcpy(t->entries, out, nout * sizeof(out[0]));
@@ -205,9 +204,7 @@ void e820_print(const struct e820_table *t, const char *prefix)
 	for (u32 i = 0; i < t->nr; i++) {
 		const struct e820_entry *e = &t->entries[i];
 
-		printk(LOGLEVEL_INFO, "%s: [mem 0x%016llx-0x%016llx] %s\n", prefix,
-		       (unsigned long long)e->addr,
-		       (unsigned long long)(e->addr + e->size - 1),
-		       e820_type_name(e->type));
+		printk(LOGLEVEL_INFO, "%s: [mem 0x%016llx-0x%016llx] %s\n", prefix, e->addr,
+		       (e->addr + e->size - 1), e820_type_name(e->type));
 	}
 }

@@ -129,23 +129,23 @@ static int memmap_check_ram(const struct e820_table *t, const struct memmap_spec
 		if (e->addr > pos)
 			break;	/* hole at [pos, e->addr) */
 		if (!memmap_may_cover(e->type))
-			return memmap_reject(s->text,
+			return memmap_reject(
+				s->text,
 				"[mem 0x%016llx-0x%016llx] overlaps %s [mem 0x%016llx-0x%016llx]",
-				(unsigned long long)a, (unsigned long long)(b - 1),
-				e820_type_name(e->type), (unsigned long long)e->addr,
-				(unsigned long long)(end - 1));
+				a, (b - 1), e820_type_name(e->type), e->addr, (end - 1));
 		pos = end;
 	}
 	if (pos >= b)
 		return 0;
 	if (pos >= ram_end(t))
-		return memmap_reject(s->text,
+		return memmap_reject(
+			s->text,
 			"[mem 0x%016llx-0x%016llx] is not usable RAM (beyond end of RAM 0x%016llx)",
-			(unsigned long long)a, (unsigned long long)(b - 1),
-			(unsigned long long)ram_end(t));
-	return memmap_reject(s->text,
-		"[mem 0x%016llx-0x%016llx] is not usable RAM (hole in the map at 0x%016llx)",
-		(unsigned long long)a, (unsigned long long)(b - 1), (unsigned long long)pos);
+			a, (b - 1), ram_end(t));
+	return memmap_reject(
+		s->text,
+		"[mem 0x%016llx-0x%016llx] is not usable RAM (hole in the map at 0x%016llx)", a,
+		(b - 1), pos);
 }
 
 /* Warn once per firmware-owned entry an accepted `!` range covers. */
@@ -159,8 +159,7 @@ static void memmap_warn_firmware(const struct e820_table *t, const struct memmap
 		if (e->type == E820_TYPE_RAM || e->addr >= b || e->addr + e->size <= s->start)
 			continue;
 		pr_warn("memmap=%s: covers %s [mem 0x%016llx-0x%016llx]; it becomes pmem as on Linux, but firmware may overwrite it at the next boot\n",
-			s->text, e820_type_name(e->type), (unsigned long long)e->addr,
-			(unsigned long long)(e->addr + e->size - 1));
+			s->text, e820_type_name(e->type), e->addr, (e->addr + e->size - 1));
 	}
 }
 
@@ -196,8 +195,7 @@ static int memmap_check_pram(const struct e820_table *t, const struct memmap_spe
 {
 	if (!IS_ALIGNED(s->start, PAGE_SIZE) || !IS_ALIGNED(s->size, PAGE_SIZE))
 		return memmap_reject(s->text, "start 0x%llx and size 0x%llx must be 4 KiB aligned",
-				     (unsigned long long)s->start,
-				     (unsigned long long)s->size);
+				     s->start, s->size);
 	int ret = memmap_check_ram(t, s);
 
 	if (ret)
@@ -205,8 +203,7 @@ static int memmap_check_pram(const struct e820_table *t, const struct memmap_spe
 	memmap_warn_firmware(t, s);
 	if (!IS_ALIGNED(s->start, PMD_SIZE) || !IS_ALIGNED(s->size, PMD_SIZE))
 		pr_warn("memmap=%s: start 0x%llx or size 0x%llx not 2 MiB aligned; pfn devices need 2 MiB alignment\n",
-			s->text, (unsigned long long)s->start,
-			(unsigned long long)s->size);
+			s->text, s->start, s->size);
 	return 0;
 }
 
@@ -228,9 +225,8 @@ static int memmap_add_range(struct e820_table *t, const struct memmap_spec *s)
 	if (!s->size)
 		return memmap_reject(s->text, "size is 0");
 	if (s->start + s->size < s->start)
-		return memmap_reject(s->text, "range 0x%llx+0x%llx wraps past 2^64",
-				     (unsigned long long)s->start,
-				     (unsigned long long)s->size);
+		return memmap_reject(s->text, "range 0x%llx+0x%llx wraps past 2^64", s->start,
+				     s->size);
 	if (s->op == '!') {
 		ret = memmap_check_pram(t, s);
 		if (ret)
@@ -357,8 +353,7 @@ static void e820_add_firmware(const struct boot_info *bi)
 
 		if (ret)
 			pr_err("e820: firmware range addr 0x%llx size 0x%llx type %u ignored (%s)\n",
-			       (unsigned long long)r->addr, (unsigned long long)r->size,
-			       (unsigned int)r->type,
+			       r->addr, r->size, (unsigned int)r->type,
 			       ret == -ENOSPC ? "table full" : "empty or wraps");
 	}
 	if (bi->mem_truncated)

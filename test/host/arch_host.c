@@ -87,8 +87,7 @@ __attribute__((constructor)) static void sim_memory_init(void)
 void *phys_to_virt(u64 pa)
 {
 	if (pa >= HOST_PHYS_SIZE) {
-		fprintf(stderr, "arch_host: phys_to_virt(%#llx) outside simulated memory\n",
-			(unsigned long long)pa);
+		fprintf(stderr, "arch_host: phys_to_virt(%#llx) outside simulated memory\n", pa);
 		abort();
 	}
 	return sim_memory() + pa;
@@ -159,8 +158,9 @@ void arch_sync_kernel_mappings(u64 va, u64 len)
 		if (!mapped) {
 			window_unmap(off, next - va);
 		} else if (pa + (next - va) > HOST_PHYS_SIZE) {
-			fprintf(stderr, "arch_host: vmemmap %#llx maps %#llx, outside simulated memory\n",
-				(unsigned long long)va, (unsigned long long)pa);
+			fprintf(stderr,
+				"arch_host: vmemmap %#llx maps %#llx, outside simulated memory\n",
+				va, pa);
 			abort();
 		} else if (mmap(vmemmap_window + off, next - va, PROT_READ | PROT_WRITE,
 				MAP_SHARED | MAP_FIXED, phys_fd, (off_t)pa) == MAP_FAILED) {

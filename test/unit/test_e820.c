@@ -27,8 +27,7 @@ static void dump(const struct e820_table *tab)
 {
 	for (u32 i = 0; i < tab->nr; i++)
 		fprintf(stderr, "  [%u] %#llx +%#llx type %u\n", (unsigned int)i,
-			(unsigned long long)tab->entries[i].addr,
-			(unsigned long long)tab->entries[i].size,
+			tab->entries[i].addr, tab->entries[i].size,
 			(unsigned int)tab->entries[i].type);
 }
 

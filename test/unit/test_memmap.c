@@ -17,10 +17,8 @@ static struct e820_table t;
 static void dump(void)
 {
 	for (u32 i = 0; i < t.nr; i++)
-		fprintf(stderr, "  [%u] %#llx +%#llx type %u\n", (unsigned int)i,
-			(unsigned long long)t.entries[i].addr,
-			(unsigned long long)t.entries[i].size,
-			(unsigned int)t.entries[i].type);
+		fprintf(stderr, "  [%u] %#llx +%#llx type %u\n", (unsigned int)i, t.entries[i].addr,
+			t.entries[i].size, (unsigned int)t.entries[i].type);
 	fprintf(stderr, "console:\n%s", host_console_text());
 }
 

@@ -63,7 +63,7 @@ static void check_pages(struct dev_pagemap *pgmap, u64 first_pfn)
 	for (u64 pfn = first_pfn; pfn <= PFN_DOWN(pgmap->range.end); pfn++) {
 		const struct page *p = pfn_to_page(pfn);
 		if (page_zone(p) != ZONE_DEVICE || p->pgmap != pgmap || p->refcount || p->lru.next)
-			fail_msg("pfn %#llx not a clean device page", (unsigned long long)pfn);
+			fail_msg("pfn %#llx not a clean device page", pfn);
 	}
 }
 

@@ -91,8 +91,8 @@ static void check_pages(struct dev_pagemap *pgmap, u64 reserve)
 			continue;
 		struct page *p = pfn_to_page(pfn);
 		if (page_zone(p) != ZONE_DEVICE || p->pgmap != pgmap || p->refcount)
-			fail_msg("pfn %#llx: flags %#llx pgmap %p", (unsigned long long)pfn,
-				 (unsigned long long)p->flags, (void *)p->pgmap);
+			fail_msg("pfn %#llx: flags %#llx pgmap %p", pfn, p->flags,
+				 (void *)p->pgmap);
 	}
 }
 
@@ -106,8 +106,7 @@ static void check_memmap_in(u64 s, u64 e, u64 lo, u64 hi, enum pg_level level)
 		assert_true(host_walk(va, &pa, &l));
 		if (pa < lo || pa + PAGE_SIZE > hi || l != level)
 			fail_msg("vmemmap %#llx -> %#llx (level %d) not in [%#llx, %#llx) level %d",
-				 (unsigned long long)va, (unsigned long long)pa, l,
-				 (unsigned long long)lo, (unsigned long long)hi, level);
+				 va, pa, l, lo, hi, level);
 	}
 }
 

@@ -267,8 +267,8 @@ static void expect_rejected(u64 pa, unsigned int order, const char *msg)
 	host_console_reset();
 	page_free(pa, order);
 	if (!host_console_has(msg))
-		fail_msg("page_free(%#llx, %u): no '%s' in '%s'", (unsigned long long)pa, order,
-			 msg, host_console_text());
+		fail_msg("page_free(%#llx, %u): no '%s' in '%s'", pa, order, msg,
+			 host_console_text());
 	page_alloc_stats(&after);
 	assert_memory_equal(&after, &before, sizeof(before));
 }
@@ -429,7 +429,7 @@ static void page_alloc_init_over_24g_is_fast(void **state)
 	assert_int_equal(st.free_pages, st.managed_pages);
 	double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
 	print_message("page_alloc_init over 24 GiB: %.1f ms, %llu KiB metadata\n", ms,
-		      (unsigned long long)(meta_pages * 4));
+		      (meta_pages * 4));
 	assert_true(ms < 1000);
 }
 

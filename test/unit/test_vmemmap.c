@@ -71,13 +71,12 @@ static u64 check_memmap(u64 start, u64 end, u64 lo, u64 hi, enum pg_level level)
 		enum pg_level l;
 
 		if (!host_walk(va, &pa, &l))
-			fail_msg("vmemmap %#llx (pfn %#llx) unmapped", (unsigned long long)va,
-				 (unsigned long long)((va - VMEMMAP_BASE) / 64));
+			fail_msg("vmemmap %#llx (pfn %#llx) unmapped", va,
+				 ((va - VMEMMAP_BASE) / 64));
 		if (pa < lo || pa + PAGE_SIZE > hi)
-			fail_msg("vmemmap %#llx -> %#llx outside [%#llx, %#llx)", (unsigned long long)va,
-				 (unsigned long long)pa, (unsigned long long)lo, (unsigned long long)hi);
+			fail_msg("vmemmap %#llx -> %#llx outside [%#llx, %#llx)", va, pa, lo, hi);
 		if (level && l != level)
-			fail_msg("vmemmap %#llx mapped at level %d, want %d", (unsigned long long)va, l, level);
+			fail_msg("vmemmap %#llx mapped at level %d, want %d", va, l, level);
 		leaves += l == PG_LEVEL_2M && IS_ALIGNED(va, PMD_SIZE);
 	}
 	return leaves;

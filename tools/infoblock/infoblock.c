@@ -145,11 +145,10 @@ static void print_json(const struct nd_pfn_sb *sb, const struct opts *o, int err
 	       "\"page_struct_size\":%u,\"checksum\":\"0x%016llx\",\"checksum_ok\":%s,"
 	       "\"valid\":%s,\"reason\":\"%s\"}\n",
 	       o->file, sig, uuid, parent, sb->flags, sb->version_major, sb->version_minor,
-	       (unsigned long long)sb->dataoff, (unsigned long long)sb->npfns, sb->mode,
-	       sb->start_pad, sb->end_trunc, sb->align, sb->page_size, sb->page_struct_size,
-	       (unsigned long long)sb->checksum,
-	       sb->checksum == nd_pfn_sb_checksum(sb) ? "true" : "false",
-	       err ? "false" : "true", why ? why : "");
+	       sb->dataoff, sb->npfns, sb->mode, sb->start_pad, sb->end_trunc, sb->align,
+	       sb->page_size, sb->page_struct_size, sb->checksum,
+	       sb->checksum == nd_pfn_sb_checksum(sb) ? "true" : "false", err ? "false" : "true",
+	       why ? why : "");
 }
 
 static int cmd_read(const struct opts *o)
