@@ -60,6 +60,14 @@ void e820_print(const struct e820_table *t, const char *prefix);
 /* Convert a UEFI memory type/attribute pair (UEFI 2.10 §7.2) to e820. */
 u32 e820_type_from_efi(u32 efi_type, u64 attribute);
 
+/*
+ * The e820 pmem provider, run by kmain after the NFIT's: register an "e820"
+ * region for each pmem (type 7/12) range of *t that no registered region
+ * covers (drivers/e820/e820_pmem.c). A range partly covered is refused with
+ * a message. Returns the number of regions added.
+ */
+int e820_pmem_register(const struct e820_table *t);
+
 struct boot_info;
 /* Build e820_table from boot_info and the memmap= parameters; print it. */
 void e820_init(const struct boot_info *bi);

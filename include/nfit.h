@@ -344,4 +344,13 @@ const struct nfit_dcr *nfit_find_dcr(const struct nfit_table *t, u16 region_inde
  */
 int nfit_register(const struct nfit_table *t, struct nd_bus *bus);
 
+/* nvdimm's DIMM flags (enum nd_dimm_flags) for a memdev's NFIT state flags. */
+u32 nfit_dimm_flags(u16 memdev_flags);
+
+/*
+ * The NFIT provider, run by kmain after acpi_init(): parse every NFIT found,
+ * register a bus for each and its DIMMs and regions. Returns regions added.
+ */
+int nfit_probe(void);
+
 #endif

@@ -34,7 +34,29 @@ enum nd_persistence {
 	ND_PERSIST_CACHE,	/* "cpu_cache": eADR, stores are enough */
 };
 
-/* One DIMM (Linux's struct nvdimm): identity from the NFIT memdev and DCR. */
+/*
+ * A DIMM's state, in nvdimm's own words: providers translate their firmware's
+ * flags (the NFIT memdev state flags) into these once, at registration.
+ */
+enum nd_dimm_flags {
+	ND_DIMM_SAVE_FAILED = 1U << 0,	/* last shutdown's save failed */
+	ND_DIMM_RESTORE_FAILED = 1U << 1,	/* last boot's restore failed */
+	ND_DIMM_FLUSH_FAILED = 1U << 2,	/* last platform flush failed */
+	ND_DIMM_NOT_ARMED = 1U << 3,	/* writes may not persist: its regions are read-only */
+	ND_DIMM_SMART_EVENT = 1U << 4,	/* health event observed */
+	ND_DIMM_SMART_NOTIFY = 1U << 5,	/* health events are notified */
+	ND_DIMM_MAP_FAILED = 1U << 6,	/* the platform could not map it */
+};
+
+/* One name per flag: Linux's sysfs word for the boot line and ndctl's JSON key (or NULL). */
+struct nd_dimm_flag_name {
+	u32 flag;
+	const char *sysfs;
+	const char *json;
+};
+extern const struct nd_dimm_flag_name nd_dimm_flag_names[7];
+
+/* One DIMM (Linux's struct nvdimm): identity and state from its provider. */
 struct nvdimm {
 	int id;			/* nmemN */
 	char name[16];
@@ -49,7 +71,7 @@ struct nvdimm {
 	u32 serial;
 	u16 format_code;
 	char unique_id[24];	/* Linux's "vvvv-ssssssss" (empty without a DCR) */
-	u16 flags;		/* NFIT_MEM_* of all its memdevs, or'ed */
+	u32 flags;		/* enum nd_dimm_flags */
 	u32 nr_flush_hints;
 	u64 flush_hint[ND_MAX_FLUSH_HINTS];
 };
@@ -138,11 +160,10 @@ void nd_reset(void);
 void nd_regions_reset(void);
 
 /*
- * Discovery at boot, after acpi_init(): the NFIT provider registers what
- * the firmware describes, then the e820 provider whatever pmem the NFIT
- * does not cover; then the regions are published.
+ * After the providers registered (kmain: the NFIT first, then e820 for what
+ * it does not cover): publish the regions, or say that there is no pmem.
  */
-void nvdimm_init(void);
+void nvdimm_publish(void);
 
 /* nvdimm/region.c */
 
@@ -224,18 +245,5 @@ void nd_list(unsigned int what, const char *region, const char *dimm);
 
 /* The `list` shell command: list [-D] [-R] [-N] [-v] [-r regionN] [-d nmemN]. */
 int nd_list_cmd(int argc, char **argv);
-
-/* Providers (drivers/acpi_nfit/). */
-
-/* Parse every NFIT acpi_init() found and register its bus. Returns regions added. */
-int nfit_probe(void);
-
-struct e820_table;
-/*
- * Register an "e820" region for each pmem (type 7/12) range of *t that no
- * registered region covers. A range partly covered is refused with a
- * message. Returns the number of regions added.
- */
-int e820_pmem_register(const struct e820_table *t);
 
 #endif

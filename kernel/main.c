@@ -15,6 +15,7 @@
 #include "ktest.h"
 #include "memblock.h"
 #include "nd_pfn.h"
+#include "nfit.h"
 #include "nvdimm.h"
 #include "page_alloc.h"
 #include "params.h"
@@ -145,9 +146,15 @@ void kmain(const struct boot_info *bi)
 	sparse_init_ram();
 	print_memory_totals(bi);
 
-	/* Persistent memory: ACPI tables and the NFIT, then regions (nfit, e820). */
+	/*
+	 * Persistent memory: the providers register DIMMs and regions with the
+	 * nvdimm core, the NFIT first (it owns the ranges it describes), then
+	 * e820 for the pmem it does not cover; then the regions are published.
+	 */
 	acpi_init(bi);
-	nvdimm_init();
+	nfit_probe();
+	e820_pmem_register(&e820_table);
+	nvdimm_publish();
 	/* Namespaces: bring back pfn devices from their info blocks, then pmem.create=. */
 	persist_init();
 	nd_probe_namespaces();

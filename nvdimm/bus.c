@@ -1,13 +1,12 @@
 /*
  * nvdimm buses and DIMMs (Linux's nvdimm_bus and nvdimm): a bus per
- * provider, DIMMs named nmemN in registration order; and nvdimm_init(),
- * which asks the providers for their regions and publishes them.
+ * provider, DIMMs named nmemN in registration order; and nvdimm_publish(),
+ * which publishes what the providers registered. The core knows no provider:
+ * they call it (nd_bus_register, nvdimm_create, nd_region_create).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "e820.h"
-#include "nfit.h"
 #include "nvdimm.h"
 #include "printk.h"
 
@@ -30,18 +29,27 @@ struct nd_bus *nd_bus_register(const char *provider)
 	return bus;
 }
 
-/* Linux's names for the NFIT state flags (the nfit "flags" attribute). */
-static void print_flags(char *buf, size_t size, u16 flags)
+/* In the order ndctl prints its keys (ndctl/json.c), so `list` diffs against Linux's. */
+const struct nd_dimm_flag_name nd_dimm_flag_names[7] = {
+	{ ND_DIMM_MAP_FAILED, "map_fail", "flag_failed_map" },
+	{ ND_DIMM_SAVE_FAILED, "save_fail", "flag_failed_save" },
+	{ ND_DIMM_NOT_ARMED, "not_armed", "flag_failed_arm" },
+	{ ND_DIMM_RESTORE_FAILED, "restore_fail", "flag_failed_restore" },
+	{ ND_DIMM_FLUSH_FAILED, "flush_fail", "flag_failed_flush" },
+	{ ND_DIMM_SMART_EVENT, "smart_event", "flag_smart_event" },
+	{ ND_DIMM_SMART_NOTIFY, "smart_notify", NULL },
+};
+
+/* ", save_fail, not_armed": Linux's words for the flags that are set. */
+static void print_flags(char *buf, size_t size, u32 flags)
 {
-	static const char *const names[] = { "save_fail", "restore_fail", "flush_fail",
-					     "not_armed", "smart_event", "smart_notify",
-					     "map_fail" };
 	size_t len = 0;
 
 	buf[0] = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(names) && len < size; i++)
-		if (flags & (1U << i))
-			len += (size_t)snprintf(buf + len, size - len, ", %s", names[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(nd_dimm_flag_names) && len < size; i++)
+		if (flags & nd_dimm_flag_names[i].flag)
+			len += (size_t)snprintf(buf + len, size - len, ", %s",
+						nd_dimm_flag_names[i].sysfs);
 }
 
 static void print_dimm(const struct nvdimm *d)
@@ -110,11 +118,8 @@ void nd_reset(void)
 	nr_buses = 0;
 }
 
-void nvdimm_init(void)
+void nvdimm_publish(void)
 {
-	/* The NFIT first: it owns the ranges it describes; e820 adds the rest. */
-	nfit_probe();
-	e820_pmem_register(&e820_table);
 	nd_regions_publish();
 	if (!nd_region_count())
 		pr_info("nvdimm: no persistent memory found (no NFIT range, no e820 type 7/12)\n");

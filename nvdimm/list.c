@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "nfit.h"
 #include "nvdimm.h"
 #include "printk.h"
 #include "shell.h"
@@ -97,30 +96,18 @@ static bool region_wanted(const struct nd_region *r, const struct list_opts *o)
 	return false;
 }
 
-/* ndctl's dimm flags: from the NFIT state flags, by Linux's sysfs names. */
+/* ndctl's dimm flags: one key per flag that is set (nd_dimm_flag_names). */
 static void dimm_json(struct nd_json *j, const struct nvdimm *d)
 {
-	static const struct {
-		u16 bit;
-		const char *key;
-	} flags[] = {
-		{ NFIT_MEM_MAP_FAILED, "flag_failed_map" },
-		{ NFIT_MEM_SAVE_FAILED, "flag_failed_save" },
-		{ NFIT_MEM_NOT_ARMED, "flag_failed_arm" },
-		{ NFIT_MEM_RESTORE_FAILED, "flag_failed_restore" },
-		{ NFIT_MEM_FLUSH_FAILED, "flag_failed_flush" },
-		{ NFIT_MEM_HEALTH_OBSERVED, "flag_smart_event" },
-	};
-
 	nd_json_open(j, NULL, '{');
 	nd_json_str(j, "dev", d->name);
 	if (d->has_dcr)
 		nd_json_str(j, "id", d->unique_id);
 	nd_json_u64(j, "handle", d->handle);
 	nd_json_u64(j, "phys_id", d->phys_id);
-	for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
-		if (d->flags & flags[i].bit)
-			nd_json_bool(j, flags[i].key, true);
+	for (size_t i = 0; i < ARRAY_SIZE(nd_dimm_flag_names); i++)
+		if ((d->flags & nd_dimm_flag_names[i].flag) && nd_dimm_flag_names[i].json)
+			nd_json_bool(j, nd_dimm_flag_names[i].json, true);
 	nd_json_close(j, '}');
 }
 

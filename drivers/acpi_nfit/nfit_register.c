@@ -103,6 +103,29 @@ static void set_flush_hints(struct nvdimm *d, const struct nfit_table *t)
 	}
 }
 
+u32 nfit_dimm_flags(u16 memdev_flags)
+{
+	/* ACPI 6.4 Table 5.134, NVDIMM State Flags. */
+	static const struct {
+		u16 nfit;
+		u32 nd;
+	} map[] = {
+		{ NFIT_MEM_SAVE_FAILED, ND_DIMM_SAVE_FAILED },
+		{ NFIT_MEM_RESTORE_FAILED, ND_DIMM_RESTORE_FAILED },
+		{ NFIT_MEM_FLUSH_FAILED, ND_DIMM_FLUSH_FAILED },
+		{ NFIT_MEM_NOT_ARMED, ND_DIMM_NOT_ARMED },
+		{ NFIT_MEM_HEALTH_OBSERVED, ND_DIMM_SMART_EVENT },
+		{ NFIT_MEM_HEALTH_ENABLED, ND_DIMM_SMART_NOTIFY },
+		{ NFIT_MEM_MAP_FAILED, ND_DIMM_MAP_FAILED },
+	};
+	u32 flags = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (memdev_flags & map[i].nfit)
+			flags |= map[i].nd;
+	return flags;
+}
+
 /* Identity, flags and flush hints of the DIMM with `handle`, from all its memdevs. */
 static void describe_dimm(const struct nfit_table *t, u32 handle, struct nvdimm *d)
 {
@@ -114,7 +137,7 @@ static void describe_dimm(const struct nfit_table *t, u32 handle, struct nvdimm 
 		const struct nfit_memdev *m = &t->memdev[i];
 		if (m->device_handle != handle)
 			continue;
-		d->flags |= m->flags;
+		d->flags |= nfit_dimm_flags(m->flags);
 		if (!first)
 			first = m;
 		const struct nfit_dcr *dcr = nfit_find_dcr(t, m->region_index);
@@ -185,7 +208,7 @@ static int add_mappings(const struct nfit_table *t, const struct nfit_spa *spa,
 				spa->range_index, ND_MAX_MAPPINGS);
 			return -1;
 		}
-		if (md->flags & NFIT_MEM_NOT_ARMED) {
+		if (nfit_dimm_flags(md->flags) & ND_DIMM_NOT_ARMED) {
 			if (!rd->ro)
 				pr_warn("nfit: SPA range %u: %s (handle %#x) not armed, region read-only\n",
 					spa->range_index, d->name, d->handle);

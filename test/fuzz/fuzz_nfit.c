@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 		}                                                       \
 	} while (0)
 
-/* nvdimm_init is never called here; acpi.c still needs the symbol. */
+/* Tables are fed to the parser directly; acpi.c still needs the symbol. */
 int direct_map_add(u64 pa, u64 len)
 {
 	(void)pa;

@@ -281,7 +281,9 @@ static void boot_with_nfit(const void *nfit, size_t len)
 	memcpy(phys_to_virt(NFIT_PA), nfit, len);
 	install_tables(&pa, 1);
 	acpi_init(&bi);
-	nvdimm_init();
+	nfit_probe();
+	e820_pmem_register(&e820_table);
+	nvdimm_publish();
 }
 
 /* ---- ndctl's JSON: blocks of one array, compared as text ---- */
@@ -892,7 +894,7 @@ static void nfit_not_armed_region_read_only(void **state)
 	assert_true(r->ro);
 	assert_true(host_console_has("nfit: SPA range 2: nmem0 (handle 0x1) not armed, region read-only"));
 	assert_true(host_console_has("persistence unknown, read-only"));
-	assert_true(host_console_has(", flush_fail, not_armed, smart_event"));
+	assert_true(host_console_has(", not_armed, flush_fail, smart_event"));
 	struct nd_namespace_io *ns = nd_namespace_find("namespace0.0");
 	int owner;
 	assert_int_equal(nd_namespace_claim(ns, &owner, NULL, true), -EROFS);
@@ -903,6 +905,31 @@ static void nfit_not_armed_region_read_only(void **state)
 	assert_true(host_console_has("\"flag_failed_flush\":true"));
 	assert_true(host_console_has("\"flag_smart_event\":true"));
 	assert_false(host_console_has("flag_failed_save"));
+}
+
+/* Every NFIT state flag becomes nvdimm's own, once; reserved bits become nothing. */
+static void nfit_state_flags_translated(void **state)
+{
+	(void)state;
+	assert_int_equal(nfit_dimm_flags(NFIT_MEM_SAVE_FAILED), ND_DIMM_SAVE_FAILED);
+	assert_int_equal(nfit_dimm_flags(NFIT_MEM_RESTORE_FAILED), ND_DIMM_RESTORE_FAILED);
+	assert_int_equal(nfit_dimm_flags(NFIT_MEM_FLUSH_FAILED), ND_DIMM_FLUSH_FAILED);
+	assert_int_equal(nfit_dimm_flags(NFIT_MEM_NOT_ARMED), ND_DIMM_NOT_ARMED);
+	assert_int_equal(nfit_dimm_flags(NFIT_MEM_HEALTH_OBSERVED), ND_DIMM_SMART_EVENT);
+	assert_int_equal(nfit_dimm_flags(NFIT_MEM_HEALTH_ENABLED), ND_DIMM_SMART_NOTIFY);
+	assert_int_equal(nfit_dimm_flags(NFIT_MEM_MAP_FAILED), ND_DIMM_MAP_FAILED);
+	assert_int_equal(nfit_dimm_flags(0xff80), 0);
+	/* The boot line and ndctl's JSON name each flag once. */
+	tb_init();
+	add_spa(2, 4 * GiB, 1 * GiB, guid_pm);
+	add_memdev(1, 2, 3, 1 * GiB, 0, 1, NFIT_MEM_MAP_FAILED | NFIT_MEM_HEALTH_ENABLED);
+	add_dcr(3, 0x123456, NFIT_DCR_LEN);
+	register_tb();
+	assert_true(host_console_has(", map_fail, smart_notify"));
+	host_console_reset();
+	nd_list(ND_LIST_DIMMS, NULL, NULL);
+	assert_true(host_console_has("\"flag_failed_map\":true"));
+	assert_false(host_console_has("notify"));
 }
 
 /* §5.2.25.9: bits above the highest valid one are ignored; bit 0 wins. */
@@ -976,7 +1003,9 @@ static void nfit_acpi_bad_checksum_table_skipped(void **state)
 	memcpy(phys_to_virt(t[1]), fx.bin, fx.bin_len);
 	install_tables(t, 2);
 	acpi_init(&bi);
-	nvdimm_init();
+	nfit_probe();
+	e820_pmem_register(&e820_table);
+	nvdimm_publish();
 	assert_true(host_console_has("ACPI: RSDT entry 0 NFIT at 0x3ffe2000: bad checksum"));
 	assert_int_equal(nd_region_count(), 1);
 	assert_int_equal(nd_bus_count(), 1);
@@ -1034,7 +1063,9 @@ static void e820_only_without_acpi(void **state)
 	(void)state;
 	e820_add(&e820_table, 0x40000000, 512 * MiB, E820_TYPE_PRAM);
 	acpi_init(&bi);
-	nvdimm_init();
+	nfit_probe();
+	e820_pmem_register(&e820_table);
+	nvdimm_publish();
 	assert_true(host_console_has("ACPI: no RSDP found"));
 	assert_int_equal(nd_region_count(), 1);
 	assert_string_equal(nd_bus_get(0)->provider, "e820");
@@ -1093,6 +1124,7 @@ int main(void)
 		cmocka_unit_test_setup(nfit_overlapping_spa_rejected, reset),
 		cmocka_unit_test_setup(nfit_spa_rejections, reset),
 		cmocka_unit_test_setup(nfit_not_armed_region_read_only, reset),
+		cmocka_unit_test_setup(nfit_state_flags_translated, reset),
 		cmocka_unit_test_setup(nfit_platform_capabilities, reset),
 		cmocka_unit_test_setup(nfit_arrays_full, reset),
 		cmocka_unit_test_setup(nfit_spa_type_names, reset),

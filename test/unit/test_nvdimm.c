@@ -12,17 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "direct_map.h"
 #include "host.h"
 #include "nvdimm.h"
-
-/* nvdimm_init reaches the ACPI code; nothing here maps anything. */
-int direct_map_add(u64 pa, u64 len)
-{
-	(void)pa;
-	(void)len;
-	return -EINVAL;
-}
 
 static struct nd_bus *nfit, *e820;
 static char console_before[4096];	/* what publishing printed */
