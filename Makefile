@@ -7,7 +7,7 @@
 #   make efi        build/BOOTX64.EFI (GNU-EFI, kernel inside) and build/esp/
 #   make netboot    build/netboot/: PXE tree for BIOS (GRUB) and UEFI clients
 #   make run        install what is missing, build, boot under QEMU
-#   make test       host unit tests, short fuzz runs, QEMU tests
+#   make test       include rule, host unit tests, short fuzz runs, QEMU tests
 #   make test-boot  only the five boot-path QEMU tests
 #   make bench      benchmarks under QEMU: build/bench/results.{csv,md}, plots
 #   make deps       install the Debian packages the build needs
@@ -75,7 +75,7 @@ HOST_CORE       := $(patsubst %,$(BUILD)/host/%.o,$(filter $(addsuffix %,$(CORE_
 CORE_UNIT_TESTS := test_altmap test_cmdline test_memblock test_memmap_init test_memremap \
 	test_nvdimm test_page_alloc test_pfn_dev test_pfn_info test_pgtable test_vmemmap
 
-.PHONY: all tools iso run test test-unit test-qemu test-fuzz fuzz clean deps newlib help \
+.PHONY: all tools iso run test test-deps test-unit test-qemu test-fuzz fuzz clean deps newlib help \
 	efi netboot test-boot bench FORCE
 all: $(BUILD)/pmemk.elf $(TOOLS)
 
@@ -215,7 +215,13 @@ BENCH_ARGS ?=
 bench: deps $(BUILD)/pmemk.elf
 	tools/bench $(BENCH_ARGS)
 
+# The dependency rule (docs/ARCHITECTURE.md): the check, and proof that it fails.
+test-deps:
+	@tools/check-deps
+	@tools/check-deps --self-test
+
 test: deps
+	@$(MAKE) --no-print-directory test-deps
 	@$(MAKE) --no-print-directory test-unit
 	@$(MAKE) --no-print-directory test-fuzz
 	@$(MAKE) --no-print-directory test-qemu
