@@ -110,6 +110,14 @@ void efi_handover_entry(u64 boot_info_phys)
 	memcpy(bi, phys_to_virt(boot_info_phys), sizeof(*bi));
 	if (efi_boot_info_check(bi) < 0)
 		arch_exit(EXIT_PANIC);
+	/* The hand-off itself: memmap= must not turn it into pmem either. */
+	if (bi->nr_reserved < BOOT_MAX_RESERVED)
+		bi->reserved[bi->nr_reserved++] = (struct boot_reserved){
+			ALIGN_DOWN(boot_info_phys, PAGE_SIZE),
+			ALIGN_UP(boot_info_phys + sizeof(*bi), PAGE_SIZE) -
+				ALIGN_DOWN(boot_info_phys, PAGE_SIZE),
+			"EFI loader boot_info"
+		};
 	if (bi->efi_exit_tries > 1)
 		pr_info("boot: EFI loader: ExitBootServices succeeded on try %u "
 			"(map key went stale)\n", bi->efi_exit_tries);

@@ -5,6 +5,7 @@
 #ifndef PMEMK_E820_H
 #define PMEMK_E820_H
 
+#include "boot_info.h"
 #include "types.h"
 
 enum e820_type {
@@ -47,12 +48,29 @@ int e820_add(struct e820_table *t, u64 addr, u64 size, u32 type);
  */
 void e820_sanitize(struct e820_table *t);
 
+#define E820_KEEP_MAX (BOOT_MAX_RESERVED + 2)
+
+/*
+ * Memory a `!` spec may not turn into pmem: what the kernel runs from or was
+ * handed (the first MiB, its image with the boot page tables and stacks, the
+ * loader's information, modules and EFI hand-off data).
+ */
+struct e820_keep {
+	u32 nr;
+	struct boot_reserved r[E820_KEEP_MAX];
+};
+
+/* Fill *k from what the boot path recorded in *bi. */
+void e820_keep_from_boot(struct e820_keep *k, const struct boot_info *bi);
+
 /*
  * Apply one memmap= value (comma-separated specs, Linux syntax:
  * nn!ss nn@ss nn#ss nn$ss nn). Each bad spec prints one line naming it and
- * is skipped. Returns 0 if every spec applied, -EINVAL otherwise.
+ * is skipped; a `!` range that touches a range of *keep (may be NULL) is
+ * refused with a line naming both. Returns 0 if every spec applied,
+ * -EINVAL otherwise.
  */
-int e820_parse_memmap(struct e820_table *t, const char *arg);
+int e820_parse_memmap(struct e820_table *t, const char *arg, const struct e820_keep *keep);
 
 /* Print the table Linux-style: "e820: [mem 0x...-0x...] usable". */
 void e820_print(const struct e820_table *t, const char *prefix);
@@ -68,7 +86,6 @@ u32 e820_type_from_efi(u32 efi_type, u64 attribute);
  */
 int e820_pmem_register(const struct e820_table *t);
 
-struct boot_info;
 /* Build e820_table from boot_info and the memmap= parameters; print it. */
 void e820_init(const struct boot_info *bi);
 

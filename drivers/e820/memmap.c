@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MEMMAP_MAX_PARAMS 16	/* memmap= occurrences recorded for e820_init */
 #define MEMMAP_SPEC_MAX 64	/* one comma-separated spec, NUL included */
 
 /* One parsed spec: "size" alone (op 0), or "size<op>start". */
@@ -185,18 +184,56 @@ static int memmap_check_room(const struct e820_table *t, const struct memmap_spe
 	return 0;
 }
 
+void e820_keep_from_boot(struct e820_keep *k, const struct boot_info *bi)
+{
+	u32 n = MIN(bi->nr_reserved, (u32)BOOT_MAX_RESERVED);
+
+	k->nr = 0;
+	/* BIOS data, EBDA, the real-mode areas: the kernel reserves them too. */
+	k->r[k->nr++] = (struct boot_reserved){ 0, 1 * MiB, "the first MiB (BIOS data)" };
+	/* Its text, data, boot page tables and stacks (all in the image). */
+	k->r[k->nr++] = (struct boot_reserved){ bi->kernel_start,
+						bi->kernel_end - bi->kernel_start,
+						"the kernel image" };
+	for (u32 i = 0; i < n; i++)
+		k->r[k->nr++] = bi->reserved[i];
+}
+
+/* Linux would give a pmem device over the running kernel; we refuse (FACTS 7.2). */
+static int memmap_check_keep(const struct e820_keep *keep, const struct memmap_spec *s)
+{
+	u64 a = s->start, b = s->start + s->size;
+
+	for (u32 i = 0; keep && i < keep->nr; i++) {
+		const struct boot_reserved *r = &keep->r[i];
+
+		if (r->size && r->addr < b && a < r->addr + r->size)
+			return memmap_reject(
+				s->text,
+				"[mem 0x%016llx-0x%016llx] covers %s [mem 0x%016llx-0x%016llx], refused",
+				a, b - 1, r->what ? r->what : "boot data", r->addr,
+				r->addr + r->size - 1);
+	}
+	return 0;
+}
+
 /*
  * Rules for nn!ss (our choice, stricter than Linux): nn non-zero, ss and nn
- * 4 KiB aligned, no wrap past 2^64, and the range all RAM or firmware-owned
- * memory (memmap_check_ram). Not 2 MiB aligned is allowed with a warning: Linux
+ * 4 KiB aligned, no wrap past 2^64, the range all RAM or firmware-owned
+ * memory (memmap_check_ram) and nothing the kernel runs from or was handed
+ * (memmap_check_keep). Not 2 MiB aligned is allowed with a warning: Linux
  * refuses pfn devices on such namespaces (FACTS 7.2).
  */
-static int memmap_check_pram(const struct e820_table *t, const struct memmap_spec *s)
+static int memmap_check_pram(const struct e820_table *t, const struct e820_keep *keep,
+			     const struct memmap_spec *s)
 {
 	if (!IS_ALIGNED(s->start, PAGE_SIZE) || !IS_ALIGNED(s->size, PAGE_SIZE))
 		return memmap_reject(s->text, "start 0x%llx and size 0x%llx must be 4 KiB aligned",
 				     s->start, s->size);
 	int ret = memmap_check_ram(t, s);
+
+	if (!ret)
+		ret = memmap_check_keep(keep, s);
 
 	if (ret)
 		return ret;
@@ -218,7 +255,8 @@ static u32 memmap_op_type(char op)
 }
 
 /* nn<op>ss: add [ss, ss+nn) with the op's type. */
-static int memmap_add_range(struct e820_table *t, const struct memmap_spec *s)
+static int memmap_add_range(struct e820_table *t, const struct e820_keep *keep,
+			    const struct memmap_spec *s)
 {
 	int ret;
 
@@ -228,7 +266,7 @@ static int memmap_add_range(struct e820_table *t, const struct memmap_spec *s)
 		return memmap_reject(s->text, "range 0x%llx+0x%llx wraps past 2^64", s->start,
 				     s->size);
 	if (s->op == '!') {
-		ret = memmap_check_pram(t, s);
+		ret = memmap_check_pram(t, keep, s);
 		if (ret)
 			return ret;
 	}
@@ -263,7 +301,7 @@ static int memmap_limit(struct e820_table *t, const struct memmap_spec *s)
 	return 0;
 }
 
-static int memmap_apply_one(struct e820_table *t, const char *text)
+static int memmap_apply_one(struct e820_table *t, const struct e820_keep *keep, const char *text)
 {
 	struct memmap_spec s;
 	int ret = memmap_parse_spec(text, &s);
@@ -272,7 +310,7 @@ static int memmap_apply_one(struct e820_table *t, const char *text)
 		return ret;
 	if (!s.op)
 		return memmap_limit(t, &s);
-	return memmap_add_range(t, &s);
+	return memmap_add_range(t, keep, &s);
 }
 
 /*
@@ -281,7 +319,7 @@ static int memmap_apply_one(struct e820_table *t, const char *text)
  * prints one line and changes nothing; the good ones still apply. The table
  * is sanitized on entry and on return.
  */
-int e820_parse_memmap(struct e820_table *t, const char *arg)
+int e820_parse_memmap(struct e820_table *t, const char *arg, const struct e820_keep *keep)
 {
 	char spec[MEMMAP_SPEC_MAX];
 	int ret = 0;
@@ -299,7 +337,7 @@ int e820_parse_memmap(struct e820_table *t, const char *arg)
 		} else {
 			memcpy(spec, arg, len);
 			spec[len] = '\0';
-			if (memmap_apply_one(t, spec))
+			if (memmap_apply_one(t, keep, spec))
 				ret = -EINVAL;
 		}
 		if (!arg[len])
@@ -312,30 +350,28 @@ int e820_parse_memmap(struct e820_table *t, const char *arg)
 
 /*
  * memmap= occurrences, recorded by the parameter setter (which runs before
- * e820_init) and applied in command-line order. Values are copied: the
- * setter's string need not outlive it.
+ * e820_init) as one comma-separated list in command-line order: specs apply
+ * left to right either way, so memmap=A memmap=B is memmap=A,B. The list
+ * fits: it is shorter than the command line it came from.
  */
-static char memmap_pool[BOOT_CMDLINE_MAX];
-static size_t memmap_pool_used;
-static const char *memmap_values[MEMMAP_MAX_PARAMS];
-static u32 nr_memmap_values;
+static char memmap_specs[BOOT_CMDLINE_MAX];
+static size_t memmap_specs_len;
 
 static int memmap_param_set(const char *val)
 {
-	size_t len;
+	size_t len, sep;
 
 	if (!val)
 		return memmap_missing_value();
-	if (nr_memmap_values >= MEMMAP_MAX_PARAMS)
-		return memmap_reject(val, "more than %d memmap= parameters, ignored",
-				     MEMMAP_MAX_PARAMS);
-	len = strlen(val) + 1;
-	if (len > sizeof(memmap_pool) - memmap_pool_used)
+	len = strlen(val);
+	sep = memmap_specs_len ? 1 : 0;
+	if (len + sep >= sizeof(memmap_specs) - memmap_specs_len)
 		return memmap_reject(val, "memmap= values longer than %zu bytes in all, ignored",
-				     sizeof(memmap_pool));
-	memcpy(memmap_pool + memmap_pool_used, val, len);
-	memmap_values[nr_memmap_values++] = memmap_pool + memmap_pool_used;
-	memmap_pool_used += len;
+				     sizeof(memmap_specs) - 1);
+	if (sep)
+		memmap_specs[memmap_specs_len++] = ',';
+	memcpy(memmap_specs + memmap_specs_len, val, len + 1);
+	memmap_specs_len += len;
 	return 0;
 }
 KERNEL_PARAM("memmap", memmap_param_set,
@@ -368,15 +404,17 @@ static void e820_add_firmware(const struct boot_info *bi)
  */
 void e820_init(const struct boot_info *bi)
 {
+	static struct e820_keep keep;
+
 	e820_add_firmware(bi);
 	e820_sanitize(&e820_table);
 	pr_info("e820: firmware map (from %s)\n",
 		bi->mem_source ? bi->mem_source : "unknown source");
 	e820_print(&e820_table, "BIOS-e820");
-	if (!nr_memmap_values)
+	if (!memmap_specs_len)
 		return;
-	for (u32 i = 0; i < nr_memmap_values; i++)
-		e820_parse_memmap(&e820_table, memmap_values[i]);
+	e820_keep_from_boot(&keep, bi);
+	e820_parse_memmap(&e820_table, memmap_specs, &keep);
 	pr_info("e820: user-defined physical RAM map:\n");
 	e820_print(&e820_table, "user");
 }

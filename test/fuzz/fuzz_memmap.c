@@ -6,7 +6,8 @@
  * 240 more entries to reach the full-table paths); then per entry 10 bytes:
  * le32 addr, le32 size, u8 type (mod 21, so 0..20: 7, 12 and GRUB's 20), u8
  * scale (addr and size are multiplied by 1, 4 KiB, 1 MiB or 1 GiB); the
- * rest is the memmap= value (up to the first NUL).
+ * rest is the memmap= value (up to the first NUL), applied with a keep list
+ * like a boot's (no `!` range may land on it).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,7 +28,17 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 		}                                                       \
 	} while (0)
 
-static struct e820_table in, t, again;
+static struct e820_table in, t, again, before;
+
+/* A boot's hand-off, as GRUB gives it: `!` may never make these pmem. */
+static const struct e820_keep keep = {
+	.nr = 3,
+	.r = {
+		{ 0, 1 * MiB, "the first MiB (BIOS data)" },
+		{ 2 * MiB, 1 * MiB, "the kernel image" },
+		{ 64 * MiB, 4 * KiB, "multiboot2 info" },
+	},
+};
 static u32 nr_fuzzed;	/* entries of `in` from the input, before the padding */
 
 static void dump(const struct e820_table *tab)
@@ -145,6 +156,25 @@ static void check_against_input(void)
 	}
 }
 
+/* No `!` range landed on kept memory that was not pmem before. */
+static void check_keep(void)
+{
+	for (u32 i = 0; i < t.nr; i++) {
+		const struct e820_entry *e = &t.entries[i];
+
+		if (e->type != E820_TYPE_PRAM)
+			continue;
+		for (u32 k = 0; k < keep.nr; k++) {
+			const struct boot_reserved *r = &keep.r[k];
+			u64 a = MAX(e->addr, r->addr), b = MIN(e->addr + e->size, r->addr + r->size);
+
+			if (a < b)
+				CHECK(type_at(&before, a, false) == E820_TYPE_PRAM,
+				      "memmap=!: pmem over kept boot memory");
+		}
+	}
+}
+
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	static char arg[4096];
@@ -162,9 +192,11 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 	memcpy(arg, data + pos, len);
 	arg[len] = '\0';
-	int ret = e820_parse_memmap(&t, arg);
+	memcpy(&before, &t, sizeof(t));
+	int ret = e820_parse_memmap(&t, arg, &keep);
 
 	CHECK(ret == 0 || ret == -EINVAL, "return value");
 	check_sane();
+	check_keep();
 	return 0;
 }

@@ -14,6 +14,17 @@
 
 static struct e820_table t;
 
+/* What a GRUB boot of the kernel hands over (QEMU: image at 2 MiB). */
+static const struct e820_keep keep = {
+	.nr = 4,
+	.r = {
+		{ 0, 1 * MiB, "the first MiB (BIOS data)" },
+		{ 2 * MiB, 0x96000, "the kernel image" },
+		{ 0x2a0000, 0x1000, "multiboot2 info" },
+		{ 0x300000, 0x80000, "module" },
+	},
+};
+
 static void dump(void)
 {
 	for (u32 i = 0; i < t.nr; i++)
@@ -41,7 +52,7 @@ static void expect(const struct e820_entry *want, size_t n)
 static void rejected(const char *arg, const char *msg)
 {
 	host_console_reset();
-	assert_int_equal(e820_parse_memmap(&t, arg), -EINVAL);
+	assert_int_equal(e820_parse_memmap(&t, arg, &keep), -EINVAL);
 	EXPECT(qemu_1g);
 	if (!host_console_has(msg))
 		dump();
@@ -68,7 +79,7 @@ static void memmap_pram_single_range(void **state)
 		R(0x30000000, 0xffe0000, 1), qemu_1g[4], qemu_1g[5],
 	};
 
-	assert_int_equal(e820_parse_memmap(&t, "256M!512M"), 0);
+	assert_int_equal(e820_parse_memmap(&t, "256M!512M", &keep), 0);
 	EXPECT(want);
 	assert_false(host_console_has("memmap"));	/* no warning either */
 }
@@ -84,7 +95,7 @@ static void memmap_pram_several_in_one_value_stay_separate(void **state)
 		R(0x1c000000, 0x23fe0000, 1), qemu_1g[4], qemu_1g[5],
 	};
 
-	assert_int_equal(e820_parse_memmap(&t, "64M!256M,64M!320M,0x4000000!0x18000000"), 0);
+	assert_int_equal(e820_parse_memmap(&t, "64M!256M,64M!320M,0x4000000!0x18000000", &keep), 0);
 	EXPECT(want);
 }
 
@@ -98,12 +109,12 @@ static void memmap_pram_repeated_values_accumulate(void **state)
 		R(0x24000000, 0x1bfe0000, 1), qemu_1g[4], qemu_1g[5],
 	};
 
-	assert_int_equal(e820_parse_memmap(&t, "64M!256M"), 0);
-	assert_int_equal(e820_parse_memmap(&t, "64M!512M"), 0);
+	assert_int_equal(e820_parse_memmap(&t, "64M!256M", &keep), 0);
+	assert_int_equal(e820_parse_memmap(&t, "64M!512M", &keep), 0);
 	EXPECT(want);
 	/* The same range again now hits pmem, not RAM. */
 	host_console_reset();
-	assert_int_equal(e820_parse_memmap(&t, "64M!256M"), -EINVAL);
+	assert_int_equal(e820_parse_memmap(&t, "64M!256M", &keep), -EINVAL);
 	EXPECT(want);
 	assert_true(host_console_has("memmap=64M!256M: [mem 0x0000000010000000-0x0000000013ffffff] overlaps persistent (type 12) [mem 0x0000000010000000-0x0000000013ffffff]"));
 }
@@ -113,16 +124,16 @@ static void memmap_suffixes_and_bases(void **state)
 	(void)state;
 	const struct e820_entry want[] = {
 		qemu_1g[0], qemu_1g[1], qemu_1g[2],
-		R(0x100000, 0x100000, 1), R(0x200000, 0x200000, 12),
-		R(0x400000, 0x200000, 12), R(0x600000, 0x200000, 12),
-		R(0x800000, 0x3f7e0000, 1), qemu_1g[4],
+		R(0x100000, 0x900000, 1), R(0xa00000, 0x200000, 12),
+		R(0xc00000, 0x200000, 12), R(0xe00000, 0x200000, 12),
+		R(0x1000000, 0x3efe0000, 1), qemu_1g[4],
 		R(0xfffc0000, 0x40040000, 2),	/* merged with 1G$4G */
 		R(0x10000000000ULL, 0x40000000000ULL, 1),
 	};
 
 	/* K, lower-case m, hex, G and T suffixes. */
-	assert_int_equal(e820_parse_memmap(&t, "2048K!2M,2m!0x400000,0x200000!6291456"), 0);
-	assert_int_equal(e820_parse_memmap(&t, "1G$4G,4T@1T"), 0);
+	assert_int_equal(e820_parse_memmap(&t, "2048K!10M,2m!0xc00000,0x200000!14680064", &keep), 0);
+	assert_int_equal(e820_parse_memmap(&t, "1G$4G,4T@1T", &keep), 0);
 	EXPECT(want);
 }
 
@@ -131,13 +142,37 @@ static void memmap_octal_like_memparse(void **state)
 	(void)state;
 	const struct e820_entry want[] = {
 		qemu_1g[0], qemu_1g[1], qemu_1g[2],
-		R(0x100000, 0x100000, 1), R(0x200000, 0x200000, 12),
-		R(0x400000, 0x3fbe0000, 1), qemu_1g[4], qemu_1g[5],
+		R(0x100000, 0x900000, 1), R(0xa00000, 0x200000, 12),
+		R(0xc00000, 0x3f3e0000, 1), qemu_1g[4], qemu_1g[5],
 	};
 
 	/* 010000000 is octal: 0x200000. */
-	assert_int_equal(e820_parse_memmap(&t, "010000000!2M"), 0);
+	assert_int_equal(e820_parse_memmap(&t, "010000000!10M", &keep), 0);
 	EXPECT(want);
+}
+
+/*
+ * Regression (issue 11 item 1): memmap=8M!1M gave a writable pmem0 over the
+ * kernel image. A `!` range touching anything the kernel runs from or was
+ * handed is refused with one line naming both; the other specs still apply.
+ */
+static void memmap_pram_over_kernel_or_boot_data_refused(void **state)
+{
+	(void)state;
+	rejected("8M!1M", "memmap=8M!1M: [mem 0x0000000000100000-0x00000000008fffff] covers the kernel image [mem 0x0000000000200000-0x0000000000295fff], refused");
+	rejected("2048K!2M", "covers the kernel image");
+	rejected("4K!0x295000", "covers the kernel image");
+	rejected("64K!0x90000", "covers the first MiB (BIOS data) [mem 0x0000000000000000-0x00000000000fffff]");
+	rejected("4K!0x2a0000", "covers multiboot2 info [mem 0x00000000002a0000-0x00000000002a0fff]");
+	rejected("1M!0x340000", "covers module");
+	/* The page right after the image is fair game (4 KiB aligned, not 2 MiB). */
+	host_console_reset();
+	assert_int_equal(e820_parse_memmap(&t, "4K!0x296000,8M!1M", &keep), -EINVAL);
+	assert_int_equal(t.entries[4].type, E820_TYPE_PRAM);
+	assert_int_equal(t.entries[4].addr, 0x296000);
+	/* Without a keep list (a bare table), only the memory map's rules apply. */
+	setup(NULL);
+	assert_int_equal(e820_parse_memmap(&t, "2M!2M", NULL), 0);
 }
 
 static void memmap_zero_size_rejected(void **state)
@@ -164,7 +199,7 @@ static void memmap_pram_not_2m_aligned_warns_and_applies(void **state)
 		R(0x20002000, 0x1ffde000, 1), qemu_1g[4], qemu_1g[5],
 	};
 
-	assert_int_equal(e820_parse_memmap(&t, "4K!0x20001000"), 0);
+	assert_int_equal(e820_parse_memmap(&t, "4K!0x20001000", &keep), 0);
 	EXPECT(want);
 	assert_true(host_console_has("memmap=4K!0x20001000: start 0x20001000 or size 0x1000 not 2 MiB aligned; pfn devices need 2 MiB alignment"));
 }
@@ -186,7 +221,7 @@ static void memmap_pram_over_reserved_applied_with_warning(void **state)
 		qemu_1g[5],
 	};
 
-	assert_int_equal(e820_parse_memmap(&t, "256M!768M"), 0);
+	assert_int_equal(e820_parse_memmap(&t, "256M!768M", &keep), 0);
 	EXPECT(want);
 	assert_true(host_console_has("memmap=256M!768M: covers reserved [mem 0x000000003ffe0000-0x000000003fffffff]; it becomes pmem as on Linux, but firmware may overwrite it at the next boot"));
 }
@@ -203,13 +238,13 @@ static void memmap_pram_past_firmware_or_holes_rejected(void **state)
 static void memmap_pram_over_unusable_or_pmem_rejected(void **state)
 {
 	(void)state;
-	assert_int_equal(e820_parse_memmap(&t, "2M!256M"), 0);
+	assert_int_equal(e820_parse_memmap(&t, "2M!256M", &keep), 0);
 	host_console_reset();
-	assert_int_equal(e820_parse_memmap(&t, "4M!255M"), -EINVAL);
+	assert_int_equal(e820_parse_memmap(&t, "4M!255M", &keep), -EINVAL);
 	assert_true(host_console_has("memmap=4M!255M: [mem 0x000000000ff00000-0x00000000102fffff] overlaps persistent (type 12) [mem 0x0000000010000000-0x00000000101fffff]"));
 	e820_add(&t, 0x08000000, 0x100000, E820_TYPE_UNUSABLE);
 	e820_sanitize(&t);
-	assert_int_equal(e820_parse_memmap(&t, "2M!127M"), -EINVAL);
+	assert_int_equal(e820_parse_memmap(&t, "2M!127M", &keep), -EINVAL);
 	assert_true(host_console_has("overlaps unusable [mem 0x0000000008000000-0x00000000080fffff]"));
 }
 
@@ -228,8 +263,8 @@ static void memmap_pram_over_acpi_applied_with_warning(void **state)
 		R(0x20100000, 0x1fee0000, 1), qemu_1g[4], qemu_1g[5],
 	};
 
-	assert_int_equal(e820_parse_memmap(&t, "64K#512M"), 0);
-	assert_int_equal(e820_parse_memmap(&t, "2M!511M"), 0);
+	assert_int_equal(e820_parse_memmap(&t, "64K#512M", &keep), 0);
+	assert_int_equal(e820_parse_memmap(&t, "2M!511M", &keep), 0);
 	EXPECT(want);
 	assert_true(host_console_has("memmap=2M!511M: covers ACPI data [mem 0x0000000020000000-0x000000002000ffff]"));
 }
@@ -275,7 +310,7 @@ static void memmap_empty_specs_between_commas_rejected(void **state)
 	rejected(",", "memmap=: empty spec");
 	host_console_reset();
 	/* The good spec is applied, the empty one after it reported. */
-	assert_int_equal(e820_parse_memmap(&t, "2M!512M,"), -EINVAL);
+	assert_int_equal(e820_parse_memmap(&t, "2M!512M,", &keep), -EINVAL);
 	assert_int_equal(t.nr, ARRAY_SIZE(qemu_1g) + 2);
 	assert_int_equal(t.entries[4].type, 12);
 	assert_true(host_console_has("memmap=: empty spec"));
@@ -294,7 +329,7 @@ static void memmap_long_spec_rejected(void **state)
 static void memmap_null_rejected(void **state)
 {
 	(void)state;
-	assert_int_equal(e820_parse_memmap(&t, NULL), -EINVAL);
+	assert_int_equal(e820_parse_memmap(&t, NULL, &keep), -EINVAL);
 	EXPECT(qemu_1g);
 	assert_true(host_console_has("memmap: needs a value"));
 }
@@ -309,7 +344,7 @@ static void memmap_good_and_bad_mixed(void **state)
 		R(0x30000000, 0xffe0000, 1), qemu_1g[4], qemu_1g[5],
 	};
 
-	assert_int_equal(e820_parse_memmap(&t, "256M!512M,abc,16M$0x1000000,256M!600M"), -EINVAL);
+	assert_int_equal(e820_parse_memmap(&t, "256M!512M,abc,16M$0x1000000,256M!600M", &keep), -EINVAL);
 	EXPECT(want);
 	assert_true(host_console_has("memmap=abc: bad size"));
 	assert_true(host_console_has("memmap=256M!600M: [mem 0x0000000025800000-0x00000000357fffff] overlaps persistent (type 12)"));
@@ -326,9 +361,9 @@ static void memmap_bare_limit_removes_ram_above(void **state)
 		R(0, 0x50000, 1), qemu_1g[1], qemu_1g[2], qemu_1g[4], qemu_1g[5],
 	};
 
-	assert_int_equal(e820_parse_memmap(&t, "512M"), 0);
+	assert_int_equal(e820_parse_memmap(&t, "512M", &keep), 0);
 	EXPECT(want512);
-	assert_int_equal(e820_parse_memmap(&t, "0x50000"), 0);
+	assert_int_equal(e820_parse_memmap(&t, "0x50000", &keep), 0);
 	EXPECT(want_low);
 }
 
@@ -341,7 +376,7 @@ static void memmap_limit_keeps_pmem(void **state)
 		qemu_1g[4], qemu_1g[5],
 	};
 
-	assert_int_equal(e820_parse_memmap(&t, "256M!512M,512M"), 0);
+	assert_int_equal(e820_parse_memmap(&t, "256M!512M,512M", &keep), 0);
 	EXPECT(want);
 }
 
@@ -354,7 +389,7 @@ static void memmap_reserved_splits_ram(void **state)
 		R(0x2000000, 0x3dfe0000, 1), qemu_1g[4], qemu_1g[5],
 	};
 
-	assert_int_equal(e820_parse_memmap(&t, "16M$0x1000000"), 0);
+	assert_int_equal(e820_parse_memmap(&t, "16M$0x1000000", &keep), 0);
 	EXPECT(want);
 }
 
@@ -368,7 +403,7 @@ static void memmap_ram_added_loses_to_reserved(void **state)
 		qemu_1g[4], qemu_1g[5], R(0x100000000ULL, 0x40000000, 1),
 	};
 
-	assert_int_equal(e820_parse_memmap(&t, "1M@0x9f000,1G@4G"), 0);
+	assert_int_equal(e820_parse_memmap(&t, "1M@0x9f000,1G@4G", &keep), 0);
 	EXPECT(want);
 }
 
@@ -381,7 +416,7 @@ static void memmap_acpi_over_ram_end(void **state)
 		qemu_1g[4], qemu_1g[5],
 	};
 
-	assert_int_equal(e820_parse_memmap(&t, "64K#0x3ffd0000"), 0);
+	assert_int_equal(e820_parse_memmap(&t, "64K#0x3ffd0000", &keep), 0);
 	EXPECT(want);
 }
 
@@ -394,11 +429,11 @@ static void memmap_table_full_rejected(void **state)
 	e820_sanitize(&t);
 	assert_int_equal(t.nr, E820_MAX_ENTRIES);
 	host_console_reset();
-	assert_int_equal(e820_parse_memmap(&t, "2M!512M"), -EINVAL);
+	assert_int_equal(e820_parse_memmap(&t, "2M!512M", &keep), -EINVAL);
 	assert_int_equal(t.nr, E820_MAX_ENTRIES);
 	assert_true(host_console_has("memmap=2M!512M: e820 table full (256 entries)"));
 	/* Removing RAM still works on a full table. */
-	assert_int_equal(e820_parse_memmap(&t, "1M"), 0);
+	assert_int_equal(e820_parse_memmap(&t, "1M", &keep), 0);
 	assert_int_equal(t.nr, E820_MAX_ENTRIES - 1);
 }
 
@@ -412,6 +447,7 @@ int main(void)
 		T(memmap_pram_repeated_values_accumulate),
 		T(memmap_suffixes_and_bases),
 		T(memmap_octal_like_memparse),
+		T(memmap_pram_over_kernel_or_boot_data_refused),
 		T(memmap_zero_size_rejected),
 		T(memmap_pram_unaligned_rejected),
 		T(memmap_pram_not_2m_aligned_warns_and_applies),

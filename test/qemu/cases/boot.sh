@@ -69,12 +69,25 @@ case_run_batch_commands() {
 case_bad_parameters_are_reported() {
 	boot bad_params 0 --ram 512M \
 		--cmdline 'memmap=garbage memmap=0!256M memmap=64M!64G loglevel=x ktest=cmdline_params_registered'
-	expect 'memmap=garbage'
-	expect 'memmap=0!256M'
-	expect 'memmap=64M!64G'
-	expect 'loglevel=x: expected a number'
+	# Anchored to the rejection lines (the Command line: echo names them too).
+	expect '\] memmap=garbage: bad size \(not a number\)$'
+	expect '\] memmap=0!256M: size is 0$'
+	expect '\] memmap=64M!64G: \[mem .*\] is not usable RAM'
+	expect '\] loglevel=x: expected a number'
 	expect_not 'persistent \(type 12\)'
 	expect_ktest_pass
+}
+
+# Regression (issue 11 item 1): memmap=8M!1M covered the kernel image (loaded
+# at 2 MiB) and gave a writable pmem0 over it. Refused with one line naming
+# both ranges; the next spec still applies and the boot goes on.
+case_memmap_over_kernel_refused() {
+	boot memmap_kernel 0 --ram 512M \
+		--cmdline 'memmap=8M!1M memmap=64M!256M "run=list -N; poweroff"'
+	expect '\] memmap=8M!1M: \[mem 0x0000000000100000-0x00000000008fffff\] covers the kernel image \[mem 0x0000000000200000-0x[0-9a-f]*\], refused$'
+	expect '\] user: \[mem 0x0000000010000000-0x0000000013ffffff\] persistent \(type 12\)$'
+	expect_not '\] user: \[mem 0x0000000000100000-0x00000000008fffff'
+	expect 'nd_pmem namespace0.0: raw, pmem0, 64 MiB'
 }
 
 # What `make run` boots (BIOS, 1 GiB RAM, one 1 GiB nvdimm, the Makefile's
