@@ -89,4 +89,7 @@ int e820_pmem_register(const struct e820_table *t);
 /* Build e820_table from boot_info and the memmap= parameters; print it. */
 void e820_init(const struct boot_info *bi);
 
+/* Forget the recorded memmap= values and empty e820_table (host tests). */
+void e820_reset(void);
+
 #endif

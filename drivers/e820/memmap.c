@@ -374,6 +374,13 @@ static int memmap_param_set(const char *val)
 	memmap_specs_len += len;
 	return 0;
 }
+void e820_reset(void)
+{
+	memmap_specs[0] = '\0';
+	memmap_specs_len = 0;
+	e820_table.nr = 0;
+}
+
 KERNEL_PARAM("memmap", memmap_param_set,
 	     "nn!ss: carve [ss,ss+nn) out of RAM as legacy pmem (type 12); "
 	     "also nn@ss nn#ss nn$ss and a bare nn limit (Linux syntax)");
