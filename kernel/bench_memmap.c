@@ -117,15 +117,16 @@ void bench_memmap(struct bench_ctx *c)
 		if (err)
 			break;
 		struct nd_pfn *pfn = bench_pfn(c);
+		const struct memremap_stats *st = &pfn->memmap_stats;	/* this bring-up's */
 		u64 pages = PFN_DOWN(range_len(&pfn->pgmap.range));
-		u64 memmap_bytes = memremap_last.pages_init * sizeof(struct page);
+		u64 memmap_bytes = st->pages_init * sizeof(struct page);
 
 		bench_add(&up, bench_gibps(c->ns->size, ns_up));
 		bench_add(&up_ms, ms_milli(ns_up));
 		bench_add(&per_page, ns_up * 1000 / pages);
-		bench_add(&init, bench_gibps(memmap_bytes, arch_cycles_to_ns(memremap_last.init_cycles)));
-		bench_add(&init_ms, ms_milli(arch_cycles_to_ns(memremap_last.init_cycles)));
-		bench_add(&vmemmap_ms, ms_milli(arch_cycles_to_ns(memremap_last.sparse_cycles)));
+		bench_add(&init, bench_gibps(memmap_bytes, arch_cycles_to_ns(st->init_cycles)));
+		bench_add(&init_ms, ms_milli(arch_cycles_to_ns(st->init_cycles)));
+		bench_add(&vmemmap_ms, ms_milli(arch_cycles_to_ns(st->sparse_cycles)));
 		if (scrub)
 			bench_add(&fill, scrub);
 
