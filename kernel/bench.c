@@ -15,7 +15,6 @@
 #include "persist.h"
 #include "printk.h"
 #include "shell.h"
-#include "x86.h"
 
 static const char *bench_spec, *bench_ns_name;
 static u32 bench_reps = BENCH_DEFAULT_REPS;
@@ -222,27 +221,18 @@ static void bench_pass(struct bench_ctx *c, unsigned int mask)
 }
 
 /*
- * Every figure hangs on the TSC rate. Under a loaded host (TCG) one PIT
- * calibration can be off by tens of percent either way, so take the median
- * of several and use that from here on.
+ * Every figure hangs on the clock rate. Under a loaded host (TCG) one PIT
+ * calibration can be off by tens of percent either way, so the arch takes
+ * the median of six more and the boot's, and uses that from here on.
  */
-static void bench_calibrate(void)
+static u64 bench_calibrate(void)
 {
-	struct bench_series khz = { 0 };
-	u64 v[BENCH_MAX_REPS];
-	int q = bench_quiet();
+	struct arch_clock_cal cal;
 
-	bench_add(&khz, cpu_features.tsc_khz);	/* the boot's */
-	for (int i = 0; i < 6; i++) {
-		tsc_calibrate();
-		bench_add(&khz, cpu_features.tsc_khz);
-	}
-	bench_loud(q);
-	memcpy(v, khz.v, khz.n * sizeof(u64));
-	sort_u64(v, khz.n);
-	cpu_features.tsc_khz = v[khz.n / 2];
+	arch_clock_recalibrate(6, &cal);
 	kprintf("bench: tsc_khz=%llu (median of %u calibrations, %llu..%llu; the boot's %llu)\n",
-		cpu_features.tsc_khz, khz.n, v[0], v[khz.n - 1], khz.v[0]);
+		cal.khz, cal.n, cal.min_khz, cal.max_khz, cal.prev_khz);
+	return cal.khz;
 }
 
 int bench_run(const char *spec, const char *ns_name, u32 reps, u64 ws)
@@ -258,12 +248,11 @@ int bench_run(const char *spec, const char *ns_name, u32 reps, u64 ws)
 	if (!c.ns)
 		return -ENODEV;
 	c.mode = PFN_MODE_NONE;
-	bench_calibrate();
+	u64 tsc_khz = bench_calibrate();
 	kprintf("bench: begin ns=%s size=%lluM reps=%u ws=%s tsc_khz=%llu flush=%s copy=%s memmap_pmem=%s pmem_written=%llu\n",
-		c.ns->name, (c.ns->size >> 20), reps, fmt_size(wsbuf, sizeof(wsbuf), ws),
-		cpu_features.tsc_khz, persist_flush_name(persist_ops.flush),
-		persist_copy_name(persist_ops.copy), memmap_pmem_rewrite ? "rewrite" : "diff",
-		pmem_written_total());
+		c.ns->name, (c.ns->size >> 20), reps, fmt_size(wsbuf, sizeof(wsbuf), ws), tsc_khz,
+		persist_flush_name(persist_ops.flush), persist_copy_name(persist_ops.copy),
+		memmap_pmem_rewrite ? "rewrite" : "diff", pmem_written_total());
 	if (mask & B_REPROBE)
 		bench_reprobe_boot(&c);	/* before anything changes the device */
 	/* map=dev first: map=mem's data area overlaps map=dev's memmap, and
