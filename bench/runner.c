@@ -1,7 +1,7 @@
 /*
  * The benchmark runner: bench=/bench.ns=/bench.reps=/bench.ws= parameters,
  * the shell's bench command, the order the benches run in, and the one
- * reporting format (include/bench.h).
+ * reporting format (bench.h).
  */
 #include <errno.h>
 #include <stdio.h>

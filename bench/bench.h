@@ -40,10 +40,7 @@ struct bench_series {
 /* Run the benches named in `spec` ("all" or NAME,...). Returns the number of errors. */
 int bench_run(const char *spec, const char *ns_name, u32 reps, u64 ws);
 
-/* bench= on the command line: run it now and power off. No-op without bench=. */
-void bench_boot(void);
-
-/* kernel/bench.c: reporting and helpers for the benches. */
+/* bench/runner.c: reporting and helpers for the benches. */
 void bench_add(struct bench_series *s, u64 milli);
 void bench_report(const struct bench_ctx *c, const char *name, const char *metric,
 		  const struct bench_series *s, const char *unit);
@@ -61,7 +58,7 @@ int bench_pfn_up(struct bench_ctx *c);
 /* The enabled pfn device of c->ns, or NULL. */
 struct nd_pfn *bench_pfn(const struct bench_ctx *c);
 
-/* The benches (kernel/bench_memmap.c, kernel/bench_io.c). */
+/* The benches (bench/memmap.c, bench/blk.c). */
 void bench_memmap(struct bench_ctx *c);
 void bench_overhead(struct bench_ctx *c);
 void bench_reprobe(struct bench_ctx *c);
