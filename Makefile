@@ -52,7 +52,7 @@ kernel-y   :=
 host-y     :=	# pure code of other images (the EFI loader) unit-tested on the host
 include lib/sources.mk mm/sources.mk drivers/e820/sources.mk nvdimm/sources.mk \
 	drivers/acpi_nfit/sources.mk \
-	boot/sources.mk arch/x86_64/sources.mk kernel/sources.mk
+	boot/sources.mk arch/x86_64/sources.mk kernel/sources.mk bench/sources.mk
 
 .DEFAULT_GOAL := all
 include boot/efi/efi.mk

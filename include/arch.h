@@ -54,6 +54,30 @@ u64 arch_pgtable_root(void);
 u64 arch_cycles(void);
 u64 arch_cycles_to_ns(u64 cycles);
 
+#define ARCH_CLOCK_MAX_SAMPLES 15
+
+/* What arch_clock_recalibrate() saw; rates in kHz. */
+struct arch_clock_cal {
+	u64 khz;	/* the median, in use from now on */
+	u64 min_khz;
+	u64 max_khz;
+	u64 prev_khz;	/* the rate in use before (at the first call, the boot's) */
+	u32 n;		/* rates the median is of: prev_khz and each sample taken */
+};
+
+/*
+ * Measure the cycle counter's rate again, `samples` times (at most
+ * ARCH_CLOCK_MAX_SAMPLES), each the way the boot calibrated it; take the
+ * median of those and the rate in use, and use it from now on in
+ * arch_cycles_to_ns(). One calibration on a loaded host (an emulator) can
+ * be off by tens of percent; the median ignores such outliers. Samples that
+ * fail (no reference timer) and a rate of 0 in use do not count; with none
+ * left the rate stays as it was. Returns the rate now in use (0: unknown)
+ * and fills *cal unless it is NULL. Takes about 30 ms per sample on x86;
+ * prints nothing (the caller reports).
+ */
+u64 arch_clock_recalibrate(unsigned int samples, struct arch_clock_cal *cal);
+
 /* Console output (serial on the kernel, stdout on the host). */
 void arch_console_write(const char *s, size_t n);
 /* Blocking console input; returns a byte, or -1 when there is none. */

@@ -7,6 +7,13 @@
 
 __noreturn void kmain(const struct boot_info *bi);
 
+/*
+ * The end of boot for bench= on the command line (bench/runner.c): run the
+ * benchmarks, then power off (status 0, or 1 if a figure could not be
+ * taken). Returns at once without bench=.
+ */
+void bench_boot(void);
+
 /* Stop on a broken kernel invariant (never for bad input): print, exit 2. */
 __noreturn __attribute__((format(printf, 1, 2))) void panic(const char *fmt, ...);
 

@@ -104,30 +104,9 @@ struct dev_pagemap {
 };
 
 /*
- * Register pgmap->range as ZONE_DEVICE memory: check it, add the direct
- * map, sections and vmemmap (struct pages in the altmap's free pfns when
- * `altmap` is given, else in RAM), and initialise every struct page with
- * zone DEVICE and the pgmap, except the altmap's reserve. The altmap is
- * copied into pgmap. Returns 0 or a negative errno, nothing left behind:
- * -EINVAL bad range or altmap; -EBUSY the range overlaps RAM, another
- * pgmap or a subsection that has struct pages; -ENOSPC too many pgmaps;
- * -ENOMEM out of RAM or altmap space; -EOPNOTSUPP altmap without PSE.
- */
-int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap);
-
-/*
- * Stop new pins; if none are held, tear everything down now and return 0.
- * Otherwise return -EINPROGRESS: the range stays mapped and usable by the
- * holders, and the last pgmap_unpin() completes the teardown and calls
- * pgmap->done. pmemk has no threads, so "waiting" means that callback (or
- * polling pgmap->state). -EINVAL if pgmap is not live.
- */
-int memunmap_pages(struct dev_pagemap *pgmap);
-
-/*
- * What the last successful memremap_pages() spent (benchmarks): TSC cycles
- * per step, and the struct pages it initialised, of which how many lay in
- * pmem and differed from what was there, so were stored.
+ * What one memremap_pages() call spent: arch_cycles() per step, and the
+ * struct pages it initialised, of which how many lay in pmem and differed
+ * from what was there, so were stored.
  */
 struct memremap_stats {
 	u64 map_cycles;		/* direct map */
@@ -137,7 +116,29 @@ struct memremap_stats {
 	u64 pmem_pages_stored;
 };
 
-extern struct memremap_stats memremap_last;
+/*
+ * Register pgmap->range as ZONE_DEVICE memory: check it, add the direct
+ * map, sections and vmemmap (struct pages in the altmap's free pfns when
+ * `altmap` is given, else in RAM), and initialise every struct page with
+ * zone DEVICE and the pgmap, except the altmap's reserve. The altmap is
+ * copied into pgmap. On success, if `stats` is not NULL, *stats says what
+ * the steps cost; on error *stats is left alone. Returns 0 or a negative
+ * errno, nothing left behind: -EINVAL bad range or altmap; -EBUSY the range
+ * overlaps RAM, another pgmap or a subsection that has struct pages;
+ * -ENOSPC too many pgmaps; -ENOMEM out of RAM or altmap space; -EOPNOTSUPP
+ * altmap without PSE.
+ */
+int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
+		   struct memremap_stats *stats);
+
+/*
+ * Stop new pins; if none are held, tear everything down now and return 0.
+ * Otherwise return -EINPROGRESS: the range stays mapped and usable by the
+ * holders, and the last pgmap_unpin() completes the teardown and calls
+ * pgmap->done. pmemk has no threads, so "waiting" means that callback (or
+ * polling pgmap->state). -EINVAL if pgmap is not live.
+ */
+int memunmap_pages(struct dev_pagemap *pgmap);
 
 /* The live pgmap holding pfn, pinned; NULL if none or it is dying. */
 struct dev_pagemap *pgmap_pin(u64 pfn);

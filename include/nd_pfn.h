@@ -22,6 +22,8 @@ struct nd_pfn {
 	char reason[128];		/* why it is disabled */
 	struct dev_pagemap pgmap;
 	struct pmem_device pmem;	/* pmemNm while enabled */
+	/* What memremap_pages spent on its last bring-up, step by step (benchmarks). */
+	struct memremap_stats memmap_stats;
 	/* Set when a probe (boot, nd_namespace_probe) brought it up: what it cost. */
 	bool probed;
 	u64 probe_ns;			/* read, validate, memremap_pages, block device */

@@ -51,6 +51,21 @@ KTEST(tsc_calibrated_and_monotonic)
 	KT_EXPECT_EQ(arch_cycles_to_ns(cpu_features.tsc_khz * 1000), 1000000000ULL);
 }
 
+KTEST(tsc_recalibrate_installs_median_with_current_rate)
+{
+	u64 before = cpu_features.tsc_khz;
+	struct arch_clock_cal cal;
+
+	KT_ASSERT(before > 0);
+	KT_EXPECT_EQ(arch_clock_recalibrate(2, &cal), cal.khz);
+	KT_EXPECT_EQ(cpu_features.tsc_khz, cal.khz);
+	KT_EXPECT_EQ(cal.prev_khz, before);
+	KT_EXPECT_EQ(cal.n, 3);
+	KT_ASSERT(cal.min_khz <= before && before <= cal.max_khz);
+	KT_ASSERT(cal.min_khz <= cal.khz && cal.khz <= cal.max_khz);
+	KT_EXPECT_EQ(arch_clock_recalibrate(0, NULL), cal.khz);	/* the median of one */
+}
+
 static bool walk(u64 va, u64 *pa, u64 *flags, enum pg_level *level)
 {
 	return pgtable_walk(&kernel_pgtable, va, pa, flags, level);

@@ -172,7 +172,7 @@ KTEST(mm_memremap_4g_map_dev_uses_no_ram_for_struct_pages)
 	u64 first = PFN_DOWN(start), end = first + PFN_DOWN(4 * GiB);
 	bool mapped_before = direct_map_covers(start, 4 * GiB);
 
-	KT_ASSERT(memremap_pages(&pgmap, &a) == 0);
+	KT_ASSERT(memremap_pages(&pgmap, &a, NULL) == 0);
 	after = mm_snap();
 	kprintf("# mm: 4 GiB map=dev: struct pages %llu KiB of RAM, %llu KiB of pmem (+%llu KiB alignment); page tables +%llu KiB; section tables +%llu KiB; RAM used %llu KiB\n",
 		((after.vmemmap - before.vmemmap) >> 10), (PFN_PHYS(pgmap.altmap.alloc) >> 10),
@@ -210,7 +210,7 @@ KTEST(mm_memremap_4g_map_mem_uses_64m_of_ram)
 	struct mm_snap before = mm_snap(), after;
 	u64 first = PFN_DOWN(start), end = first + PFN_DOWN(4 * GiB);
 
-	KT_ASSERT(memremap_pages(&pgmap, NULL) == 0);
+	KT_ASSERT(memremap_pages(&pgmap, NULL, NULL) == 0);
 	after = mm_snap();
 	kprintf("# mm: 4 GiB map=mem: struct pages %llu KiB of RAM; page tables +%llu KiB; section tables +%llu KiB; RAM used %llu KiB\n",
 		((after.vmemmap - before.vmemmap) >> 10), ((after.tables - before.tables) * 4),
@@ -244,7 +244,7 @@ KTEST(mm_memremap_pin_keeps_range_until_unpinned)
 
 	done_calls = 0;
 	pgmap.done = count_done;
-	KT_ASSERT(memremap_pages(&pgmap, &a) == 0);
+	KT_ASSERT(memremap_pages(&pgmap, &a, NULL) == 0);
 	u64 *va = kmap_pfn(pfn_to_pfn_t(pfn, PFN_DEV | PFN_MAP));
 	KT_ASSERT(va == phys_to_virt(PFN_PHYS(pfn)));
 	KT_EXPECT_EQ(pgmap.pins, 1);
@@ -277,7 +277,7 @@ KTEST(mm_memremap_1000_cycles_leak_nothing)
 		u64 len = sizes[i % 4];
 		struct dev_pagemap p = pgmap_of(s, len);
 		struct vmem_altmap a = pfn_dev_altmap(s, len);
-		int err = memremap_pages(&p, i % 2 ? &a : NULL);
+		int err = memremap_pages(&p, i % 2 ? &a : NULL, NULL);
 
 		if (!err)
 			err = memunmap_pages(&p);
@@ -302,20 +302,20 @@ KTEST(mm_memremap_rejects_bad_ranges_and_leaves_nothing)
 	struct vmem_altmap a = pfn_dev_altmap(start, 256 * MiB);
 
 	q = pgmap_of(start + PAGE_SIZE, 2 * MiB);
-	KT_EXPECT_EQ(memremap_pages(&q, NULL), -EINVAL);
+	KT_EXPECT_EQ(memremap_pages(&q, NULL, NULL), -EINVAL);
 	q = pgmap_of(start, 3 * MiB);
-	KT_EXPECT_EQ(memremap_pages(&q, NULL), -EINVAL);
+	KT_EXPECT_EQ(memremap_pages(&q, NULL, NULL), -EINVAL);
 	q = pgmap_of(ALIGN_DOWN(memblock.memory.regions[1].base, PMD_SIZE), 2 * MiB);
-	KT_EXPECT_EQ(memremap_pages(&q, NULL), -EBUSY);	/* RAM */
+	KT_EXPECT_EQ(memremap_pages(&q, NULL, NULL), -EBUSY);	/* RAM */
 	a.free -= 1;
-	KT_EXPECT_EQ(memremap_pages(&p, &a), -ENOMEM);	/* altmap one page short */
+	KT_EXPECT_EQ(memremap_pages(&p, &a, NULL), -ENOMEM);	/* altmap one page short */
 	KT_EXPECT_EQ(count_memmap_mapped(PFN_DOWN(start), PFN_DOWN(start + 256 * MiB)), 0);
 	KT_ASSERT(!pfn_valid(PFN_DOWN(start)));
 	KT_EXPECT_SNAP(mm_snap(), before);
 	a.free += 1;
-	KT_ASSERT(memremap_pages(&p, &a) == 0);
+	KT_ASSERT(memremap_pages(&p, &a, NULL) == 0);
 	q = pgmap_of(start + 254 * MiB, 4 * MiB);
-	KT_EXPECT_EQ(memremap_pages(&q, NULL), -EBUSY);	/* overlaps p */
+	KT_EXPECT_EQ(memremap_pages(&q, NULL, NULL), -EBUSY);	/* overlaps p */
 	KT_EXPECT_EQ(memunmap_pages(&p), 0);
 	KT_EXPECT_SNAP(mm_snap(), before);
 }
@@ -344,7 +344,7 @@ KTEST(mm_memremap_adjacent_to_ram_shares_its_section)
 	u64 ram_pfn = PFN_DOWN(start) - 1;
 	struct page ram = *pfn_to_page(ram_pfn);
 
-	KT_ASSERT(memremap_pages(&p, &a) == 0);
+	KT_ASSERT(memremap_pages(&p, &a, NULL) == 0);
 	struct mem_section *ms = section_lookup(pfn_to_section_nr(PFN_DOWN(start)));
 	KT_ASSERT(ms && (ms->flags & SECTION_ONLINE) && (ms->flags & SECTION_DEVICE));
 	KT_EXPECT_EQ(p.altmap.alloc, 0);	/* partial section: 4 KiB pages from RAM */
@@ -380,7 +380,7 @@ KTEST(mm_memremap_every_enomem_unwinds)
 		struct vmem_altmap a = pfn_dev_altmap(start, 260 * MiB);
 
 		mm_fail_nth = n;
-		int err = memremap_pages(&p, n % 2 ? &a : NULL);
+		int err = memremap_pages(&p, n % 2 ? &a : NULL, NULL);
 		mm_fail_nth = 0;
 		if (!err) {
 			KT_EXPECT_EQ(memunmap_pages(&p), 0);

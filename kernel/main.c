@@ -8,7 +8,6 @@
 
 #include "acpi.h"
 #include "arch.h"
-#include "bench.h"
 #include "e820.h"
 #include "heap.h"
 #include "kernel.h"

@@ -18,8 +18,6 @@
 
 #define PGMAP_MAX 64
 
-struct memremap_stats memremap_last;
-
 static struct dev_pagemap *pgmaps[PGMAP_MAX];	/* sorted by range.start, disjoint */
 static u32 nr_pgmaps;
 
@@ -195,7 +193,7 @@ static int pgmap_map_direct(struct dev_pagemap *pgmap)
  * one template, stored section by section; where a section's struct pages
  * lie in the altmap (pmem), only those that differ are stored and counted.
  */
-static void pgmap_init_pages(struct dev_pagemap *pgmap)
+static void pgmap_init_pages(struct dev_pagemap *pgmap, struct memremap_stats *st)
 {
 	struct page tmpl = { .flags = ZONE_DEVICE, .pgmap = pgmap };
 	const struct vmem_altmap *altmap = pgmap_altmap(pgmap);
@@ -212,8 +210,8 @@ static void pgmap_init_pages(struct dev_pagemap *pgmap)
 			memmap_init_range(s, e, &tmpl);
 	}
 	pmem_written_add(PMEM_WR_MEMMAP, stored * sizeof(struct page));
-	memremap_last.pages_init = end - start;
-	memremap_last.pmem_pages_stored = stored;
+	st->pages_init = end - start;
+	st->pmem_pages_stored = stored;
 }
 
 static void pgmap_account(struct dev_pagemap *pgmap, s64 sign)
@@ -227,10 +225,12 @@ static void pgmap_account(struct dev_pagemap *pgmap, s64 sign)
 	}
 }
 
-int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap)
+int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
+		   struct memremap_stats *stats)
 {
 	int err = pgmap_validate(pgmap, altmap);
-	u64 t0, t1, t2;	/* memremap_last */
+	struct memremap_stats st = { 0 };
+	u64 t0, t1, t2;
 
 	if (err)
 		return err;
@@ -250,13 +250,15 @@ int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap)
 	if (err)
 		goto err_sparse;
 	t2 = arch_cycles();
-	pgmap_init_pages(pgmap);
-	memremap_last.map_cycles = t1 - t0;
-	memremap_last.sparse_cycles = t2 - t1;
-	memremap_last.init_cycles = arch_cycles() - t2;
+	pgmap_init_pages(pgmap, &st);
+	st.map_cycles = t1 - t0;
+	st.sparse_cycles = t2 - t1;
+	st.init_cycles = arch_cycles() - t2;
 	pgmap_account(pgmap, 1);
 	pgmap_insert(pgmap);
 	pgmap->state = PGMAP_LIVE;
+	if (stats)
+		*stats = st;
 	return 0;
 
 err_sparse:

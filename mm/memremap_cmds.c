@@ -82,7 +82,7 @@ static int cmd_memremap(int argc, char **argv)
 	}
 	if (dev)
 		pfn_dev_altmap(start, size, &altmap);
-	int err = memremap_pages(p, dev ? &altmap : NULL);
+	int err = memremap_pages(p, dev ? &altmap : NULL, NULL);
 	if (err)
 		return err;
 	kprintf("memremap: [mem %#llx-%#llx] map=%s: vmemmap RAM %llu KiB, page tables +%llu KiB, altmap %llu KiB used + %llu KiB alignment of %llu KiB\n",

@@ -121,7 +121,8 @@ static int pfn_enable(struct nd_pfn *pfn)
 	char name[sizeof(pfn->ns->blockdev) + 1];
 
 	pfn_setup_pgmap(pfn, &altmap);
-	int err = memremap_pages(&pfn->pgmap, l->mode == PFN_MODE_PMEM ? &altmap : NULL);
+	int err = memremap_pages(&pfn->pgmap, l->mode == PFN_MODE_PMEM ? &altmap : NULL,
+				 &pfn->memmap_stats);
 	if (err) {
 		pfn_disable_reason(pfn, "%s: cannot map struct pages (error %d)",
 				   l->mode == PFN_MODE_RAM ? "map=mem needs RAM for them" :

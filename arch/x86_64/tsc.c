@@ -1,4 +1,7 @@
-/* TSC: calibrated once against PIT channel 2, then used for every timestamp. */
+/*
+ * TSC: calibrated against PIT channel 2 at boot, then used for every
+ * timestamp; arch_clock_recalibrate() measures again and takes a median.
+ */
 #include "arch.h"
 #include "printk.h"
 #include "x86.h"
@@ -26,7 +29,8 @@ static u64 tsc_cycles_per_window(void)
 	return rdtsc() - t0;
 }
 
-void tsc_calibrate(void)
+/* One calibration: the TSC rate in kHz from three windows, 0 without a PIT. */
+static u64 tsc_measure_khz(void)
 {
 	u64 best = ~0ULL;
 
@@ -35,9 +39,50 @@ void tsc_calibrate(void)
 		if (c && c < best)
 			best = c;	/* the shortest window had the least overhead */
 	}
-	cpu_features.tsc_khz = best == ~0ULL ? 0 : best / CAL_MS;
+	return best == ~0ULL ? 0 : best / CAL_MS;
+}
+
+void tsc_calibrate(void)
+{
+	cpu_features.tsc_khz = tsc_measure_khz();
 	pr_info("tsc: %llu.%03llu MHz (calibrated against the PIT over %d ms)\n",
 		(cpu_features.tsc_khz / 1000), (cpu_features.tsc_khz % 1000), CAL_MS);
+}
+
+static void sort_khz(u64 *v, u32 n)
+{
+	for (u32 i = 1; i < n; i++) {
+		u64 x = v[i];
+		u32 j = i;
+
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+u64 arch_clock_recalibrate(unsigned int samples, struct arch_clock_cal *cal)
+{
+	u64 v[ARCH_CLOCK_MAX_SAMPLES + 1], prev = cpu_features.tsc_khz;
+	u32 n = 0;
+
+	if (prev)
+		v[n++] = prev;
+	for (unsigned int i = 0; i < MIN(samples, ARCH_CLOCK_MAX_SAMPLES); i++) {
+		u64 khz = tsc_measure_khz();
+		if (khz)
+			v[n++] = khz;
+	}
+	sort_khz(v, n);
+	if (n)
+		cpu_features.tsc_khz = v[n / 2];
+	if (cal)
+		*cal = (struct arch_clock_cal){ .khz = cpu_features.tsc_khz,
+						.min_khz = n ? v[0] : 0,
+						.max_khz = n ? v[n - 1] : 0,
+						.prev_khz = prev,
+						.n = n };
+	return cpu_features.tsc_khz;
 }
 
 u64 arch_cycles(void)

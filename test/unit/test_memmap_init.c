@@ -2,7 +2,8 @@
  * Host tests: struct pages in persistent memory are stored only where they
  * differ (issue 7), and the pmem write counter counts exactly the stores
  * that reach pmem: struct pages in altmap blocks (not those in RAM), block
- * device writes (not reads, not refused requests).
+ * device writes (not reads, not refused requests). memremap_pages reports
+ * the same counts in its stats, and only when it succeeds.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -49,12 +50,15 @@ static struct vmem_altmap altmap_of(u64 size)
 				     .reserve = RESERVE, .free = (dataoff - 8 * KiB) / PAGE_SIZE };
 }
 
+static struct memremap_stats stats;	/* the last bring_up's */
+
 /* Register, and return the bytes it stored to pmem for struct pages. */
 static u64 bring_up(struct dev_pagemap *pgmap, const struct vmem_altmap *a)
 {
 	u64 before = pmem_written[PMEM_WR_MEMMAP];
 
-	assert_int_equal(memremap_pages(pgmap, a), 0);
+	memset(&stats, 0xff, sizeof(stats));
+	assert_int_equal(memremap_pages(pgmap, a, &stats), 0);
 	return pmem_written[PMEM_WR_MEMMAP] - before;
 }
 
@@ -76,8 +80,8 @@ static void memmap_dev_first_bringup_stores_every_page(void **state)
 	(void)state;
 	assert_true(vmemmap_in_altmap(PFN_DOWN(DEV) + RESERVE, &a) == false);	/* not yet mapped */
 	assert_int_equal(bring_up(&pgmap, &a), pages * sizeof(struct page));
-	assert_int_equal(memremap_last.pages_init, pages);
-	assert_int_equal(memremap_last.pmem_pages_stored, pages);
+	assert_int_equal(stats.pages_init, pages);
+	assert_int_equal(stats.pmem_pages_stored, pages);
 	assert_true(vmemmap_in_altmap(PFN_DOWN(DEV), &pgmap.altmap));
 	check_pages(&pgmap, PFN_DOWN(DEV) + RESERVE);
 	assert_int_equal(memunmap_pages(&pgmap), 0);
@@ -93,7 +97,7 @@ static void memmap_dev_reprobe_stores_nothing(void **state)
 	bring_up(&pgmap, &a);
 	assert_int_equal(memunmap_pages(&pgmap), 0);
 	assert_int_equal(bring_up(&pgmap, &a), 0);
-	assert_int_equal(memremap_last.pmem_pages_stored, 0);
+	assert_int_equal(stats.pmem_pages_stored, 0);
 	check_pages(&pgmap, PFN_DOWN(DEV) + RESERVE);
 	assert_int_equal(memunmap_pages(&pgmap), 0);
 }
@@ -144,7 +148,7 @@ static void memmap_mem_stores_nothing_to_pmem(void **state)
 
 	(void)state;
 	assert_int_equal(bring_up(&pgmap, NULL), 0);
-	assert_int_equal(memremap_last.pages_init, PFN_DOWN(1 * GiB));
+	assert_int_equal(stats.pages_init, PFN_DOWN(1 * GiB));
 	assert_false(vmemmap_in_altmap(PFN_DOWN(DEV), NULL));
 	check_pages(&pgmap, PFN_DOWN(DEV));
 	assert_int_equal(memunmap_pages(&pgmap), 0);
@@ -163,6 +167,28 @@ static void memmap_dev_partial_section_in_ram_not_counted(void **state)
 	check_pages(&pgmap, PFN_DOWN(DEV) + RESERVE);
 	assert_int_equal(memunmap_pages(&pgmap), 0);
 	assert_int_equal(bring_up(&pgmap, &a), 0);
+	assert_int_equal(memunmap_pages(&pgmap), 0);
+}
+
+/* The stats are written on success only; NULL asks for none. */
+static void memremap_stats_only_on_success(void **state)
+{
+	struct dev_pagemap pgmap = pgmap_of(1 * GiB), bad = pgmap_of(3 * MiB);
+	struct memremap_stats st, untouched;
+
+	(void)state;
+	memset(&st, 0xab, sizeof(st));
+	untouched = st;
+	assert_int_equal(memremap_pages(&bad, NULL, &st), -EINVAL);
+	assert_memory_equal(&st, &untouched, sizeof(st));
+	assert_int_equal(memremap_pages(&pgmap, NULL, NULL), 0);
+	assert_int_equal(memunmap_pages(&pgmap), 0);
+	assert_int_equal(memremap_pages(&pgmap, NULL, &st), 0);
+	assert_int_equal(st.pages_init, PFN_DOWN(1 * GiB));
+	assert_int_equal(st.pmem_pages_stored, 0);
+	assert_true(st.init_cycles > 0 && st.init_cycles != untouched.init_cycles);
+	assert_true(st.map_cycles != untouched.map_cycles);
+	assert_true(st.sparse_cycles != untouched.sparse_cycles);
 	assert_int_equal(memunmap_pages(&pgmap), 0);
 }
 
@@ -197,6 +223,7 @@ int main(void)
 		cmocka_unit_test_setup(memmap_dev_rewrite_stores_all, setup),
 		cmocka_unit_test_setup(memmap_mem_stores_nothing_to_pmem, setup),
 		cmocka_unit_test_setup(memmap_dev_partial_section_in_ram_not_counted, setup),
+		cmocka_unit_test_setup(memremap_stats_only_on_success, setup),
 		cmocka_unit_test_setup(pmem_rw_counts_what_it_stores, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

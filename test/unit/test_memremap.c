@@ -117,7 +117,7 @@ static void memremap_map_dev_4g_struct_pages_in_device(void **state)
 	struct snap before = snap();
 
 	(void)state;
-	assert_int_equal(memremap_pages(&pgmap, &a), 0);
+	assert_int_equal(memremap_pages(&pgmap, &a, NULL), 0);
 	assert_int_equal(pgmap.state, PGMAP_LIVE);
 	assert_true(pgmap.flags & PGMAP_ALTMAP_VALID);
 	assert_int_equal(mm_stat(MM_VMEMMAP), before.vmemmap);	/* no RAM for struct pages */
@@ -151,7 +151,7 @@ static void memremap_map_mem_4g_uses_64m_of_ram(void **state)
 	struct snap before = snap();
 
 	(void)state;
-	assert_int_equal(memremap_pages(&pgmap, NULL), 0);
+	assert_int_equal(memremap_pages(&pgmap, NULL, NULL), 0);
 	assert_int_equal(mm_stat(MM_VMEMMAP) - before.vmemmap, 64 * MiB);
 	assert_int_equal(mm_stat(MM_ALTMAP_USED), 0);
 	check_memmap_in(PFN(DEV), PFN(DEV + 4 * GiB), RAM_BASE, RAM_END, PG_LEVEL_2M);
@@ -171,7 +171,7 @@ static void memremap_facts_1_8_example(void **state)
 	(void)state;
 	assert_int_equal(a.base_pfn, 0x100000);
 	assert_int_equal(a.free, 0x11fe);
-	assert_int_equal(memremap_pages(&pgmap, &a), 0);
+	assert_int_equal(memremap_pages(&pgmap, &a, NULL), 0);
 	assert_int_equal(pgmap.altmap.alloc, 4096);
 	assert_int_equal(pgmap.altmap.align, 510);
 	for (u64 i = 0; i < 8; i++) {
@@ -191,7 +191,7 @@ static void memremap_facts_2_3_partial_last_section(void **state)
 
 	(void)state;
 	assert_int_equal(a.free, 4094);
-	assert_int_equal(memremap_pages(&pgmap, &a), 0);
+	assert_int_equal(memremap_pages(&pgmap, &a, NULL), 0);
 	assert_int_equal(pgmap.altmap.alloc + pgmap.altmap.align, 4094);
 	assert_int_equal(mm_stat(MM_VMEMMAP) - before.vmemmap, 63 * 32 * KiB);
 	check_pages(&pgmap, 2);
@@ -207,7 +207,7 @@ static void memremap_altmap_too_small_fails_clean(void **state)
 
 	(void)state;
 	a.free -= 1;
-	assert_int_equal(memremap_pages(&pgmap, &a), -ENOMEM);
+	assert_int_equal(memremap_pages(&pgmap, &a, NULL), -ENOMEM);
 	assert_true(host_console_has("altmap too small"));
 	assert_int_equal(pgmap.state, PGMAP_UNREGISTERED);
 	assert_false(pfn_valid(PFN(DEV)));
@@ -229,30 +229,30 @@ static void memremap_refuses_bad_ranges(void **state)
 
 	(void)state;
 	q = pgmap_of(DEV + 4096, 2 * MiB);
-	assert_int_equal(memremap_pages(&q, NULL), -EINVAL);	/* unaligned start */
+	assert_int_equal(memremap_pages(&q, NULL, NULL), -EINVAL);	/* unaligned start */
 	q = pgmap_of(DEV, 3 * MiB);
-	assert_int_equal(memremap_pages(&q, NULL), -EINVAL);	/* unaligned size */
+	assert_int_equal(memremap_pages(&q, NULL, NULL), -EINVAL);	/* unaligned size */
 	q = pgmap_of(RAM_END - 64 * MiB, 128 * MiB);
-	assert_int_equal(memremap_pages(&q, NULL), -EBUSY);	/* overlaps RAM */
+	assert_int_equal(memremap_pages(&q, NULL, NULL), -EBUSY);	/* overlaps RAM */
 	q = pgmap_of(1ULL << 46, 2 * MiB);
-	assert_int_equal(memremap_pages(&q, NULL), -EINVAL);	/* beyond 64 TiB */
+	assert_int_equal(memremap_pages(&q, NULL, NULL), -EINVAL);	/* beyond 64 TiB */
 	bad = a;
 	bad.base_pfn += 1;
-	assert_int_equal(memremap_pages(&p, &bad), -EINVAL);
+	assert_int_equal(memremap_pages(&p, &bad, NULL), -EINVAL);
 	bad = a;
 	bad.end_pfn = PFN(DEV + 256 * MiB);
-	assert_int_equal(memremap_pages(&p, &bad), -EINVAL);
+	assert_int_equal(memremap_pages(&p, &bad, NULL), -EINVAL);
 	bad = a;
 	bad.free = PFN(256 * MiB);
-	assert_int_equal(memremap_pages(&p, &bad), -EINVAL);
+	assert_int_equal(memremap_pages(&p, &bad, NULL), -EINVAL);
 	assert_snap(snap(), before);
 
-	assert_int_equal(memremap_pages(&p, &a), 0);
-	assert_int_equal(memremap_pages(&p, &a), -EINVAL);	/* registered already */
+	assert_int_equal(memremap_pages(&p, &a, NULL), 0);
+	assert_int_equal(memremap_pages(&p, &a, NULL), -EINVAL);	/* registered already */
 	q = pgmap_of(DEV + 254 * MiB, 4 * MiB);
-	assert_int_equal(memremap_pages(&q, NULL), -EBUSY);	/* overlaps p */
+	assert_int_equal(memremap_pages(&q, NULL, NULL), -EBUSY);	/* overlaps p */
 	q = pgmap_of(DEV - 2 * MiB, 4 * MiB);
-	assert_int_equal(memremap_pages(&q, NULL), -EBUSY);
+	assert_int_equal(memremap_pages(&q, NULL, NULL), -EBUSY);
 	assert_int_equal(memunmap_pages(&p), 0);
 	assert_int_equal(memunmap_pages(&p), -EINVAL);
 	assert_snap(snap(), before);
@@ -266,10 +266,10 @@ static void memremap_neighbours_share_a_section(void **state)
 	struct snap before = snap();
 
 	(void)state;
-	assert_int_equal(memremap_pages(&a, &am), 0);
+	assert_int_equal(memremap_pages(&a, &am, NULL), 0);
 	assert_int_equal(a.altmap.alloc, 0);	/* partial section: RAM, not the altmap */
 	u64 tables = kernel_pgtable.nr_tables;
-	assert_int_equal(memremap_pages(&b, NULL), 0);
+	assert_int_equal(memremap_pages(&b, NULL, NULL), 0);
 	assert_int_equal(kernel_pgtable.nr_tables, tables);	/* the same PT */
 	check_pages(&a, 2);
 	check_pages(&b, 0);
@@ -282,8 +282,8 @@ static void memremap_neighbours_share_a_section(void **state)
 	assert_int_equal(memunmap_pages(&b), 0);
 	assert_snap(snap(), before);
 	/* Other order. */
-	assert_int_equal(memremap_pages(&a, &am), 0);
-	assert_int_equal(memremap_pages(&b, NULL), 0);
+	assert_int_equal(memremap_pages(&a, &am, NULL), 0);
+	assert_int_equal(memremap_pages(&b, NULL, NULL), 0);
 	assert_int_equal(memunmap_pages(&b), 0);
 	check_pages(&a, 2);
 	assert_int_equal(memunmap_pages(&a), 0);
@@ -298,8 +298,8 @@ static void memremap_adjacent_to_ram_section(void **state)
 	struct page ram = *pfn_to_page(PFN(RAM_END) - 1);
 
 	(void)state;
-	assert_int_equal(memremap_pages(&q, NULL), -EBUSY);
-	assert_int_equal(memremap_pages(&p, NULL), 0);
+	assert_int_equal(memremap_pages(&q, NULL, NULL), -EBUSY);
+	assert_int_equal(memremap_pages(&p, NULL, NULL), 0);
 	struct mem_section *ms = section_lookup(pfn_to_section_nr(PFN(RAM_END)));
 	assert_int_equal(ms->flags, SECTION_PRESENT | SECTION_HAS_MEMMAP | SECTION_ONLINE | SECTION_DEVICE);
 	check_pages(&p, 0);
@@ -329,7 +329,7 @@ static void memremap_pins_delay_teardown(void **state)
 	done_calls = 0;
 	pgmap.done = count_done;
 	assert_null(pgmap_pin(pfn));
-	assert_int_equal(memremap_pages(&pgmap, NULL), 0);
+	assert_int_equal(memremap_pages(&pgmap, NULL, NULL), 0);
 	struct dev_pagemap *p1 = pgmap_pin(pfn), *p2 = pgmap_pin(PFN(DEV + 128 * MiB) - 1);
 	assert_ptr_equal(p1, &pgmap);
 	assert_ptr_equal(p2, &pgmap);
@@ -369,7 +369,7 @@ static void memremap_cycles_leak_nothing(void **state)
 
 		if (i % 3 == 1)
 			p.flags |= PGMAP_BASE_PAGES;
-		assert_int_equal(memremap_pages(&p, i % 3 == 0 ? &a : NULL), 0);
+		assert_int_equal(memremap_pages(&p, i % 3 == 0 ? &a : NULL, NULL), 0);
 		assert_int_equal(memunmap_pages(&p), 0);
 	}
 	assert_snap(snap(), before);
@@ -390,7 +390,7 @@ static void memremap_every_enomem_unwinds(void **state)
 
 		for (n = 1;; n++) {
 			mm_fail_nth = n;
-			int err = memremap_pages(&p, pass ? &a : NULL);
+			int err = memremap_pages(&p, pass ? &a : NULL, NULL);
 			if (!err)
 				break;
 			assert_int_equal(err, -ENOMEM);
@@ -422,7 +422,7 @@ static void pfn_t_helpers(void **state)
 	assert_int_equal(pfn_t_to_phys(dev), DEV + 5 * PAGE_SIZE);
 	assert_ptr_equal(pfn_t_to_page(ram), pfn_to_page(PFN(RAM_BASE) + 3));
 	assert_null(pfn_t_to_page(dev));	/* no memmap yet */
-	assert_int_equal(memremap_pages(&pgmap, NULL), 0);
+	assert_int_equal(memremap_pages(&pgmap, NULL, NULL), 0);
 	assert_ptr_equal(pfn_t_to_page(dev), pfn_to_page(PFN(DEV) + 5));
 	assert_int_equal(page_to_pfn(pfn_t_to_page(dev)), PFN(DEV) + 5);
 	assert_ptr_equal(page_address(pfn_t_to_page(dev)), phys_to_virt(DEV + 5 * PAGE_SIZE));
@@ -443,7 +443,7 @@ static void kmap_pfn_pins_device_pages(void **state)
 	assert_null(kmap_pfn(pfn_to_pfn_t(PFN(3 * GiB), 0)));	/* not RAM */
 	assert_null(kmap_pfn(pfn_to_pfn_t(PFN(DEV), PFN_DEV)));	/* not mapped */
 	assert_null(kmap_pfn(pfn_to_pfn_t(PFN(DEV), PFN_DEV | PFN_MAP)));
-	assert_int_equal(memremap_pages(&pgmap, NULL), 0);
+	assert_int_equal(memremap_pages(&pgmap, NULL, NULL), 0);
 	u8 *d = kmap_pfn(pfn_to_pfn_t(PFN(DEV) + 1, PFN_DEV | PFN_MAP));
 	assert_ptr_equal(d, phys_to_virt(DEV + PAGE_SIZE));
 	assert_int_equal(pgmap.pins, 1);

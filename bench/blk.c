@@ -1,9 +1,8 @@
 /*
- * Benches of the I/O paths: blk (the pfn-mode block device, sequential and
- * random, 4 KiB and 1 MiB requests, next to memcpy and the non-temporal
- * copy over the very same RAM and pmem addresses in the same order: the
- * limit this guest can reach) and lookup (ns per pfn_to_page,
- * pfn_t_to_page, pmem_direct_access and a kmap_pfn round trip).
+ * The blk bench: the pfn-mode block device (pmem_rw), sequential and
+ * random, 4 KiB and 1 MiB requests, reads and writes, next to memcpy and the
+ * non-temporal copy over the very same RAM and pmem addresses in the same
+ * order: the limit this guest can reach.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,23 +12,9 @@
 #include "arch.h"
 #include "bench.h"
 #include "persist.h"
-#include "pfn_t.h"
 #include "pmem.h"
 
 #define BLK_RAM_BUF (4 * MiB)	/* the RAM side of every copy, used round robin */
-#define LOOKUP_N 65536
-
-static volatile u64 bench_sink;	/* keeps lookups from being optimised away */
-
-static u64 xorshift64(u64 *s)
-{
-	u64 x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
 
 /* 0..n-1 in order, or shuffled (Fisher-Yates, fixed seed: every run the same). */
 static void make_order(u32 *idx, u32 n, bool shuffle)
@@ -39,7 +24,7 @@ static void make_order(u32 *idx, u32 n, bool shuffle)
 	for (u32 i = 0; i < n; i++)
 		idx[i] = i;
 	for (u32 i = n - 1; shuffle && i > 0; i--) {
-		u32 j = (u32)(xorshift64(&seed) % (i + 1)), t = idx[i];
+		u32 j = (u32)(bench_xorshift64(&seed) % (i + 1)), t = idx[i];
 		idx[i] = idx[j];
 		idx[j] = t;
 	}
@@ -167,64 +152,4 @@ void bench_blk(struct bench_ctx *c)
 	free(order);
 	if (err)
 		bench_error(c, "blk", "no device, no memory or an I/O error", err);
-}
-
-/* ---- lookup ---- */
-
-static u64 per_op_milli(u64 t0)
-{
-	return bench_ns_since(t0) * 1000 / LOOKUP_N;
-}
-
-void bench_lookup(struct bench_ctx *c)
-{
-	struct bench_series to_page = { 0 }, t_to_page = { 0 }, dax = { 0 }, kmap = { 0 };
-	struct nd_pfn *pfn = bench_pfn(c);
-	u64 *pfns = malloc(LOOKUP_N * sizeof(u64));
-	u64 seed = 0x2545F4914F6CDD1DULL, sum = 0;
-
-	if (!pfn || !pfns) {
-		free(pfns);
-		bench_error(c, "lookup", "no device or no memory", -ENODEV);
-		return;
-	}
-	struct pmem_device *dev = &pfn->pmem;
-	u64 first = PFN_DOWN(dev->phys), npfns = PFN_DOWN(dev->size);
-	u64 sectors_per_page = PAGE_SIZE / dev->sector_size;
-	for (u32 i = 0; i < LOOKUP_N; i++)
-		pfns[i] = first + xorshift64(&seed) % npfns;
-	for (u32 r = 0; r < c->reps; r++) {
-		u64 t0 = arch_cycles();
-		for (u32 i = 0; i < LOOKUP_N; i++)
-			sum += pfn_to_page(pfns[i])->flags;	/* the address, and the page it names */
-		bench_add(&to_page, per_op_milli(t0));
-
-		t0 = arch_cycles();
-		for (u32 i = 0; i < LOOKUP_N; i++)
-			sum += (u64)pfn_t_to_page(pfn_to_pfn_t(pfns[i], PFN_DEV | PFN_MAP));
-		bench_add(&t_to_page, per_op_milli(t0));
-
-		t0 = arch_cycles();
-		for (u32 i = 0; i < LOOKUP_N; i++) {
-			void *kaddr;
-			pfn_t p;
-			sum += (u64)pmem_direct_access(dev, (pfns[i] - first) * sectors_per_page,
-							&kaddr, &p);
-		}
-		bench_add(&dax, per_op_milli(t0));
-
-		t0 = arch_cycles();
-		for (u32 i = 0; i < LOOKUP_N; i++) {
-			void *kaddr = kmap_pfn(pfn_to_pfn_t(pfns[i], PFN_DEV | PFN_MAP));
-			sum += (u64)kaddr;
-			kunmap_pfn(kaddr);
-		}
-		bench_add(&kmap, per_op_milli(t0));
-	}
-	bench_sink = sum;
-	free(pfns);
-	bench_report(c, "lookup", "pfn_to_page", &to_page, "ns");
-	bench_report(c, "lookup", "pfn_t_to_page", &t_to_page, "ns");
-	bench_report(c, "lookup", "direct_access", &dax, "ns");
-	bench_report(c, "lookup", "kmap_pfn", &kmap, "ns");
 }

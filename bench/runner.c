@@ -1,130 +1,28 @@
 /*
- * The benchmark runner: bench=/bench.ns=/bench.reps=/bench.ws= parameters,
- * the shell's bench command, the order the benches run in, and the one
- * reporting format (include/bench.h).
+ * The benchmark runner: the bench=/bench.ns=/bench.reps=/bench.ws=
+ * parameters, the boot hook, the shell's bench command, the order the
+ * benches run in, the clock recalibration before them, and bringing the
+ * namespace up in each pass's mode. The benches are one file each; their
+ * output goes through report.c.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arch.h"
 #include "bench.h"
 #include "kernel.h"
+#include "mm.h"
 #include "params.h"
 #include "persist.h"
 #include "printk.h"
 #include "shell.h"
-#include "x86.h"
 
 static const char *bench_spec, *bench_ns_name;
 static u32 bench_reps = BENCH_DEFAULT_REPS;
 static u64 bench_ws = BENCH_DEFAULT_WS;
 
-/* ---- reporting ---- */
-
-void bench_add(struct bench_series *s, u64 milli)
-{
-	if (s->n < BENCH_MAX_REPS)
-		s->v[s->n++] = milli;
-}
-
-static void sort_u64(u64 *v, u32 n)
-{
-	for (u32 i = 1; i < n; i++) {
-		u64 x = v[i];
-		u32 j = i;
-
-		for (; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-}
-
-/* "1.234": a value in thousandths. */
-static const char *fmt_milli(char *buf, size_t n, u64 milli)
-{
-	snprintf(buf, n, "%llu.%03llu", (milli / 1000), (milli % 1000));
-	return buf;
-}
-
-static const char *mode_name(enum nd_pfn_mode m)
-{
-	return m == PFN_MODE_PMEM ? "dev" : m == PFN_MODE_RAM ? "mem" : "raw";
-}
-
-/* The namespace size as 4G, or 768M when not a whole number of GiB. */
-static const char *fmt_size(char *buf, size_t n, u64 bytes)
-{
-	if (IS_ALIGNED(bytes, GiB))
-		snprintf(buf, n, "%lluG", (bytes / GiB));
-	else
-		snprintf(buf, n, "%lluM", (bytes / MiB));
-	return buf;
-}
-
-void bench_report(const struct bench_ctx *c, const char *name, const char *metric,
-		  const struct bench_series *s, const char *unit)
-{
-	u64 v[BENCH_MAX_REPS];
-	char size[24], med[32], lo[32], hi[32], first[32];
-
-	if (!s->n)
-		return;
-	memcpy(v, s->v, s->n * sizeof(u64));
-	sort_u64(v, s->n);
-	/* The median of an even count is the mean of the middle two. */
-	u64 median = s->n % 2 ? v[s->n / 2] : (v[s->n / 2 - 1] + v[s->n / 2]) / 2;
-	kprintf("bench: name=%s size=%s mode=%s metric=%s median=%s min=%s max=%s first=%s unit=%s n=%u\n",
-		name, fmt_size(size, sizeof(size), c->ns->size), mode_name(c->mode), metric,
-		fmt_milli(med, sizeof(med), median), fmt_milli(lo, sizeof(lo), v[0]),
-		fmt_milli(hi, sizeof(hi), v[s->n - 1]), fmt_milli(first, sizeof(first), s->v[0]),
-		unit, s->n);
-}
-
-void bench_report_one(const struct bench_ctx *c, const char *name, const char *metric,
-		      u64 milli, const char *unit)
-{
-	struct bench_series s = { 0 };
-
-	bench_add(&s, milli);
-	bench_report(c, name, metric, &s, unit);
-}
-
-void bench_error(struct bench_ctx *c, const char *name, const char *what, int err)
-{
-	char size[24];
-
-	kprintf("bench: name=%s size=%s mode=%s error=%d what=\"%s\"\n", name,
-		fmt_size(size, sizeof(size), c->ns->size), mode_name(c->mode), err, what);
-	c->errors++;
-}
-
-u64 bench_ns_since(u64 t0_cycles)
-{
-	return arch_cycles_to_ns(arch_cycles() - t0_cycles);
-}
-
-u64 bench_gibps(u64 bytes, u64 ns)
-{
-	if (!ns)
-		return 0;
-	/* bytes * 1000 (milli) * 1e9 (per second) / 2^30, without overflow. */
-	return (u64)((unsigned __int128)bytes * 1000 * 1000000000ULL / ns >> 30);
-}
-
-int bench_quiet(void)
-{
-	int saved = console_loglevel;
-
-	console_loglevel = LOGLEVEL_WARNING;	/* errors only */
-	return saved;
-}
-
-void bench_loud(int saved)
-{
-	console_loglevel = saved;
-}
+/* ---- the device the benches measure ---- */
 
 int bench_pfn_up(struct bench_ctx *c)
 {
@@ -222,27 +120,19 @@ static void bench_pass(struct bench_ctx *c, unsigned int mask)
 }
 
 /*
- * Every figure hangs on the TSC rate. Under a loaded host (TCG) one PIT
- * calibration can be off by tens of percent either way, so take the median
- * of several and use that from here on.
+ * Every figure hangs on the clock rate. Under a loaded host (TCG) one PIT
+ * calibration can be off by tens of percent either way, so the arch takes
+ * the median of six more and the rate in use (the boot's, on the first run)
+ * and uses that from here on.
  */
-static void bench_calibrate(void)
+static u64 bench_calibrate(void)
 {
-	struct bench_series khz = { 0 };
-	u64 v[BENCH_MAX_REPS];
-	int q = bench_quiet();
+	struct arch_clock_cal cal;
 
-	bench_add(&khz, cpu_features.tsc_khz);	/* the boot's */
-	for (int i = 0; i < 6; i++) {
-		tsc_calibrate();
-		bench_add(&khz, cpu_features.tsc_khz);
-	}
-	bench_loud(q);
-	memcpy(v, khz.v, khz.n * sizeof(u64));
-	sort_u64(v, khz.n);
-	cpu_features.tsc_khz = v[khz.n / 2];
+	arch_clock_recalibrate(6, &cal);
 	kprintf("bench: tsc_khz=%llu (median of %u calibrations, %llu..%llu; the boot's %llu)\n",
-		cpu_features.tsc_khz, khz.n, v[0], v[khz.n - 1], khz.v[0]);
+		cal.khz, cal.n, cal.min_khz, cal.max_khz, cal.prev_khz);
+	return cal.khz;
 }
 
 int bench_run(const char *spec, const char *ns_name, u32 reps, u64 ws)
@@ -258,12 +148,11 @@ int bench_run(const char *spec, const char *ns_name, u32 reps, u64 ws)
 	if (!c.ns)
 		return -ENODEV;
 	c.mode = PFN_MODE_NONE;
-	bench_calibrate();
+	u64 tsc_khz = bench_calibrate();
 	kprintf("bench: begin ns=%s size=%lluM reps=%u ws=%s tsc_khz=%llu flush=%s copy=%s memmap_pmem=%s pmem_written=%llu\n",
-		c.ns->name, (c.ns->size >> 20), reps, fmt_size(wsbuf, sizeof(wsbuf), ws),
-		cpu_features.tsc_khz, persist_flush_name(persist_ops.flush),
-		persist_copy_name(persist_ops.copy), memmap_pmem_rewrite ? "rewrite" : "diff",
-		pmem_written_total());
+		c.ns->name, (c.ns->size >> 20), reps, bench_fmt_size(wsbuf, sizeof(wsbuf), ws),
+		tsc_khz, persist_flush_name(persist_ops.flush), persist_copy_name(persist_ops.copy),
+		memmap_pmem_rewrite ? "rewrite" : "diff", pmem_written_total());
 	if (mask & B_REPROBE)
 		bench_reprobe_boot(&c);	/* before anything changes the device */
 	/* map=dev first: map=mem's data area overlaps map=dev's memmap, and

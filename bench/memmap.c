@@ -1,0 +1,150 @@
+/*
+ * The memmap bench: bringing a pfn device up as create-namespace -f does,
+ * and tearing it down; the time of each step memremap_pages reports (the
+ * pfn device keeps its last bring-up's stats), and struct page init against
+ * plain store bandwidth on the same medium (pmem for map=dev, RAM for
+ * map=mem).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch.h"
+#include "bench.h"
+#include "memremap.h"
+#include "mm.h"
+#include "page_alloc.h"
+
+/* Where map=dev puts the struct pages of ns (what nd_pfn_init lays out): [*pa, *pa + *len). */
+static int dev_memmap_area(struct nd_namespace_io *ns, u64 *pa, u64 *len)
+{
+	static struct nd_pfn_sb sb;
+	struct nd_pfn_geom g = { .start = ns->start, .size = ns->size };
+	struct nd_pfn_layout l;
+	const char *why;
+	u8 uuid[16] = { 1 };
+	int err = nd_pfn_init(&sb, &g, PFN_MODE_PMEM, 2 * MiB, uuid, &why);
+
+	if (!err)
+		err = nd_pfn_validate(&sb, &g, &l, &why);
+	if (err)
+		return err;
+	*pa = ns->start + l.start_pad + ND_INFO_BLOCK_RESERVE;
+	*len = l.dataoff - ND_INFO_BLOCK_RESERVE;
+	return 0;
+}
+
+/* Does the area read as never written (a fresh sparse file)? One word per 2 MiB. */
+static bool looks_fresh(u64 pa, u64 len)
+{
+	for (u64 off = 0; off < len; off += 2 * MiB)
+		if (*(volatile u64 *)phys_to_virt(pa + off))
+			return false;
+	return true;
+}
+
+/*
+ * map=dev: make every struct page on the media differ from what bring-up
+ * stores (zero them, as a fresh file has them), so each repetition pays the
+ * full store; that memset is the store-bandwidth baseline. Returns its rate
+ * (GiB/s, thousandths), 0 when the area was left alone: on the first
+ * repetition if it reads as never written, so that repetition sees the
+ * backing file as the boot found it.
+ */
+static u64 dev_scrub(struct nd_namespace_io *ns, bool first)
+{
+	u64 pa, len;
+
+	if (dev_memmap_area(ns, &pa, &len))
+		return 0;
+	if (first && looks_fresh(pa, len))
+		return 0;
+	u64 t0 = arch_cycles();
+	memset(phys_to_virt(pa), 0, len);
+	u64 ns_taken = bench_ns_since(t0);
+	pmem_written_add(PMEM_WR_OTHER, len);
+	return bench_gibps(len, ns_taken);
+}
+
+/* map=mem baseline: memset over as much RAM as the memmap takes, in 2 MiB blocks. */
+static u64 ram_fill_gibps(u64 bytes)
+{
+	u64 n = (bytes + 2 * MiB - 1) / (2 * MiB), got = 0, ns_taken;
+	u64 *blocks = malloc(n * sizeof(u64));
+
+	if (!blocks)
+		return 0;
+	while (got < n && (blocks[got] = page_alloc(PMD_ORDER)))
+		got++;
+	u64 t0 = arch_cycles();
+	for (u64 i = 0; i < got; i++)
+		memset(phys_to_virt(blocks[i]), 0, 2 * MiB);
+	ns_taken = bench_ns_since(t0);
+	for (u64 i = 0; i < got; i++)
+		page_free(blocks[i], PMD_ORDER);
+	free(blocks);
+	return bench_gibps(got * 2 * MiB, ns_taken);
+}
+
+void bench_memmap(struct bench_ctx *c)
+{
+	struct bench_series up = { 0 }, up_ms = { 0 }, per_page = { 0 }, init = { 0 };
+	struct bench_series fill = { 0 }, down_ms = { 0 }, vmemmap_ms = { 0 }, init_ms = { 0 };
+	bool dev = c->mode == PFN_MODE_PMEM;
+	int err = 0;
+
+	for (u32 r = 0; r < c->reps && !err; r++) {
+		int q = bench_quiet();
+		err = nd_namespace_detach(c->ns);
+		bench_loud(q);
+		if (err)
+			break;
+		u64 scrub = dev ? dev_scrub(c->ns, r == 0) : 0;
+
+		q = bench_quiet();
+		u64 t0 = arch_cycles();
+		err = bench_pfn_up(c);
+		u64 ns_up = bench_ns_since(t0);
+		bench_loud(q);
+		if (err)
+			break;
+		struct nd_pfn *pfn = bench_pfn(c);
+		const struct memremap_stats *st = &pfn->memmap_stats;	/* this bring-up's */
+		u64 pages = PFN_DOWN(range_len(&pfn->pgmap.range));
+		u64 memmap_bytes = st->pages_init * sizeof(struct page);
+
+		bench_add(&up, bench_gibps(c->ns->size, ns_up));
+		bench_add(&up_ms, bench_ms_milli(ns_up));
+		bench_add(&per_page, ns_up * 1000 / pages);
+		bench_add(&init, bench_gibps(memmap_bytes, arch_cycles_to_ns(st->init_cycles)));
+		bench_add(&init_ms, bench_ms_milli(arch_cycles_to_ns(st->init_cycles)));
+		bench_add(&vmemmap_ms, bench_ms_milli(arch_cycles_to_ns(st->sparse_cycles)));
+		if (scrub)
+			bench_add(&fill, scrub);
+
+		q = bench_quiet();
+		t0 = arch_cycles();
+		err = nd_namespace_detach(c->ns);
+		bench_add(&down_ms, bench_ms_milli(bench_ns_since(t0)));
+		bench_loud(q);
+		/* map=mem's baseline on RAM like its memmap's, now free again. */
+		if (!dev && !err)
+			bench_add(&fill, ram_fill_gibps(memmap_bytes));
+	}
+	if (err) {
+		bench_error(c, "memmap", "bring-up or teardown failed", err);
+		return;
+	}
+	bench_report(c, "memmap", "bringup", &up, "GiB/s");
+	bench_report(c, "memmap", "bringup_time", &up_ms, "ms");
+	bench_report(c, "memmap", "ns_per_page", &per_page, "ns");
+	bench_report(c, "memmap", "vmemmap_time", &vmemmap_ms, "ms");
+	bench_report(c, "memmap", "init_time", &init_ms, "ms");
+	bench_report(c, "memmap", "init", &init, "GiB/s");
+	bench_report(c, "memmap", "fill", &fill, "GiB/s");
+	bench_report(c, "memmap", "teardown_time", &down_ms, "ms");
+	int q = bench_quiet();
+	err = bench_pfn_up(c);	/* leave it up for the benches that follow */
+	bench_loud(q);
+	if (err)
+		bench_error(c, "memmap", "final bring-up failed", err);
+}
