@@ -59,6 +59,8 @@ u64 memblock_phys_mem_size(void);	/* bytes of RAM */
 u64 memblock_reserved_in_ram(void);	/* bytes of RAM reserved */
 u64 memblock_end_of_ram(void);
 bool memblock_is_ram(u64 base, u64 size);	/* whole range is RAM */
+/* The first RAM region sharing a byte with [base, base+size), or NULL. */
+const struct memblock_region *memblock_ram_overlapping(u64 base, u64 size);
 
 /*
  * Iterate the free ranges (RAM minus reserved, minus page 0) in address

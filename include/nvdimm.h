@@ -169,9 +169,9 @@ void nvdimm_publish(void);
 
 /*
  * Register a region. Returns 0 and *out (may be NULL), or -EINVAL for an
- * empty, wrapping or unaligned-to-nothing range or too many mappings,
- * -EBUSY when it overlaps a registered region, -ENOSPC when full. Each
- * failure prints one line naming the range.
+ * empty, wrapping or not 4 KiB aligned range or too many mappings, -EBUSY
+ * when any part of it is a registered region or System RAM (memblock),
+ * -ENOSPC when full. Each failure prints one line naming the range.
  */
 int nd_region_create(struct nd_bus *bus, const struct nd_region_desc *desc,
 		     struct nd_region **out);

@@ -248,6 +248,17 @@ bool memblock_is_ram(u64 base, u64 size)
 	return false;
 }
 
+const struct memblock_region *memblock_ram_overlapping(u64 base, u64 size)
+{
+	for (u32 i = 0; size && i < memblock.memory.cnt; i++) {
+		const struct memblock_region *r = &memblock.memory.regions[i];
+
+		if (r->base < base + size && base < region_end(r))
+			return r;
+	}
+	return NULL;
+}
+
 static void print_type(const char *name, const struct memblock_type *t)
 {
 	kprintf("memblock.%s: %u regions\n", name, t->cnt);

@@ -95,17 +95,6 @@ static bool overlaps_pgmap(const struct range *r)
 	return i < nr_pgmaps && pgmaps[i]->range.start <= r->end;
 }
 
-static bool overlaps_ram(const struct range *r)
-{
-	const struct memblock_type *mem = &memblock.memory;
-
-	for (u32 i = 0; i < mem->cnt; i++)
-		if (mem->regions[i].base <= r->end &&
-		    r->start < mem->regions[i].base + mem->regions[i].size)
-			return true;
-	return false;
-}
-
 static int pgmap_reject(const struct range *r, int err, const char *why)
 {
 	pr_err("memremap: [mem %#llx-%#llx] %s\n", r->start, r->end, why);
@@ -150,7 +139,7 @@ static int pgmap_validate(const struct dev_pagemap *pgmap, const struct vmem_alt
 		return pgmap_reject(r, -EINVAL, "pgmap is already registered");
 	if (nr_pgmaps == PGMAP_MAX)
 		return pgmap_reject(r, -ENOSPC, "too many device ranges");
-	if (overlaps_ram(r))
+	if (memblock_ram_overlapping(r->start, range_len(r)))
 		return pgmap_reject(r, -EBUSY, "overlaps RAM");
 	if (overlaps_pgmap(r))
 		return pgmap_reject(r, -EBUSY, "overlaps a registered device range");

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "memblock.h"
 #include "nvdimm.h"
 #include "printk.h"
 
@@ -70,6 +71,19 @@ static int check_desc(const struct nd_bus *bus, const struct nd_region_desc *d)
 			bus->provider, d->start, (d->start + d->size - 1), o->bus->provider,
 			o->start, (o->start + o->size - 1));
 		return -EBUSY;
+	}
+	/* Firmware that puts pmem in RAM would give a raw device over the kernel's memory. */
+	const struct memblock_region *ram = memblock_ram_overlapping(d->start, d->size);
+	if (ram) {
+		pr_warn("nd_region: %s [mem %#llx-%#llx] overlaps System RAM [mem %#llx-%#llx], rejected\n",
+			bus->provider, d->start, d->start + d->size - 1, ram->base,
+			ram->base + ram->size - 1);
+		return -EBUSY;
+	}
+	if (!IS_ALIGNED(d->start | d->size, PAGE_SIZE)) {
+		pr_warn("nd_region: %s [mem %#llx-%#llx] is not 4 KiB aligned, rejected\n",
+			bus->provider, d->start, d->start + d->size - 1);
+		return -EINVAL;
 	}
 	if (nr_regions >= ND_MAX_REGIONS) {
 		pr_warn("nd_region: more than %d regions, %s [mem %#llx-%#llx] rejected\n",
