@@ -36,6 +36,21 @@ struct linux_fixture {
 
 static struct linux_fixture fx;
 
+/* What the last lay_out() or place() returned. */
+static struct nd_pfn_layout l;
+static struct nd_pfn_placement p;
+static const char *why;
+
+static int lay_out(u64 start, u64 size, enum nd_pfn_mode mode, u64 align)
+{
+	return nd_pfn_lay_out(start, size, mode, align, &l, &p, &why);
+}
+
+static int place(u64 start, u64 size, const struct nd_pfn_layout *fields)
+{
+	return nd_pfn_place(start, size, fields, &p, &why);
+}
+
 static void read_file(const char *name, const char *ext, long off, void *buf, size_t len,
 		      bool exact)
 {
@@ -101,20 +116,19 @@ static struct nd_pfn_layout fields_of(const struct nd_pfn_sb *sb)
  * 2 MiB memmap block per section wholly in the range (mm/vmemmap.c's rule)
  * with the alignment padding the allocator adds (FACTS §2.2).
  */
-static void check_altmap(const struct nd_pfn_placement *p)
+static void check_altmap(void)
 {
-	struct vmem_altmap a = p->altmap;
+	struct vmem_altmap a = p.altmap;
 	u64 pfn;
 
 	assert_int_equal(a.base_pfn % (2 * MiB / PAGE_SIZE), 0);
-	assert_int_equal(a.base_pfn, PFN_DOWN(p->range.start));
-	assert_int_equal(a.base_pfn + a.reserve + a.free, PFN_DOWN(p->data));
-	assert_int_equal(a.end_pfn, PFN_DOWN(p->range.end));
+	assert_int_equal(a.base_pfn, PFN_DOWN(p.range.start));
+	assert_int_equal(a.base_pfn + a.reserve + a.free, PFN_DOWN(p.data));
+	assert_int_equal(a.end_pfn, PFN_DOWN(p.range.end));
 	assert_int_equal(a.alloc + a.align, 0);
-	for (u64 s = ALIGN_UP(p->range.start, SECTION); s + SECTION <= p->range.end + 1;
-	     s += SECTION)
+	for (u64 s = ALIGN_UP(p.range.start, SECTION); s + SECTION <= p.range.end + 1; s += SECTION)
 		assert_int_equal(altmap_alloc_block(&a, 2 * MiB, &pfn), 0);
-	assert_true(altmap_next_pfn(&a) <= PFN_DOWN(p->data));
+	assert_true(altmap_next_pfn(&a) <= PFN_DOWN(p.data));
 }
 
 static void check_same_placement(const struct nd_pfn_placement *a, const struct nd_pfn_placement *b)
@@ -132,13 +146,9 @@ static void layout_matches_linux_fixtures(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(fixtures); i++) {
-		struct nd_pfn_layout l;
-		struct nd_pfn_placement p, q;
-		const char *why = "unset";
-
 		load_fixture(fixtures[i]);
-		assert_int_equal(nd_pfn_lay_out(fx.start, fx.size, fx.mode, fx.align, &l, &p, &why),
-				 0);
+		why = "unset";
+		assert_int_equal(lay_out(fx.start, fx.size, fx.mode, fx.align), 0);
 		assert_null(why);
 		/* The info block's fields. */
 		assert_int_equal(l.mode, fx.sb.mode);
@@ -157,118 +167,85 @@ static void layout_matches_linux_fixtures(void **state)
 		assert_int_equal(p.range.start, fx.start + fx.sb.start_pad);
 		assert_int_equal(p.range.end, fx.start + fx.size - fx.sb.end_trunc - 1);
 		if (fx.mode == PFN_MODE_PMEM) {
-			check_altmap(&p);
+			check_altmap();
 			assert_int_equal(p.altmap.reserve, 2);
 		} else {
 			assert_int_equal(p.altmap.base_pfn + p.altmap.reserve + p.altmap.free, 0);
 		}
 		/* Bringing Linux's block up places it the same way. */
+		struct nd_pfn_placement new = p;
 		struct nd_pfn_layout media = fields_of(&fx.sb);
-		assert_int_equal(nd_pfn_place(fx.start, fx.size, &media, &q, &why), 0);
-		check_same_placement(&p, &q);
+		assert_int_equal(place(fx.start, fx.size, &media), 0);
+		check_same_placement(&new, &p);
 	}
 }
 
 /* FACTS §1.8 worked check: 1 GiB map=dev at 4 GiB. */
 static void layout_facts_1_8_altmap(void **state)
 {
-	struct nd_pfn_layout l;
-	struct nd_pfn_placement p;
-	const char *why;
-
 	(void)state;
-	assert_int_equal(nd_pfn_lay_out(NS_START, 1 * GiB, PFN_MODE_PMEM, 2 * MiB, &l, &p, &why),
-			 0);
+	assert_int_equal(lay_out(NS_START, 1 * GiB, PFN_MODE_PMEM, 2 * MiB), 0);
 	assert_int_equal(l.dataoff, 0x1200000);
 	assert_int_equal(p.altmap.base_pfn, 0x100000);
 	assert_int_equal(p.altmap.reserve, 2);
 	assert_int_equal(p.altmap.free, 0x11fe);
 	assert_int_equal(p.altmap.end_pfn, 0x13ffff);
-	check_altmap(&p);
+	check_altmap();
 }
 
 /* An end that is not 2 MiB aligned is cut off (end_trunc), not refused. */
 static void layout_truncates_unaligned_end(void **state)
 {
-	struct nd_pfn_layout l;
-	struct nd_pfn_placement p;
-	const char *why;
-
 	(void)state;
-	assert_int_equal(
-		nd_pfn_lay_out(NS_START, 1 * GiB + 1 * MiB, PFN_MODE_PMEM, 4 * KiB, &l, &p, &why),
-		0);
+	assert_int_equal(lay_out(NS_START, 1 * GiB + 1 * MiB, PFN_MODE_PMEM, 4 * KiB), 0);
 	assert_int_equal(l.end_trunc, 1 * MiB);
 	assert_int_equal(l.dataoff, 0x1200000);
 	assert_int_equal(l.npfns, 0x3ee00);
 	assert_int_equal(p.range.end, NS_START + 1 * GiB - 1);
 	assert_int_equal(p.data + p.data_size, NS_START + 1 * GiB);
-	check_altmap(&p);
-	assert_int_equal(
-		nd_pfn_lay_out(NS_START, 1 * GiB + 1 * MiB, PFN_MODE_RAM, 2 * MiB, &l, &p, &why),
-		0);
+	check_altmap();
+	assert_int_equal(lay_out(NS_START, 1 * GiB + 1 * MiB, PFN_MODE_RAM, 2 * MiB), 0);
 	assert_int_equal(l.end_trunc, 1 * MiB);
 	assert_int_equal(l.npfns, PFN_DOWN(1 * GiB - 2 * MiB));
 }
 
 static void layout_refuses_unaligned_start(void **state)
 {
-	struct nd_pfn_layout l;
-	struct nd_pfn_placement p;
-	const char *why;
-
 	(void)state;
-	assert_int_equal(
-		nd_pfn_lay_out(NS_START + 1 * MiB, 1 * GiB, PFN_MODE_PMEM, 2 * MiB, &l, &p, &why),
-		-EINVAL);
+	assert_int_equal(lay_out(NS_START + 1 * MiB, 1 * GiB, PFN_MODE_PMEM, 2 * MiB), -EINVAL);
 	assert_string_equal(why, "namespace start not 2 MiB aligned");
 	assert_int_equal(l.dataoff + p.data + p.altmap.free, 0); /* zeroed */
 }
 
 static void layout_refuses_namespaces_too_small(void **state)
 {
-	struct nd_pfn_layout l;
-	struct nd_pfn_placement p;
-	const char *why;
-
 	(void)state;
-	assert_int_equal(nd_pfn_lay_out(NS_START, 8 * KiB, PFN_MODE_RAM, 4 * KiB, &l, &p, &why),
-			 -ENXIO);
+	assert_int_equal(lay_out(NS_START, 8 * KiB, PFN_MODE_RAM, 4 * KiB), -ENXIO);
 	assert_string_equal(why, "namespace too small for an info block");
 	/* 2 MiB: the data would start at its end. */
-	assert_int_equal(nd_pfn_lay_out(NS_START, 2 * MiB, PFN_MODE_PMEM, 2 * MiB, &l, &p, &why),
-			 -ENXIO);
+	assert_int_equal(lay_out(NS_START, 2 * MiB, PFN_MODE_PMEM, 2 * MiB), -ENXIO);
 	assert_string_equal(why, "namespace too small: unable to satisfy the requested alignment");
-	assert_int_equal(nd_pfn_lay_out(NS_START, 4 * MiB, PFN_MODE_PMEM, 2 * MiB, &l, &p, &why),
-			 0);
+	assert_int_equal(lay_out(NS_START, 4 * MiB, PFN_MODE_PMEM, 2 * MiB), 0);
 	assert_int_equal(l.dataoff, 2 * MiB);
 	assert_int_equal(l.npfns, 512);
 	/* 1 GiB align on 1 GiB: nothing left after the first 1 GiB boundary. */
-	assert_int_equal(nd_pfn_lay_out(NS_START, 1 * GiB, PFN_MODE_RAM, 1 * GiB, &l, &p, &why),
-			 -ENXIO);
+	assert_int_equal(lay_out(NS_START, 1 * GiB, PFN_MODE_RAM, 1 * GiB), -ENXIO);
 	/* 1 GiB align on 256 MiB between two 1 GiB boundaries: end_trunc would pass the start. */
-	assert_int_equal(nd_pfn_lay_out(NS_START + 512 * MiB, 256 * MiB, PFN_MODE_RAM, 1 * GiB, &l,
-					&p, &why),
-			 -ENXIO);
-	assert_int_equal(nd_pfn_lay_out(NS_START, 1 * GiB, PFN_MODE_NONE, 2 * MiB, &l, &p, &why),
-			 -EINVAL);
-	assert_int_equal(nd_pfn_lay_out(NS_START, 1 * GiB, PFN_MODE_PMEM, 8 * KiB, &l, &p, &why),
-			 -EINVAL);
+	assert_int_equal(lay_out(NS_START + 512 * MiB, 256 * MiB, PFN_MODE_RAM, 1 * GiB), -ENXIO);
+	assert_int_equal(lay_out(NS_START, 1 * GiB, PFN_MODE_NONE, 2 * MiB), -EINVAL);
+	assert_int_equal(lay_out(NS_START, 1 * GiB, PFN_MODE_PMEM, 8 * KiB), -EINVAL);
 }
 
 /* 1 GiB align on 4 GiB that starts half way between two 1 GiB boundaries. */
 static void layout_1g_align_on_4g(void **state)
 {
 	u64 start = NS_START + 512 * MiB;
-	struct nd_pfn_layout l;
-	struct nd_pfn_placement p;
-	const char *why;
 
 	(void)state;
 	for (int dev = 0; dev < 2; dev++) {
 		enum nd_pfn_mode mode = dev ? PFN_MODE_PMEM : PFN_MODE_RAM;
 
-		assert_int_equal(nd_pfn_lay_out(start, 4 * GiB, mode, 1 * GiB, &l, &p, &why), 0);
+		assert_int_equal(lay_out(start, 4 * GiB, mode, 1 * GiB), 0);
 		assert_int_equal(l.align, 1 * GiB);
 		assert_int_equal(l.dataoff, 512 * MiB);
 		assert_int_equal(l.end_trunc, 512 * MiB);
@@ -276,64 +253,58 @@ static void layout_1g_align_on_4g(void **state)
 		assert_int_equal(p.data, NS_START + 1 * GiB);
 		assert_int_equal(p.range.end, NS_START + 4 * GiB - 1);
 		if (dev)
-			check_altmap(&p);
+			check_altmap();
 	}
 }
 
 /* map=mem: data past the 8 KiB reserve rounded up to 2 MiB; no altmap. */
 static void layout_map_mem_reserve(void **state)
 {
-	struct nd_pfn_layout l;
-	struct nd_pfn_placement p;
-	const char *why;
-
 	(void)state;
-	assert_int_equal(nd_pfn_lay_out(NS_START, 1 * GiB, PFN_MODE_RAM, 4 * KiB, &l, &p, &why), 0);
+	assert_int_equal(lay_out(NS_START, 1 * GiB, PFN_MODE_RAM, 4 * KiB), 0);
 	assert_int_equal(l.dataoff, 2 * MiB);
 	assert_int_equal(l.align, 4 * KiB);
 	assert_int_equal(p.altmap.reserve + p.altmap.free + p.altmap.base_pfn, 0);
 	/* A block may put the data right after the reserve, never inside it. */
 	l.dataoff = 8 * KiB;
-	assert_int_equal(nd_pfn_place(NS_START, 1 * GiB, &l, &p, &why), 0);
+	assert_int_equal(place(NS_START, 1 * GiB, &l), 0);
 	assert_int_equal(p.data, NS_START + 8 * KiB);
 	l.dataoff = 4 * KiB;
-	assert_int_equal(nd_pfn_place(NS_START, 1 * GiB, &l, &p, &why), -EINVAL);
+	assert_int_equal(place(NS_START, 1 * GiB, &l), -EINVAL);
 	assert_string_equal(why, "dataoff inside the 8 KiB info-block reserve");
 	l.mode = PFN_MODE_PMEM; /* the altmap's free would wrap */
-	assert_int_equal(nd_pfn_place(NS_START, 1 * GiB, &l, &p, &why), -EINVAL);
+	assert_int_equal(place(NS_START, 1 * GiB, &l), -EINVAL);
 }
 
 /* A block written by an older Linux, with start_pad: placed from its fields. */
 static void place_block_with_start_pad(void **state)
 {
-	struct nd_pfn_layout l = {.mode = PFN_MODE_PMEM,
-				  .align = 2 * MiB,
-				  .dataoff = 0x1200000,
-				  .start_pad = 1 * MiB,
-				  .end_trunc = 1 * MiB};
-	struct nd_pfn_placement p;
-	const char *why;
+	struct nd_pfn_layout old = {.mode = PFN_MODE_PMEM,
+				    .align = 2 * MiB,
+				    .dataoff = 0x1200000,
+				    .start_pad = 1 * MiB,
+				    .end_trunc = 1 * MiB};
 
 	(void)state;
-	assert_int_equal(nd_pfn_place(NS_START + 1 * MiB, 1 * GiB, &l, &p, &why), 0);
+	assert_int_equal(place(NS_START + 1 * MiB, 1 * GiB, &old), 0);
 	assert_int_equal(p.range.start, NS_START + 2 * MiB);
 	assert_int_equal(p.range.end, NS_START + 1 * GiB - 1);
 	assert_int_equal(p.data, NS_START + 20 * MiB);
 	assert_int_equal(p.npfns, PFN_DOWN(1 * GiB - 20 * MiB));
 	assert_int_equal(p.altmap.reserve, 2);
 	assert_int_equal(p.altmap.free, 0x11fe);
-	check_altmap(&p);
+	check_altmap();
 	/* Misplaced ends and a dataoff past the range are refused. */
-	l.start_pad = 4 * KiB;
-	assert_int_equal(nd_pfn_place(NS_START + 1 * MiB, 1 * GiB, &l, &p, &why), -EOPNOTSUPP);
+	old.start_pad = 4 * KiB;
+	assert_int_equal(place(NS_START + 1 * MiB, 1 * GiB, &old), -EOPNOTSUPP);
 	assert_string_equal(why, "namespace start + start_pad not 2 MiB aligned");
-	l.start_pad = 1 * MiB;
-	l.end_trunc = 0;
-	assert_int_equal(nd_pfn_place(NS_START + 1 * MiB, 1 * GiB, &l, &p, &why), -EOPNOTSUPP);
+	old.start_pad = 1 * MiB;
+	old.end_trunc = 0;
+	assert_int_equal(place(NS_START + 1 * MiB, 1 * GiB, &old), -EOPNOTSUPP);
 	assert_string_equal(why, "namespace end - end_trunc not 2 MiB aligned");
-	l.end_trunc = 1 * MiB;
-	l.dataoff = 1 * GiB - 2 * MiB;
-	assert_int_equal(nd_pfn_place(NS_START + 1 * MiB, 1 * GiB, &l, &p, &why), -EOPNOTSUPP);
+	old.end_trunc = 1 * MiB;
+	old.dataoff = 1 * GiB - 2 * MiB;
+	assert_int_equal(place(NS_START + 1 * MiB, 1 * GiB, &old), -EOPNOTSUPP);
 	assert_string_equal(why, "dataoff past the end of the mapped range");
 }
 
