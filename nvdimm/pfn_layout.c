@@ -63,7 +63,8 @@ int nd_pfn_place(u64 start, u64 size, const struct nd_pfn_layout *l, struct nd_p
  * Linux's nd_pfn_init: data starts at the first multiple of A = max(align,
  * 2 MiB) past the 8 KiB reserve and, for map=dev, past 64 bytes of memmap
  * for every page of the namespace after the reserve (an over-estimate:
- * MAX_STRUCT_PAGE_SIZE, FACTS §1.9); the end is cut back to a multiple of A.
+ * MAX_STRUCT_PAGE_SIZE, FACTS §1.9). nd_pfn_lay_out cuts the end back to a
+ * multiple of A (end_trunc).
  */
 static u64 pfn_new_dataoff(u64 start, u64 size, enum nd_pfn_mode mode, u64 a)
 {
