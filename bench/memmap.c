@@ -12,24 +12,21 @@
 #include "bench.h"
 #include "memremap.h"
 #include "mm.h"
+#include "nd_pfn_layout.h"
 #include "page_alloc.h"
 
-/* Where map=dev puts the struct pages of ns (what nd_pfn_init lays out): [*pa, *pa + *len). */
+/* Where map=dev puts the struct pages of ns (the pfn layout, 2 MiB align): [*pa, *pa + *len). */
 static int dev_memmap_area(struct nd_namespace_io *ns, u64 *pa, u64 *len)
 {
-	static struct nd_pfn_sb sb;
-	struct nd_pfn_geom g = { .start = ns->start, .size = ns->size };
 	struct nd_pfn_layout l;
+	struct nd_pfn_placement p;
 	const char *why;
-	u8 uuid[16] = { 1 };
-	int err = nd_pfn_init(&sb, &g, PFN_MODE_PMEM, 2 * MiB, uuid, &why);
+	int err = nd_pfn_lay_out(ns->start, ns->size, PFN_MODE_PMEM, 2 * MiB, &l, &p, &why);
 
-	if (!err)
-		err = nd_pfn_validate(&sb, &g, &l, &why);
 	if (err)
 		return err;
-	*pa = ns->start + l.start_pad + ND_INFO_BLOCK_RESERVE;
-	*len = l.dataoff - ND_INFO_BLOCK_RESERVE;
+	*pa = PFN_PHYS(p.altmap.base_pfn + p.altmap.reserve);
+	*len = PFN_PHYS(p.altmap.free);
 	return 0;
 }
 

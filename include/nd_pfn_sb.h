@@ -88,10 +88,10 @@ int nd_pfn_validate(const struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
 		    struct nd_pfn_layout *out, const char **why);
 
 /*
- * Lay out a new block for `ns` (FACTS §1.7, what Linux's nd_pfn_init writes):
- * zeroes *sb, computes dataoff, npfns and end_trunc, fills every field and
- * the checksum. -EINVAL for an unsupported align or a start not 2 MiB
- * aligned, -ENXIO when the namespace is too small for the layout.
+ * Write a new block for `ns` (FACTS §1.7, what Linux's nd_pfn_init writes):
+ * zeroes *sb and fills every field from nd_pfn_lay_out() (nd_pfn_layout.h),
+ * then the checksum. -EINVAL for a bad mode, an unsupported align or a start
+ * not 2 MiB aligned, -ENXIO when the namespace is too small for the layout.
  */
 int nd_pfn_init(struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
 		enum nd_pfn_mode mode, u64 align, const u8 uuid[16], const char **why);

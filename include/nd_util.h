@@ -20,4 +20,11 @@ bool uuid_is_null(const u8 uuid[16]);
 /* A random (version 4) uuid from the 64-bit random source given. */
 void uuid_gen(u8 uuid[16], u64 (*rand64)(void));
 
+/* In a checker taking `const char **why`: give the one-line reason, return err. */
+#define REJECT(err, msg)                                                                           \
+	do {                                                                                       \
+		*why = (msg);                                                                      \
+		return (err);                                                                      \
+	} while (0)
+
 #endif

@@ -17,6 +17,7 @@
 #include "memlayout.h"
 #include "memremap.h"
 #include "mm.h"
+#include "nd_pfn_layout.h"
 #include "page_alloc.h"
 #include "pfn_t.h"
 #include "pgtable.h"
@@ -79,14 +80,17 @@ static struct dev_pagemap pgmap_of(u64 start, u64 size)
 				     .type = MEMORY_DEVICE_FS_DAX };
 }
 
-/* Linux's map=dev layout for a namespace at start (FACTS §1.7, 2 MiB align). */
+/* The altmap of Linux's map=dev layout for a namespace at start, 2 MiB align. */
 static struct vmem_altmap pfn_dev_altmap(u64 start, u64 size)
 {
-	u64 npfns = (size - 8 * KiB) / PAGE_SIZE;
-	u64 dataoff = ALIGN_UP(start + 8 * KiB + 64 * npfns, PMD_SIZE) - start;
+	struct nd_pfn_layout l;
+	struct nd_pfn_placement p;
+	const char *why;
 
-	return (struct vmem_altmap){ .base_pfn = PFN_DOWN(start), .end_pfn = PFN_DOWN(start + size - 1),
-				     .reserve = 2, .free = (dataoff - 8 * KiB) / PAGE_SIZE };
+	if (nd_pfn_lay_out(start, size, PFN_MODE_PMEM, 2 * MiB, &l, &p, &why))
+		ktest_fail(__FILE__, __LINE__, "no map=dev layout for %#llx+%#llx: %s", start, size,
+			   why);
+	return p.altmap;
 }
 
 static u64 memmap_va(u64 pfn)
@@ -276,7 +280,7 @@ KTEST(mm_memremap_1000_cycles_leak_nothing)
 		u64 s = start + (i % 4 == 3 ? 128 * MiB : (u64)(i % 5) * 2 * MiB);
 		u64 len = sizes[i % 4];
 		struct dev_pagemap p = pgmap_of(s, len);
-		struct vmem_altmap a = pfn_dev_altmap(s, len);
+		struct vmem_altmap a = i % 2 ? pfn_dev_altmap(s, len) : (struct vmem_altmap){ 0 };
 		int err = memremap_pages(&p, i % 2 ? &a : NULL, NULL);
 
 		if (!err)

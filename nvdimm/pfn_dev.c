@@ -10,6 +10,7 @@
 #include "arch.h"
 #include "direct_map.h"
 #include "nd_pfn.h"
+#include "nd_pfn_layout.h"
 #include "nd_util.h"
 #include "persist.h"
 #include "printk.h"
@@ -90,21 +91,17 @@ static void pfn_list_json(const struct nd_namespace_io *ns, struct nd_json *j)
 static const struct nd_claim_ops pfn_claim_ops = { "pfn", pfn_list_json };
 
 /* Linux's view of a valid block (FACTS §1.8): the range, and the altmap for map=dev. */
-static void pfn_setup_pgmap(struct nd_pfn *pfn, struct vmem_altmap *altmap)
+static int pfn_setup_pgmap(struct nd_pfn *pfn, struct nd_pfn_placement *p, const char **why)
 {
-	const struct nd_pfn_layout *l = &pfn->layout;
-	u64 base = pfn->ns->start + l->start_pad;
-	u64 end = pfn->ns->start + pfn->ns->size - l->end_trunc;	/* exclusive */
+	int err = nd_pfn_place(pfn->ns->start, pfn->ns->size, &pfn->layout, p, why);
 
+	if (err)
+		return err;
 	memset(&pfn->pgmap, 0, sizeof(pfn->pgmap));
-	pfn->pgmap.range = (struct range){ base, end - 1 };
+	pfn->pgmap.range = p->range;
 	pfn->pgmap.type = MEMORY_DEVICE_FS_DAX;
 	pfn->pgmap.owner = pfn;
-	memset(altmap, 0, sizeof(*altmap));
-	altmap->base_pfn = ALIGN_DOWN(PFN_DOWN(base), PMD_SIZE / PAGE_SIZE);
-	altmap->reserve = ND_INFO_BLOCK_RESERVE / PAGE_SIZE + (PFN_DOWN(base) - altmap->base_pfn);
-	altmap->free = (l->dataoff - ND_INFO_BLOCK_RESERVE) / PAGE_SIZE;
-	altmap->end_pfn = PFN_DOWN(end - 1);
+	return 0;
 }
 
 static void pfn_disable_reason(struct nd_pfn *pfn, const char *fmt, const char *what, int err)
@@ -116,13 +113,18 @@ static void pfn_disable_reason(struct nd_pfn *pfn, const char *fmt, const char *
 /* Give a validated pfn device its struct pages and block device. */
 static int pfn_enable(struct nd_pfn *pfn)
 {
-	struct vmem_altmap altmap;
+	struct nd_pfn_placement p;
 	const struct nd_pfn_layout *l = &pfn->layout;
 	char name[sizeof(pfn->ns->blockdev) + 1];
+	const char *why;
 
-	pfn_setup_pgmap(pfn, &altmap);
-	int err = memremap_pages(&pfn->pgmap, l->mode == PFN_MODE_PMEM ? &altmap : NULL,
-				 &pfn->memmap_stats);
+	int err = pfn_setup_pgmap(pfn, &p, &why);
+	if (err) {
+		pfn_disable_reason(pfn, "%s (error %d)", why, err);
+		return err;
+	}
+	err = memremap_pages(&pfn->pgmap, l->mode == PFN_MODE_PMEM ? &p.altmap : NULL,
+			     &pfn->memmap_stats);
 	if (err) {
 		pfn_disable_reason(pfn, "%s: cannot map struct pages (error %d)",
 				   l->mode == PFN_MODE_RAM ? "map=mem needs RAM for them" :
@@ -131,10 +133,8 @@ static int pfn_enable(struct nd_pfn *pfn)
 		return err;
 	}
 	snprintf(name, sizeof(name), "%sm", pfn->ns->blockdev);
-	u64 data = pfn->pgmap.range.start + l->dataoff;
-	err = pmem_attach(&pfn->pmem, pfn->ns, name, data,
-			  range_len(&pfn->pgmap.range) - l->dataoff, PFN_DEV | PFN_MAP,
-			  pfn->pgmap.range.end + 1);
+	err = pmem_attach(&pfn->pmem, pfn->ns, name, p.data, p.data_size, PFN_DEV | PFN_MAP,
+			  p.range.end + 1);
 	if (err) {
 		memunmap_pages(&pfn->pgmap);
 		pfn_disable_reason(pfn, "%s (error %d)", "no block device", err);

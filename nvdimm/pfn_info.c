@@ -1,10 +1,12 @@
 /*
- * The pfn info block: validate one read from a namespace, or lay out a new
- * one, exactly as Linux does (FACTS §1.5-1.8). Pure functions: no I/O here.
+ * The pfn info block: validate one read from a namespace, or write a new one,
+ * exactly as Linux does (FACTS §1.5-1.8); the layout arithmetic itself is in
+ * pfn_layout.c. Pure functions: no I/O here.
  */
 #include <errno.h>
 #include <string.h>
 
+#include "nd_pfn_layout.h"
 #include "nd_pfn_sb.h"
 #include "nd_util.h"
 
@@ -43,12 +45,6 @@ static u64 pow2_floor(u64 v)
 {
 	return v ? 1ULL << (63 - __builtin_clzll(v)) : 0;
 }
-
-#define REJECT(err, msg)        \
-	do {                    \
-		*why = (msg);   \
-		return (err);   \
-	} while (0)
 
 /* Rules 2-4: is this block ours at all? */
 static int pfn_sb_identify(const struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
@@ -106,11 +102,11 @@ static int pfn_sb_check_mode(const struct nd_pfn_layout *l, const char **why)
 	return 0;
 }
 
-/* Rules 12-17 and the RAM-mode reserve: does the layout fit the namespace? */
+/* Rules 12-17 and the 8 KiB reserve: does the layout fit the namespace? */
 static int pfn_sb_check_layout(struct nd_pfn_layout *l, const struct nd_pfn_geom *ns,
 			       const char **why)
 {
-	u64 end = ns->start + ns->size;	/* exclusive */
+	struct nd_pfn_placement p;
 
 	if (l->align > ns->size)
 		REJECT(-EOPNOTSUPP, "align larger than the namespace");
@@ -119,20 +115,12 @@ static int pfn_sb_check_layout(struct nd_pfn_layout *l, const struct nd_pfn_geom
 	if (!IS_ALIGNED(l->dataoff, PAGE_SIZE) ||
 	    !IS_ALIGNED(ns->start + l->start_pad + l->dataoff, l->align))
 		REJECT(-EOPNOTSUPP, "dataoff not aligned to align (or to 4 KiB)");
-	if (!IS_ALIGNED(ns->start + l->start_pad, ND_PFN_COMPAT_ALIGN))
-		REJECT(-EOPNOTSUPP, "namespace start + start_pad not 2 MiB aligned");
-	if ((u64)l->start_pad + l->end_trunc >= ns->size ||
-	    !IS_ALIGNED(end - l->end_trunc, ND_PFN_COMPAT_ALIGN))
-		REJECT(-EOPNOTSUPP, "namespace end - end_trunc not 2 MiB aligned");
-	u64 range = ns->size - l->start_pad - l->end_trunc;
-	if (l->dataoff >= range)
-		REJECT(-EOPNOTSUPP, "dataoff past the end of the mapped range");
-	if (l->mode == PFN_MODE_RAM && l->dataoff < ND_INFO_BLOCK_RESERVE)
-		REJECT(-EINVAL, "dataoff inside the 8 KiB info-block reserve");
-	u64 data_pages = (range - l->dataoff) / PAGE_SIZE;
+	int err = nd_pfn_place(ns->start, ns->size, l, &p, why); /* rules 15-17 */
+	if (err)
+		return err;
 	if (l->mode == PFN_MODE_PMEM)
-		l->npfns = data_pages;	/* Linux recomputes it for map=dev */
-	else if (l->npfns > data_pages)
+		l->npfns = p.npfns; /* Linux recomputes it for map=dev */
+	else if (l->npfns > p.npfns)
 		REJECT(-EOPNOTSUPP, "npfns runs past the end of the namespace");
 	return 0;
 }
@@ -159,39 +147,26 @@ int nd_pfn_validate(const struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
 int nd_pfn_init(struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
 		enum nd_pfn_mode mode, u64 align, const u8 uuid[16], const char **why)
 {
-	if (mode != PFN_MODE_RAM && mode != PFN_MODE_PMEM)
-		REJECT(-EINVAL, "mode must be mem or dev");
-	if (!nd_pfn_align_supported(align))
-		REJECT(-EINVAL, "align must be 4K, 2M or 1G");
-	if (!IS_ALIGNED(ns->start, ND_PFN_COMPAT_ALIGN))
-		REJECT(-EINVAL, "namespace start not 2 MiB aligned");
-	if (ns->size <= ND_INFO_BLOCK_RESERVE)
-		REJECT(-ENXIO, "namespace too small for an info block");
+	struct nd_pfn_layout l;
+	struct nd_pfn_placement p;
+	int err = nd_pfn_lay_out(ns->start, ns->size, mode, align, &l, &p, why);
 
-	u64 a = MAX(align, ND_PFN_COMPAT_ALIGN);
-	u64 end = ns->start + ns->size;
-	u64 end_trunc = end - ALIGN_DOWN(end, a);
-	u64 npfns0 = (ns->size - ND_INFO_BLOCK_RESERVE) / PAGE_SIZE;
-	u64 memmap = mode == PFN_MODE_PMEM ? MAX_STRUCT_PAGE_SIZE * npfns0 : 0;
-	u64 dataoff = ALIGN_UP(ns->start + ND_INFO_BLOCK_RESERVE + memmap, a) - ns->start;
-
-	if (dataoff >= ns->size - end_trunc)
-		REJECT(-ENXIO, "namespace too small: unable to satisfy the requested alignment");
-
+	if (err)
+		return err;
 	memset(sb, 0, sizeof(*sb));
 	memcpy(sb->signature, PFN_SIG, PFN_SIG_LEN);
 	memcpy(sb->uuid, uuid, 16);
 	memcpy(sb->parent_uuid, ns->parent_uuid, 16);
 	sb->version_major = 1;
-	sb->version_minor = 4;
-	sb->dataoff = dataoff;
-	sb->npfns = (ns->size - dataoff - end_trunc) / PAGE_SIZE;
-	sb->mode = mode;
-	sb->end_trunc = (u32)end_trunc;
-	sb->align = (u32)align;	/* the requested align, not A (rule 10 of §1.7) */
-	sb->page_size = PAGE_SIZE;
-	sb->page_struct_size = MAX_STRUCT_PAGE_SIZE;
+	sb->version_minor = l.version_minor;
+	sb->dataoff = l.dataoff;
+	sb->npfns = l.npfns;
+	sb->mode = l.mode;
+	sb->start_pad = l.start_pad;
+	sb->end_trunc = l.end_trunc;
+	sb->align = (u32)l.align;
+	sb->page_size = l.page_size;
+	sb->page_struct_size = l.page_struct_size;
 	sb->checksum = nd_pfn_sb_checksum(sb);
-	*why = NULL;
 	return 0;
 }

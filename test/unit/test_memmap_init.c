@@ -16,6 +16,7 @@
 #include "host.h"
 #include "memremap.h"
 #include "mm.h"
+#include "nd_pfn_layout.h"
 #include "pmem.h"
 #include "sparse.h"
 
@@ -40,14 +41,16 @@ static struct dev_pagemap pgmap_of(u64 size)
 				     .type = MEMORY_DEVICE_FS_DAX };
 }
 
-/* Linux's map=dev layout at DEV (FACTS §1.7, align 2 MiB). */
+/* The altmap of Linux's map=dev layout at DEV, align 2 MiB (RESERVE pages reserved). */
 static struct vmem_altmap altmap_of(u64 size)
 {
-	u64 npfns = (size - 8 * KiB) / PAGE_SIZE;
-	u64 dataoff = ALIGN_UP(DEV + 8 * KiB + 64 * npfns, PMD_SIZE) - DEV;
+	struct nd_pfn_layout l;
+	struct nd_pfn_placement p;
+	const char *why;
 
-	return (struct vmem_altmap){ .base_pfn = PFN_DOWN(DEV), .end_pfn = PFN_DOWN(DEV + size - 1),
-				     .reserve = RESERVE, .free = (dataoff - 8 * KiB) / PAGE_SIZE };
+	assert_int_equal(nd_pfn_lay_out(DEV, size, PFN_MODE_PMEM, 2 * MiB, &l, &p, &why), 0);
+	assert_int_equal(p.altmap.reserve, RESERVE);
+	return p.altmap;
 }
 
 static struct memremap_stats stats;	/* the last bring_up's */

@@ -1,38 +1,23 @@
 /*
  * Shell commands for operators and tests: register a physical range as
  * ZONE_DEVICE memory with its memmap in RAM (mem) or in the range itself
- * (dev, laid out like a Linux pfn device: 8 KiB info-block reserve, then
- * 64 bytes per page, FACTS §1.7), and unregister it.
+ * (dev, laid out like a Linux pfn device with 2 MiB align: nd_pfn_lay_out,
+ * FACTS §1.7), and unregister it.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "memremap.h"
 #include "mm.h"
+#include "nd_pfn_layout.h"
 #include "params.h"
 #include "pgtable.h"
 #include "printk.h"
 #include "shell.h"
 
 #define CMD_PGMAPS 8
-#define INFO_BLOCK_RESERVE (8 * KiB)
-#define MAX_STRUCT_PAGE_SIZE 64
 
 static struct dev_pagemap cmd_pgmaps[CMD_PGMAPS];
-
-/* The altmap nd_pfn_init would lay out for map=dev with 2 MiB alignment. */
-static void pfn_dev_altmap(u64 start, u64 size, struct vmem_altmap *a)
-{
-	u64 npfns = (size - INFO_BLOCK_RESERVE) / PAGE_SIZE;
-	u64 dataoff = ALIGN_UP(start + INFO_BLOCK_RESERVE + MAX_STRUCT_PAGE_SIZE * npfns, PMD_SIZE) - start;
-
-	*a = (struct vmem_altmap){
-		.base_pfn = PFN_DOWN(start),
-		.end_pfn = PFN_DOWN(start + size - 1),
-		.reserve = INFO_BLOCK_RESERVE / PAGE_SIZE,
-		.free = (MIN(dataoff, size) - INFO_BLOCK_RESERVE) / PAGE_SIZE,
-	};
-}
 
 static struct dev_pagemap *cmd_slot(u64 start, bool want_free)
 {
@@ -60,7 +45,7 @@ static int parse_args(char **argv, u64 *start, u64 *size)
 static int cmd_memremap(int argc, char **argv)
 {
 	u64 start, size, tables = kernel_pgtable.nr_tables, memmap_ram = mm_stat(MM_VMEMMAP);
-	struct vmem_altmap altmap;
+	struct nd_pfn_placement place;
 	struct dev_pagemap *p = cmd_slot(0, true);
 	bool dev = argc >= 4 && strcmp(argv[3], "dev") == 0;
 
@@ -76,13 +61,17 @@ static int cmd_memremap(int argc, char **argv)
 				   .type = MEMORY_DEVICE_FS_DAX };
 	if (argc >= 5 && strcmp(argv[4], "4k") == 0)
 		p->flags |= PGMAP_BASE_PAGES;
-	if (dev && size < PMD_SIZE) {
-		kprintf("memremap: map=dev needs at least 2 MiB\n");
-		return -EINVAL;
+	if (dev) {
+		struct nd_pfn_layout l;
+		const char *why;
+		int err = nd_pfn_lay_out(start, size, PFN_MODE_PMEM, 2 * MiB, &l, &place, &why);
+		if (err) {
+			kprintf("memremap: map=dev: %s\n", why);
+			return err;
+		}
 	}
-	if (dev)
-		pfn_dev_altmap(start, size, &altmap);
-	int err = memremap_pages(p, dev ? &altmap : NULL, NULL);
+	/* The range as given: memremap_pages refuses one not 2 MiB aligned at both ends. */
+	int err = memremap_pages(p, dev ? &place.altmap : NULL, NULL);
 	if (err)
 		return err;
 	kprintf("memremap: [mem %#llx-%#llx] map=%s: vmemmap RAM %llu KiB, page tables +%llu KiB, altmap %llu KiB used + %llu KiB alignment of %llu KiB\n",
