@@ -19,6 +19,7 @@
 #include "direct_map.h"
 #include "e820.h"
 #include "host.h"
+#include "memblock.h"
 #include "nfit.h"
 #include "nvdimm.h"
 
@@ -35,6 +36,7 @@ static int reset(void **state)
 {
 	(void)state;
 	nd_reset();
+	memblock_reset();
 	memset(&e820_table, 0, sizeof(e820_table));
 	memset(&acpi_tables, 0, sizeof(acpi_tables));
 	memset(phys_to_virt(0xe0000), 0, 0x20000);
@@ -907,6 +909,31 @@ static void nfit_not_armed_region_read_only(void **state)
 	assert_false(host_console_has("flag_failed_save"));
 }
 
+/*
+ * Regression (issue 11 item 2): an SPA range inside usable RAM became a
+ * writable raw pmem device over kernel memory. Any overlap with RAM, and a
+ * range not 4 KiB aligned, is refused with a line each; the rest registers.
+ */
+static void nfit_spa_over_ram_or_unaligned_refused(void **state)
+{
+	(void)state;
+	memblock_add(0, 2 * GiB);
+	tb_init();
+	add_spa(1, 2 * GiB - 4096, 1 * GiB, guid_pm);	/* last RAM page */
+	add_spa(2, 3 * GiB + 512, 64 * MiB, guid_pm);	/* not 4 KiB aligned */
+	add_spa(3, 4 * GiB, 1 * GiB, guid_pm);		/* fine */
+	add_memdev(1, 1, 3, 1 * GiB, 0, 1, 0);
+	add_memdev(2, 2, 3, 64 * MiB, 0, 1, 0);
+	add_memdev(3, 3, 3, 1 * GiB, 0, 1, 0);
+	add_dcr(3, 0x123456, NFIT_DCR_LEN);
+	register_tb();
+	assert_int_equal(nd_region_count(), 1);
+	assert_int_equal(nd_region_get(0)->start, 4 * GiB);
+	assert_true(host_console_has("nd_region: nfit [mem 0x7ffff000-0xbfffefff] overlaps System RAM [mem 0-0x7fffffff], rejected"));
+	assert_true(host_console_has("nd_region: nfit [mem 0xc0000200-0xc40001ff] is not 4 KiB aligned, rejected"));
+	assert_null(nd_namespace_find("pmem1"));
+}
+
 /* Every NFIT state flag becomes nvdimm's own, once; reserved bits become nothing. */
 static void nfit_state_flags_translated(void **state)
 {
@@ -1125,6 +1152,7 @@ int main(void)
 		cmocka_unit_test_setup(nfit_spa_rejections, reset),
 		cmocka_unit_test_setup(nfit_not_armed_region_read_only, reset),
 		cmocka_unit_test_setup(nfit_state_flags_translated, reset),
+		cmocka_unit_test_setup(nfit_spa_over_ram_or_unaligned_refused, reset),
 		cmocka_unit_test_setup(nfit_platform_capabilities, reset),
 		cmocka_unit_test_setup(nfit_arrays_full, reset),
 		cmocka_unit_test_setup(nfit_spa_type_names, reset),
