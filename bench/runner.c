@@ -289,6 +289,6 @@ static int cmd_bench(int argc, char **argv)
 	int errors = bench_run(spec, ns, reps, ws);
 	return errors < 0 ? errors : errors ? -EIO : 0;
 }
-SHELL_COMMAND("bench", cmd_bench,
+SHELL_COMMAND(SHELL_BENCH, "bench", cmd_bench,
 	      "bench -f [-n NS] [-r REPS] [-w SIZE] all|memmap,overhead,lookup,blk,reprobe | bench stat",
 	      "benchmarks (reformat the namespace); 'bench stat': bytes stored to pmem");

@@ -7,6 +7,9 @@
 
 __noreturn void kmain(const struct boot_info *bi);
 
+/* The boot's "Memory:" lines: RAM available and where the rest went (kernel/meminfo.c). */
+void meminfo_print_boot(const struct boot_info *bi);
+
 /*
  * The end of boot for bench= on the command line (bench/runner.c): run the
  * benchmarks, then power off (status 0, or 1 if a figure could not be

@@ -71,8 +71,15 @@ struct nd_pfn *nd_pfn_of(struct nd_namespace_io *ns);
 /* Read the namespace's info block (4 KiB at offset 4 KiB) into *sb. */
 int nd_pfn_read_sb(struct nd_namespace_io *ns, struct nd_pfn_sb *sb);
 
-/* Apply pmem.create= (after nd_probe_namespaces at boot). */
+/* Apply pmem.create= (after nd_probe_namespaces at boot; nvdimm/create_param.c). */
 void nd_apply_create_param(void);
+
+/*
+ * ndctl's words for a request: -m raw|fsdax|memory with -M mem|dev, and -a
+ * 4K|2M|1G. Print one line naming the bad word and return -EINVAL.
+ */
+int nd_pfn_parse_mode(const char *mode, const char *map, struct nd_pfn_request *req);
+int nd_pfn_parse_align(const char *s, u64 *align);
 
 /* Forget every pfn and raw device (host tests). */
 void nd_pfn_reset(void);

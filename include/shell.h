@@ -1,22 +1,37 @@
 /*
- * The serial shell: each module registers its own commands with
- * SHELL_COMMAND; the shell splits a line into argv and dispatches. Commands
- * return 0 or a negative errno after printing one line that says why.
+ * The serial shell: each command is defined in the module whose code it
+ * drives, at the end of that file (or of its sibling NAME_cmds.c when the
+ * commands outgrow it), and registered with SHELL_COMMAND into one linker
+ * section; `help` lists them grouped by subsystem. The shell splits a line
+ * into argv and dispatches. Commands return 0 or a negative errno after
+ * printing one line that says why.
  */
 #ifndef PMEMK_SHELL_H
 #define PMEMK_SHELL_H
 
 #include "types.h"
 
+/* Subsystems, in the order `help` lists them. */
+enum shell_group {
+	SHELL_NVDIMM,	/* ndctl's verbs: namespaces, regions, DIMMs */
+	SHELL_BLOCK,	/* sector I/O and DAX on block devices */
+	SHELL_MEMORY,	/* memory map, allocators, ZONE_DEVICE */
+	SHELL_SYSTEM,	/* the shell, the CPU, tests, power */
+	SHELL_BENCH,	/* measurements */
+	SHELL_NR_GROUPS
+};
+
 struct shell_command {
 	const char *name;
 	const char *usage;	/* e.g. "poweroff [status]" */
 	const char *help;	/* one line */
 	int (*run)(int argc, char **argv);
+	enum shell_group group;
 };
 
-#define SHELL_COMMAND(_name, _run, _usage, _help)                               \
-	static const struct shell_command __shcmd_##_run = { _name, _usage, _help, _run }; \
+#define SHELL_COMMAND(_group, _name, _run, _usage, _help)                       \
+	static const struct shell_command __shcmd_##_run = { _name, _usage, _help, _run, \
+							      _group };          \
 	static const struct shell_command *const __shcmd_ptr_##_run              \
 		__section("shell_cmds") __used __aligned(8) = &__shcmd_##_run
 

@@ -102,5 +102,5 @@ static int cmd_ktest(int argc, char **argv)
 	}
 	return ktest_run(argv[1]) ? -1 : 0;
 }
-SHELL_COMMAND("ktest", cmd_ktest, "ktest [all|NAME,...]",
+SHELL_COMMAND(SHELL_SYSTEM, "ktest", cmd_ktest, "ktest [all|NAME,...]",
 	      "list the in-kernel tests, or run some (TAP output)");

@@ -105,24 +105,6 @@ static void heap_setup(void)
 	heap_init(phys_to_virt(pa), size);
 }
 
-static void print_memory_totals(const struct boot_info *bi)
-{
-	struct page_alloc_stats st;
-
-	page_alloc_stats(&st);
-	u64 total = memblock_phys_mem_size();
-	u64 pmem = 0;
-	for (u32 i = 0; i < e820_table.nr; i++)
-		if (e820_is_pmem(e820_table.entries[i].type))
-			pmem += e820_table.entries[i].size;
-	pr_info("Memory: %lluK/%lluK available (%lluK kernel image, %lluK heap, %lluK page tables, %lluK other reserved)\n",
-		(st.free_pages * 4), (total >> 10), ((bi->kernel_end - bi->kernel_start) >> 10),
-		(heap_size() >> 10), (kernel_pgtable.nr_tables * 4),
-		((total >> 10) - st.free_pages * 4 - ((bi->kernel_end - bi->kernel_start) >> 10) -
-		 (heap_size() >> 10) - kernel_pgtable.nr_tables * 4));
-	pr_info("Memory: %lluK persistent memory in the e820 map\n", (pmem >> 10));
-}
-
 void kmain(const struct boot_info *bi)
 {
 	pr_info("pmemk %s: persistent memory manager\n", PMEMK_VERSION);
@@ -143,7 +125,7 @@ void kmain(const struct boot_info *bi)
 	page_alloc_init();
 	paging_use_page_allocator();
 	sparse_init_ram();
-	print_memory_totals(bi);
+	meminfo_print_boot(bi);
 
 	/*
 	 * Persistent memory: the providers register DIMMs and regions with the

@@ -132,14 +132,26 @@ void shell_interactive(void)
 	}
 }
 
-static int by_name(const void *a, const void *b)
+/* By group (enum shell_group order), then by name. */
+static int by_group_name(const void *a, const void *b)
 {
-	return strcmp((*(const struct shell_command *const *)a)->name,
-		      (*(const struct shell_command *const *)b)->name);
+	const struct shell_command *x = *(const struct shell_command *const *)a;
+	const struct shell_command *y = *(const struct shell_command *const *)b;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
 static int cmd_help(int argc, char **argv)
 {
+	static const char *const titles[SHELL_NR_GROUPS] = {
+		[SHELL_NVDIMM] = "nvdimm (ndctl's verbs)",
+		[SHELL_BLOCK] = "block devices",
+		[SHELL_MEMORY] = "memory",
+		[SHELL_SYSTEM] = "system",
+		[SHELL_BENCH] = "benchmarks",
+	};
 	const struct shell_command *sorted[128];
 	size_t n = 0;
 
@@ -149,12 +161,22 @@ static int cmd_help(int argc, char **argv)
 		if (n < ARRAY_SIZE(sorted))
 			sorted[n++] = *c;
 	}
-	qsort(sorted, n, sizeof(sorted[0]), by_name);
-	for (size_t i = 0; i < n; i++)
-		kprintf("  %-28s %s\n", sorted[i]->usage, sorted[i]->help);
+	qsort(sorted, n, sizeof(sorted[0]), by_group_name);
+	for (size_t i = 0; i < n; i++) {
+		enum shell_group g = sorted[i]->group;
+
+		if (i == 0 || g != sorted[i - 1]->group)
+			kprintf("%s%s:\n", i ? "\n" : "",
+				g < SHELL_NR_GROUPS && titles[g] ? titles[g] : "other");
+		/* A usage wider than its column gets a line of its own. */
+		if (strlen(sorted[i]->usage) > 28)
+			kprintf("  %s\n  %-28s %s\n", sorted[i]->usage, "", sorted[i]->help);
+		else
+			kprintf("  %-28s %s\n", sorted[i]->usage, sorted[i]->help);
+	}
 	return 0;
 }
-SHELL_COMMAND("help", cmd_help, "help", "list commands");
+SHELL_COMMAND(SHELL_SYSTEM, "help", cmd_help, "help", "list commands, by subsystem");
 
 static int cmd_poweroff(int argc, char **argv)
 {
@@ -175,7 +197,7 @@ static int cmd_poweroff(int argc, char **argv)
 	}
 	kernel_poweroff(status);
 }
-SHELL_COMMAND("poweroff", cmd_poweroff, "poweroff [status]",
+SHELL_COMMAND(SHELL_SYSTEM, "poweroff", cmd_poweroff, "poweroff [status]",
 	      "stop the machine; under QEMU exit with the status");
 
 static int cmd_echo(int argc, char **argv)
@@ -185,4 +207,4 @@ static int cmd_echo(int argc, char **argv)
 	kprintf("\n");
 	return 0;
 }
-SHELL_COMMAND("echo", cmd_echo, "echo WORDS...", "print the words");
+SHELL_COMMAND(SHELL_SYSTEM, "echo", cmd_echo, "echo WORDS...", "print the words");

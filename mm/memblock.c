@@ -278,4 +278,4 @@ static int cmd_memblock(int argc, char **argv)
 		memblock.frozen ? "frozen (page allocator owns free RAM)" : "allocating");
 	return 0;
 }
-SHELL_COMMAND("memblock", cmd_memblock, "memblock", "print memblock's memory and reserved lists");
+SHELL_COMMAND(SHELL_MEMORY, "memblock", cmd_memblock, "memblock", "print memblock's memory and reserved lists");

@@ -370,5 +370,5 @@ static int cmd_buddyinfo(int argc, char **argv)
 		stats.managed_pages, stats.free_pages, (meta_bytes >> 10), meta_pa, nr_segments);
 	return 0;
 }
-SHELL_COMMAND("buddyinfo", cmd_buddyinfo, "buddyinfo",
+SHELL_COMMAND(SHELL_MEMORY, "buddyinfo", cmd_buddyinfo, "buddyinfo",
 	      "free blocks per order of the page allocator");

@@ -362,5 +362,5 @@ int nd_list_cmd(int argc, char **argv)
 	list_opts(&o, buses);
 	return 0;
 }
-SHELL_COMMAND("list", nd_list_cmd, LIST_USAGE,
+SHELL_COMMAND(SHELL_NVDIMM, "list", nd_list_cmd, LIST_USAGE,
 	      "nvdimm dimms (-D), regions (-R), namespaces (-N) as ndctl list JSON");

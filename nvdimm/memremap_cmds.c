@@ -83,7 +83,7 @@ static int cmd_memremap(int argc, char **argv)
 		(dev ? PFN_PHYS(p->altmap.free) >> 10 : 0));
 	return 0;
 }
-SHELL_COMMAND("memremap", cmd_memremap, "memremap <start> <size> mem|dev [4k]",
+SHELL_COMMAND(SHELL_MEMORY, "memremap", cmd_memremap, "memremap <start> <size> mem|dev [4k]",
 	      "give a physical range ZONE_DEVICE struct pages (memmap in RAM or in the range)");
 
 static int cmd_memunmap(int argc, char **argv)
@@ -105,5 +105,5 @@ static int cmd_memunmap(int argc, char **argv)
 		err ? "busy: torn down when unpinned" : "removed");
 	return err == -EINPROGRESS ? 0 : err;
 }
-SHELL_COMMAND("memunmap", cmd_memunmap, "memunmap <start>",
+SHELL_COMMAND(SHELL_MEMORY, "memunmap", cmd_memunmap, "memunmap <start>",
 	      "unregister a range added with memremap");

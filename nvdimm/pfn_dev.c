@@ -12,6 +12,7 @@
 #include "nd_pfn.h"
 #include "nd_pfn_layout.h"
 #include "nd_util.h"
+#include "params.h"
 #include "persist.h"
 #include "printk.h"
 #include "random.h"
@@ -322,4 +323,37 @@ int nd_namespace_reconfigure(struct nd_namespace_io *ns, const struct nd_pfn_req
 	if (err)
 		return err;
 	return req->mode == PFN_MODE_NONE ? ns_make_raw(ns) : ns_make_pfn(ns, req);
+}
+
+/* ndctl's spellings of a request, for create-namespace and pmem.create=. */
+int nd_pfn_parse_align(const char *s, u64 *align)
+{
+	const char *end;
+
+	if (parse_size(s, align, &end) || *end || !nd_pfn_align_supported(*align)) {
+		kprintf("align '%s': expected 4K, 2M or 1G\n", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int nd_pfn_parse_mode(const char *m, const char *map, struct nd_pfn_request *req)
+{
+	if (!strcmp(m, "raw")) {
+		req->mode = PFN_MODE_NONE;
+		return 0;
+	}
+	if (strcmp(m, "fsdax") && strcmp(m, "memory")) {
+		kprintf("mode '%s': expected fsdax or raw (devdax and sector are not supported)\n", m);
+		return -EINVAL;
+	}
+	if (!map || !strcmp(map, "dev")) {
+		req->mode = PFN_MODE_PMEM;
+	} else if (!strcmp(map, "mem")) {
+		req->mode = PFN_MODE_RAM;
+	} else {
+		kprintf("map '%s': expected mem or dev\n", map);
+		return -EINVAL;
+	}
+	return 0;
 }

@@ -3,6 +3,7 @@
 
 #include "arch.h"
 #include "printk.h"
+#include "shell.h"
 #include "x86.h"
 
 struct cpu_features cpu_features;
@@ -84,3 +85,32 @@ void cpu_features_print(void)
 	pr_info("cpu: cache line %u bytes, %u physical / %u virtual address bits\n",
 		f->clflush_size, f->phys_addr_bits, f->virt_addr_bits);
 }
+
+static const char *yes(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+static int cmd_cpuinfo(int argc, char **argv)
+{
+	const struct cpu_features *f = &cpu_features;
+
+	(void)argc;
+	(void)argv;
+	kprintf("vendor_id\t: %s\n", f->vendor);
+	kprintf("model name\t: %s\n", f->brand);
+	kprintf("cpu family\t: %u\nmodel\t\t: %u\nstepping\t: %u\n", f->family, f->model,
+		f->stepping);
+	kprintf("tsc_khz\t\t: %llu\n", f->tsc_khz);
+	kprintf("clflush size\t: %u\n", f->clflush_size);
+	kprintf("address sizes\t: %u bits physical, %u bits virtual\n", f->phys_addr_bits,
+		f->virt_addr_bits);
+	kprintf("pse\t\t: %s\npdpe1gb\t\t: %s\nnx\t\t: %s\n", yes(f->pse), yes(f->pdpe1gb),
+		yes(f->nx));
+	kprintf("clflush\t\t: %s\nclflushopt\t: %s\nclwb\t\t: %s\n", yes(f->clflush),
+		yes(f->clflushopt), yes(f->clwb));
+	kprintf("invariant_tsc\t: %s\nhypervisor\t: %s\n", yes(f->invariant_tsc),
+		yes(f->hypervisor));
+	return 0;
+}
+SHELL_COMMAND(SHELL_SYSTEM, "cpuinfo", cmd_cpuinfo, "cpuinfo", "CPU features relevant to pmem");

@@ -2,6 +2,7 @@
 /* Ours first: newlib's <sys/cdefs.h> then redefines __used & co silently. */
 #include "e820.h"
 #include "printk.h"
+#include "shell.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -208,3 +209,16 @@ void e820_print(const struct e820_table *t, const char *prefix)
 		       (e->addr + e->size - 1), e820_type_name(e->type));
 	}
 }
+
+static int cmd_e820(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	for (u32 i = 0; i < e820_table.nr; i++) {
+		const struct e820_entry *e = &e820_table.entries[i];
+		kprintf("e820: [mem 0x%016llx-0x%016llx] %s\n", e->addr, (e->addr + e->size - 1),
+			e820_type_name(e->type));
+	}
+	return 0;
+}
+SHELL_COMMAND(SHELL_MEMORY, "e820", cmd_e820, "e820", "print the kernel's memory map");

@@ -63,6 +63,13 @@ case_run_batch_commands() {
 	expect '^PageTables: +[0-9]+ kB'
 	expect '^clwb'
 	expect '^  poweroff \[status\]'
+	# help: one heading per subsystem, in order, each command under its own.
+	[ "$(grep -E '^[a-z].*:$' "$LOG" | grep -A4 '^nvdimm' | tr '\n' '|')" = \
+		"nvdimm (ndctl's verbs):|block devices:|memory:|system:|benchmarks:|" ] ||
+		{ echo "    FAIL: help's subsystem headings"; CASE_FAILED=1; }
+	expect '^block devices:$'
+	[ "$(sed -n '/^block devices:$/,/^$/p' "$LOG" | grep -c '^  [a-z]')" = 4 ] ||
+		{ echo "    FAIL: help lists write, cmp, read, dax under block devices"; CASE_FAILED=1; }
 	expect 'poweroff: status 7'
 }
 

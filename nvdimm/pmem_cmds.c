@@ -1,0 +1,221 @@
+/*
+ * Sector I/O for tests and operators, beside the block driver it drives
+ * (pmem.c): write and cmp a pattern, read (a hex dump), dax (direct_access).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgtable.h"
+#include "pmem.h"
+#include "printk.h"
+#include "shell.h"
+
+/* Fill patterns: pattern=0xNN (every byte) or seq=N (8-byte words that encode their offset). */
+struct io_pattern {
+	bool seq;
+	u64 value;
+};
+
+static int parse_pattern(const char *arg, struct io_pattern *p)
+{
+	char *end;
+
+	if (!strncmp(arg, "pattern=", 8)) {
+		p->seq = false;
+		p->value = strtoull(arg + 8, &end, 0);
+		if (end == arg + 8 || *end || p->value > 0xFF)
+			goto bad;
+		return 0;
+	}
+	if (!strncmp(arg, "seq=", 4)) {
+		p->seq = true;
+		p->value = strtoull(arg + 4, &end, 0);
+		if (end == arg + 4 || *end)
+			goto bad;
+		return 0;
+	}
+bad:
+	kprintf("'%s': expected pattern=0xNN or seq=N\n", arg);
+	return -EINVAL;
+}
+
+static u64 seq_word(u64 seed, u64 off)
+{
+	return (off * 0x9E3779B97F4A7C15ULL) ^ seed;
+}
+
+static void fill(const struct io_pattern *p, u8 *buf, u64 off, u64 len)
+{
+	if (!p->seq) {
+		memset(buf, (int)p->value, len);
+		return;
+	}
+	for (u64 i = 0; i < len; i += 8) {
+		u64 w = seq_word(p->value, off + i);
+		memcpy(buf + i, &w, 8);
+	}
+}
+
+#define IO_CHUNK (1 * MiB)
+
+/* DEV SECTOR COUNT: resolve the device and the byte range (checked again by pmem_rw). */
+static struct pmem_device *io_args(int argc, char **argv, u64 *off, u64 *len)
+{
+	if (argc < 4) {
+		kprintf("usage: %s DEV SECTOR COUNT ...\n", argv[0]);
+		return NULL;
+	}
+	struct pmem_device *dev = pmem_find(argv[1]);
+	if (!dev) {
+		kprintf("%s: no such block device\n", argv[1]);
+		return NULL;
+	}
+	char *e1, *e2;
+	u64 sector = strtoull(argv[2], &e1, 0), count = strtoull(argv[3], &e2, 0);
+	if (*e1 || *e2 || !count || sector > (~0ULL / dev->sector_size) ||
+	    count > (~0ULL / dev->sector_size)) {
+		kprintf("%s: bad sector '%s' or count '%s'\n", argv[0], argv[2], argv[3]);
+		return NULL;
+	}
+	*off = sector * dev->sector_size;
+	*len = count * dev->sector_size;
+	return dev;
+}
+
+/* Run fn over [off, off+len) in 1 MiB chunks through a bounce buffer. */
+static int io_loop(struct pmem_device *dev, u64 off, u64 len, const struct io_pattern *p,
+		   enum pmem_dir dir, u64 *mismatch)
+{
+	u8 *buf = malloc(IO_CHUNK), *want = dir == PMEM_READ ? malloc(IO_CHUNK) : NULL;
+	int err = 0;
+
+	if (!buf || (dir == PMEM_READ && !want)) {
+		free(buf);
+		free(want);
+		return -ENOMEM;
+	}
+	for (u64 done = 0; done < len && !err; done += IO_CHUNK) {
+		u64 n = MIN(IO_CHUNK, len - done);
+		if (dir == PMEM_WRITE) {
+			fill(p, buf, off + done, n);
+			err = pmem_rw(dev, off + done, buf, n, PMEM_WRITE);
+			continue;
+		}
+		err = pmem_rw(dev, off + done, buf, n, PMEM_READ);
+		fill(p, want, off + done, n);
+		for (u64 i = 0; !err && i < n; i++) {
+			if (buf[i] != want[i]) {
+				*mismatch = off + done + i;
+				err = -EILSEQ;
+			}
+		}
+	}
+	free(buf);
+	free(want);
+	return err;
+}
+
+static int report_io_error(const char *cmd, const struct pmem_device *dev, int err)
+{
+	kprintf("%s %s: %s (error %d)\n", cmd, dev->name,
+		err == -ERANGE ? "request past the end of the device" :
+		err == -EINVAL ? "request not sector aligned" :
+		err == -EROFS ? "read-only" : "failed", err);
+	return err;
+}
+
+static int cmd_write(int argc, char **argv)
+{
+	struct io_pattern p;
+	u64 off, len;
+	struct pmem_device *dev = io_args(argc, argv, &off, &len);
+
+	if (!dev || argc != 5 || parse_pattern(argv[4], &p))
+		return -EINVAL;
+	int err = io_loop(dev, off, len, &p, PMEM_WRITE, NULL);
+	if (err)
+		return report_io_error("write", dev, err);
+	kprintf("write %s: %llu bytes at %#llx\n", dev->name, len, off);
+	return 0;
+}
+SHELL_COMMAND(SHELL_BLOCK, "write", cmd_write, "write DEV SECTOR COUNT pattern=0xNN|seq=N",
+	      "write sectors with a pattern (durable on return)");
+
+static int cmd_cmp(int argc, char **argv)
+{
+	struct io_pattern p;
+	u64 off, len, bad = 0;
+	struct pmem_device *dev = io_args(argc, argv, &off, &len);
+
+	if (!dev || argc != 5 || parse_pattern(argv[4], &p))
+		return -EINVAL;
+	int err = io_loop(dev, off, len, &p, PMEM_READ, &bad);
+	if (err == -EILSEQ) {
+		kprintf("cmp %s: mismatch at byte %#llx (sector %llu)\n", dev->name, bad,
+			(bad / dev->sector_size));
+		return err;
+	}
+	if (err)
+		return report_io_error("cmp", dev, err);
+	kprintf("cmp %s: %llu bytes at %#llx match\n", dev->name, len, off);
+	return 0;
+}
+SHELL_COMMAND(SHELL_BLOCK, "cmp", cmd_cmp, "cmp DEV SECTOR COUNT pattern=0xNN|seq=N",
+	      "check sectors against a pattern");
+
+static int cmd_read(int argc, char **argv)
+{
+	u8 buf[512];
+	u64 off, len;
+	struct pmem_device *dev = io_args(argc, argv, &off, &len);
+
+	if (!dev)
+		return -EINVAL;
+	len = MIN(len, 8 * (u64)dev->sector_size);	/* a dump, not a copy */
+	for (u64 done = 0; done < len; done += sizeof(buf)) {
+		int err = pmem_rw(dev, off + done, buf, sizeof(buf), PMEM_READ);
+		if (err)
+			return report_io_error("read", dev, err);
+		for (u64 i = 0; i < sizeof(buf); i += 16) {
+			kprintf("%08llx:", (off + done + i));
+			for (int k = 0; k < 16; k++)
+				kprintf(" %02x", buf[i + k]);
+			kprintf("\n");
+		}
+	}
+	return 0;
+}
+SHELL_COMMAND(SHELL_BLOCK, "read", cmd_read, "read DEV SECTOR COUNT", "hex dump of up to 8 sectors");
+
+static int cmd_dax(int argc, char **argv)
+{
+	void *kaddr;
+	pfn_t pfn;
+	u64 off, len;
+	struct pmem_device *dev = io_args(argc < 4 ? 0 : argc, argv, &off, &len);
+
+	if (!dev)
+		return -EINVAL;
+	s64 avail = pmem_direct_access(dev, off / dev->sector_size, &kaddr, &pfn);
+	if (avail < 0)
+		return report_io_error("dax", dev, (int)avail);
+	struct page *page = pfn_t_to_page(pfn);
+	kprintf("dax %s: sector %llu at pfn %#llx%s%s, %lld bytes mappable, struct page %s",
+		dev->name, (off / dev->sector_size), pfn_t_to_pfn(pfn),
+		pfn.val & PFN_DEV ? " dev" : "", pfn.val & PFN_MAP ? " map" : "", avail,
+		!page			  ? "none" :
+		is_zone_device_page(page) ? "ZONE_DEVICE" :
+					    "ZONE_NORMAL");
+	/* Where the struct page itself is stored: RAM (map=mem) or this namespace (map=dev). */
+	u64 pa, flags;
+	enum pg_level level;
+	if (page && pgtable_walk(&kernel_pgtable, (u64)page, &pa, &flags, &level)) {
+		bool on_dev = dev->ns && pa >= dev->ns->start && pa < dev->ns->start + dev->ns->size;
+		kprintf(" stored at %#llx (%s)", pa, on_dev ? "on the device" : "in RAM");
+	}
+	kprintf("\n");
+	return 0;
+}
+SHELL_COMMAND(SHELL_BLOCK, "dax", cmd_dax, "dax DEV SECTOR 1", "direct_access: pfn, flags, mappable length");
