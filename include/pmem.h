@@ -32,14 +32,21 @@ enum pmem_dir {
 	PMEM_WRITE,
 };
 
+/* Where a block device's sectors are, and what its pfns may promise. */
+struct pmem_span {
+	phys_addr_t start;	/* sector 0 */
+	u64 size;		/* bytes, 4 KiB aligned */
+	u64 pfn_flags;		/* PFN_DEV, plus PFN_MAP when struct pages exist */
+	phys_addr_t memmap_end;	/* pfn mode: end (exclusive) of the struct pages' reach; raw: 0 */
+};
+
 /*
- * Make a block device of [phys, phys+size) for `ns`: map it in the direct
- * map and register it under `name`. `memmap_end` bounds direct_access for
- * pfn mode (0 for raw). -ENOSPC when the table is full, -ENOMEM if the
+ * Make a block device of *span for `ns`: map it in the direct map and
+ * register it under `name`. -ENOSPC when the table is full, -ENOMEM if the
  * direct map cannot grow, -EINVAL for an empty or unaligned range.
  */
 int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
-		u64 phys, u64 size, u64 pfn_flags, u64 memmap_end);
+		const struct pmem_span *span);
 /* Unregister it (the caller owns the direct map of its range). */
 void pmem_detach(struct pmem_device *dev);
 

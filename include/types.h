@@ -15,6 +15,25 @@ typedef int16_t s16;
 typedef int32_t s32;
 typedef long long s64;
 
+/*
+ * A physical address as a type of its own (Hafnium's trick): APIs that take
+ * several addresses and sizes take these, so a swapped argument does not
+ * compile. pa_init() makes one, pa_addr() reads it.
+ */
+typedef struct {
+	u64 pa;
+} phys_addr_t;
+
+static inline phys_addr_t pa_init(u64 pa)
+{
+	return (phys_addr_t){ pa };
+}
+
+static inline u64 pa_addr(phys_addr_t p)
+{
+	return p.pa;
+}
+
 #define KiB (1ULL << 10)
 #define MiB (1ULL << 20)
 #define GiB (1ULL << 30)

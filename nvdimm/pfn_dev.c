@@ -134,8 +134,13 @@ static int pfn_enable(struct nd_pfn *pfn)
 		return err;
 	}
 	snprintf(name, sizeof(name), "%sm", pfn->ns->blockdev);
-	err = pmem_attach(&pfn->pmem, pfn->ns, name, p.data, p.data_size, PFN_DEV | PFN_MAP,
-			  p.range.end + 1);
+	struct pmem_span span = {
+		.start = pa_init(p.data),
+		.size = p.data_size,
+		.pfn_flags = PFN_DEV | PFN_MAP,
+		.memmap_end = pa_init(p.range.end + 1),
+	};
+	err = pmem_attach(&pfn->pmem, pfn->ns, name, &span);
 	if (err) {
 		memunmap_pages(&pfn->pgmap);
 		pfn_disable_reason(pfn, "%s (error %d)", "no block device", err);
@@ -195,7 +200,8 @@ static struct nd_pfn *pfn_attach(struct nd_namespace_io *ns, const struct nd_pfn
 static void raw_attach(struct nd_namespace_io *ns)
 {
 	struct pmem_device *raw = &raw_devs[ns_index(ns)];
-	int err = pmem_attach(raw, ns, ns->blockdev, ns->start, ns->size, PFN_DEV, 0);
+	struct pmem_span span = { .start = pa_init(ns->start), .size = ns->size, .pfn_flags = PFN_DEV };
+	int err = pmem_attach(raw, ns, ns->blockdev, &span);
 
 	if (err)
 		pr_err("nd_pmem %s: no raw block device (error %d)\n", ns->name, err);

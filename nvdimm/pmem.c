@@ -28,8 +28,9 @@ static int pmem_map_flush_hints(struct nd_namespace_io *ns)
 }
 
 int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
-		u64 phys, u64 size, u64 pfn_flags, u64 memmap_end)
+		const struct pmem_span *span)
 {
+	u64 phys = pa_addr(span->start), size = span->size;
 	u32 sector = ns ? ns->sector_size : 512;
 	int slot = -1;
 
@@ -52,8 +53,8 @@ int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char 
 	dev->phys = phys;
 	dev->size = size;
 	dev->sector_size = sector;
-	dev->pfn_flags = pfn_flags;
-	dev->memmap_end = memmap_end;
+	dev->pfn_flags = span->pfn_flags;
+	dev->memmap_end = pa_addr(span->memmap_end);
 	dev->cpu_cache_persistent = ns && ns->region->persistence == ND_PERSIST_CACHE;
 	dev->ro = ns && ns->region->ro;
 	dev->virt = phys_to_virt(phys);

@@ -204,7 +204,8 @@ static void pmem_rw_counts_what_it_stores(void **state)
 
 	(void)state;
 	pmem_reset();
-	assert_int_equal(pmem_attach(&dev, NULL, "pmemt", DEV, 4 * MiB, PFN_DEV, 0), 0);
+	struct pmem_span span = { .start = pa_init(DEV), .size = 4 * MiB, .pfn_flags = PFN_DEV };
+	assert_int_equal(pmem_attach(&dev, NULL, "pmemt", &span), 0);
 	assert_int_equal(pmem_rw(&dev, 4096, buf, sizeof(buf), PMEM_WRITE), 0);
 	assert_int_equal(pmem_written[PMEM_WR_BLOCK] - before, sizeof(buf));
 	assert_int_equal(pmem_rw(&dev, 0, buf, sizeof(buf), PMEM_READ), 0);
