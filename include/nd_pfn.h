@@ -2,9 +2,17 @@
  * pfn devices (Linux's nd_pfn, "fsdax" mode): a namespace with an info block
  * gets struct pages, in RAM (map=mem) or carved from the namespace itself
  * (map=dev, through a vmem_altmap), and a block device pmemNm whose sector 0
- * is the info block's dataoff. Probing is read-only; a valid block brings the
- * device back at every boot; one that cannot be enabled leaves the namespace
- * disabled, never raw.
+ * is the info block's dataoff. A valid block brings the device back at every
+ * boot; one that cannot be enabled leaves the namespace disabled with the
+ * reason, never raw. So do Linux's other personalities until pmemk serves
+ * them: a BTT (sector) or a device-dax block is listed with its mode and
+ * "not supported yet", so no raw write can destroy it.
+ *
+ * What probing writes: nothing, except for map=dev on a writable region the
+ * struct pages in the namespace's memmap area that differ from the ones
+ * pmemk keeps there (none when pmemk had the device up last; all of them the
+ * first time after Linux). On a read-only region a map=dev device gets its
+ * struct pages in RAM instead and is read-only: nothing is stored at all.
  */
 #ifndef PMEMK_ND_PFN_H
 #define PMEMK_ND_PFN_H
@@ -15,10 +23,12 @@
 #include "pmem.h"
 
 struct nd_pfn {
-	char name[16];			/* pfnN.0 */
+	char name[16];			/* pfnN.0 (fsdax), daxN.0 (devdax), bttN.0 (sector) */
+	enum nd_personality pers;	/* what the namespace holds; only fsdax is enabled yet */
 	struct nd_namespace_io *ns;
 	struct nd_pfn_layout layout;	/* from the info block */
 	bool enabled;
+	bool memmap_in_ram;		/* map=mem, or map=dev on a read-only region */
 	char reason[128];		/* why it is disabled */
 	struct dev_pagemap pgmap;
 	struct pmem_device pmem;	/* pmemNm while enabled */
@@ -39,16 +49,18 @@ struct nd_pfn_request {
 
 /*
  * Bring every published namespace up at boot: a valid info block gives an
- * enabled (or, when it cannot be honoured, disabled) pfn device; no block
- * (or a bad signature or checksum) gives a raw pmemN. Writes nothing.
- * Prints one line per namespace.
+ * enabled (or, when it cannot be honoured, disabled) pfn device; a BTT or
+ * dax block a disabled one; no block (or a bad signature or checksum) a raw
+ * pmemN. Writes only what the header comment says. One line per namespace.
  */
 void nd_probe_namespaces(void);
 
 /*
- * Reconfigure `ns` (ndctl create-namespace -e): tear down what it is now,
- * write a new info block (or zero it for raw), bring the result up. A
- * namespace in use needs req->force (-EBUSY otherwise, with a message).
+ * Reconfigure `ns` (ndctl create-namespace -e): check the request (layout,
+ * RAM for map=mem), tear down what it is now, write a new info block (or
+ * zero it for raw), bring the result up. Needs req->force (-EBUSY
+ * otherwise, with a message). A failure at any step leaves everything as it
+ * was: the old info block written back and the old device up again.
  */
 int nd_namespace_reconfigure(struct nd_namespace_io *ns, const struct nd_pfn_request *req);
 

@@ -11,6 +11,9 @@
 
 #define PFN_SIG "NVDIMM_PFN_INFO"	/* 16 bytes with the NUL */
 #define DAX_SIG "NVDIMM_DAX_INFO"
+#define BTT_SIG "BTT_ARENA_INFO\0"	/* 16 bytes with the two NULs (FACTS-2 §1.2) */
+#define BTT_SIG_LEN 16
+#define ND_BTT_V1_OFFSET 4096		/* BTT 1.1: label-less namespaces */
 #define PFN_SIG_LEN 16
 #define ND_PFN_SB_SIZE 4096
 #define ND_PFN_SB_OFFSET 4096		/* info block at namespace + 4 KiB */
@@ -96,7 +99,28 @@ int nd_pfn_validate(const struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
 int nd_pfn_init(struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
 		enum nd_pfn_mode mode, u64 align, const u8 uuid[16], const char **why);
 
-/* Alignments this kernel supports for `align` (4 KiB, 2 MiB, 1 GiB if the CPU has GB pages). */
+/* The same rules under the device-dax signature (FACTS-2 §2.1), plus a supported align. */
+int nd_dax_validate(const struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
+		    struct nd_pfn_layout *out, const char **why);
+
+/*
+ * What Linux left on a namespace, from its first `len` bytes (8 KiB read
+ * from offset 0), in Linux's probe order (FACTS-2 §1.1): a BTT info block
+ * at 4 KiB (BTT 1.1) or at 0 (BTT 2.0) with signature, checksum and a zero
+ * parent uuid; else a pfn or dax block at 4 KiB with a valid checksum;
+ * else raw. Reads only; the block's other fields are checked later.
+ */
+enum nd_personality {
+	ND_PERS_RAW,
+	ND_PERS_SECTOR,		/* BTT_ARENA_INFO */
+	ND_PERS_FSDAX,		/* NVDIMM_PFN_INFO */
+	ND_PERS_DEVDAX,		/* NVDIMM_DAX_INFO */
+};
+enum nd_personality nd_identify(const u8 *head, size_t len);
+/* ndctl's mode names: "raw", "sector", "fsdax", "devdax". */
+const char *nd_personality_name(enum nd_personality p);
+
+/* Alignments this kernel creates: 4 KiB, 2 MiB, and 1 GiB if the CPU has 1 GiB pages. */
 bool nd_pfn_align_supported(u64 align);
 
 const char *nd_pfn_mode_name(enum nd_pfn_mode mode);	/* "none", "mem", "dev" */

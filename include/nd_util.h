@@ -11,6 +11,14 @@
  */
 u64 nd_fletcher64(const void *buf, size_t len);
 
+/*
+ * The checksum of a 4 KiB info block whose last 8 bytes hold it (pfn, dax
+ * and BTT info blocks: FACTS §1.5, FACTS-2 §1.2): Fletcher-64 over the
+ * block with those 8 bytes taken as zero.
+ */
+#define ND_INFO_BLOCK_SIZE 4096
+u64 nd_info_block_checksum(const void *block);
+
 #define UUID_STR_LEN 36
 
 /* uuids are 16 bytes in string order (RFC 4122 text order, Linux's %pUb). */

@@ -20,6 +20,20 @@ u64 nd_fletcher64(const void *buf, size_t len)
 	return hi << 32 | lo;
 }
 
+/*
+ * The checksum field is the block's last two 32-bit words and counts as
+ * zero: sum the words before it, then let the high sum absorb the low sum
+ * twice more (two zero words), without copying the block.
+ */
+u64 nd_info_block_checksum(const void *block)
+{
+	u64 r = nd_fletcher64(block, ND_INFO_BLOCK_SIZE - 8);
+	u32 lo = (u32)r, hi = (u32)(r >> 32);
+
+	hi += 2 * lo;
+	return (u64)hi << 32 | lo;
+}
+
 void uuid_to_str(const u8 u[16], char out[UUID_STR_LEN + 1])
 {
 	snprintf(out, UUID_STR_LEN + 1,

@@ -33,7 +33,8 @@ static bool already_configured(struct nd_namespace_io *ns, const struct nd_pfn_r
 
 	if (req->mode == PFN_MODE_NONE)
 		return !pfn;
-	return pfn && pfn->enabled && pfn->layout.mode == req->mode && pfn->layout.align == req->align;
+	return pfn && pfn->pers == ND_PERS_FSDAX && pfn->enabled && pfn->layout.mode == req->mode &&
+	       pfn->layout.align == req->align;
 }
 
 static void apply_create_spec(char *spec)

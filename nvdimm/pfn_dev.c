@@ -9,9 +9,11 @@
 
 #include "arch.h"
 #include "direct_map.h"
+#include "mm.h"
 #include "nd_pfn.h"
 #include "nd_pfn_layout.h"
 #include "nd_util.h"
+#include "page_alloc.h"
 #include "params.h"
 #include "persist.h"
 #include "printk.h"
@@ -75,14 +77,18 @@ static void pfn_list_json(const struct nd_namespace_io *ns, struct nd_json *j)
 	char uuid[UUID_STR_LEN + 1];
 
 	uuid_to_str(pfn->layout.uuid, uuid);
-	nd_json_str(j, "mode", "fsdax");
-	nd_json_str(j, "map", nd_pfn_mode_name(pfn->layout.mode));
+	nd_json_str(j, "mode", nd_personality_name(pfn->pers));
+	if (pfn->pers != ND_PERS_SECTOR)
+		nd_json_str(j, "map", nd_pfn_mode_name(pfn->layout.mode));
 	nd_json_u64(j, "size", pfn->enabled ? pfn->pmem.size : 0);
 	nd_json_str(j, "uuid", uuid);
 	nd_json_u64(j, "sector_size", ns->sector_size);
-	nd_json_u64(j, "align", pfn->layout.align);
+	if (pfn->pers != ND_PERS_SECTOR)
+		nd_json_u64(j, "align", pfn->layout.align);
 	if (pfn->enabled) {
 		nd_json_str(j, "blockdev", pfn->pmem.name);
+		if (pfn->pmem.ro)
+			nd_json_bool(j, "ro", true);
 	} else {
 		nd_json_str(j, "state", "disabled");
 		nd_json_str(j, "reason", pfn->reason);
@@ -111,7 +117,43 @@ static void pfn_disable_reason(struct nd_pfn *pfn, const char *fmt, const char *
 	pfn->enabled = false;
 }
 
-/* Give a validated pfn device its struct pages and block device. */
+/* RAM free now, plus what `ns`'s current device would give back when torn down. */
+static u64 ram_free_for(struct nd_namespace_io *ns)
+{
+	struct page_alloc_stats st;
+	struct nd_pfn *cur = nd_pfn_of(ns);
+	u64 free;
+
+	page_alloc_stats(&st);
+	free = st.free_pages * PAGE_SIZE;
+	if (cur && cur->enabled && cur->memmap_in_ram)
+		free += PFN_DOWN(range_len(&cur->pgmap.range)) * sizeof(struct page);
+	return free;
+}
+
+/*
+ * Struct pages in RAM need 64 bytes per page of the range: refuse up front,
+ * with the numbers, when there is not that much free (issue 11 item 6).
+ */
+static int ram_memmap_check(struct nd_namespace_io *ns, const struct range *r, bool ro_dev,
+			    char *why, size_t n)
+{
+	u64 need = PFN_DOWN(range_len(r)) * sizeof(struct page), free = ram_free_for(ns);
+
+	if (need <= free)
+		return 0;
+	snprintf(why, n, "%s need %llu MiB of RAM for struct pages, %llu MiB free%s",
+		 ro_dev ? "read-only region: map=dev's struct pages go to RAM and" : "map=mem:",
+		 need >> 20, free >> 20, ro_dev ? "" : "; use -M dev");
+	return -ENOMEM;
+}
+
+/*
+ * Give a validated pfn device its block device and struct pages. The block
+ * device comes first and is dropped again if the struct pages fail:
+ * memremap_pages stores struct pages only once nothing else can fail, so a
+ * failed enable has written nothing (map=dev) and taken nothing.
+ */
 static int pfn_enable(struct nd_pfn *pfn)
 {
 	struct nd_pfn_placement p;
@@ -124,14 +166,13 @@ static int pfn_enable(struct nd_pfn *pfn)
 		pfn_disable_reason(pfn, "%s (error %d)", why, err);
 		return err;
 	}
-	err = memremap_pages(&pfn->pgmap, l->mode == PFN_MODE_PMEM ? &p.altmap : NULL,
-			     &pfn->memmap_stats);
-	if (err) {
-		pfn_disable_reason(pfn, "%s: cannot map struct pages (error %d)",
-				   l->mode == PFN_MODE_RAM ? "map=mem needs RAM for them" :
-							     "map=dev memmap does not fit",
-				   err);
-		return err;
+	/* A read-only region takes no stores, not even struct pages. */
+	pfn->memmap_in_ram = l->mode == PFN_MODE_RAM || pfn->ns->region->ro;
+	if (pfn->memmap_in_ram) {
+		err = ram_memmap_check(pfn->ns, &p.range, l->mode == PFN_MODE_PMEM, pfn->reason,
+				       sizeof(pfn->reason));
+		if (err)
+			return err;
 	}
 	snprintf(name, sizeof(name), "%sm", pfn->ns->blockdev);
 	struct pmem_span span = {
@@ -142,8 +183,17 @@ static int pfn_enable(struct nd_pfn *pfn)
 	};
 	err = pmem_attach(&pfn->pmem, pfn->ns, name, &span);
 	if (err) {
-		memunmap_pages(&pfn->pgmap);
 		pfn_disable_reason(pfn, "%s (error %d)", "no block device", err);
+		return err;
+	}
+	err = memremap_pages(&pfn->pgmap, pfn->memmap_in_ram ? NULL : &p.altmap,
+			     &pfn->memmap_stats);
+	if (err) {
+		pmem_detach(&pfn->pmem);
+		pfn_disable_reason(pfn, "%s: cannot map struct pages (error %d)",
+				   pfn->memmap_in_ram ? "not enough RAM for them" :
+							"map=dev memmap does not fit",
+				   err);
 		return err;
 	}
 	pfn->enabled = true;
@@ -169,35 +219,73 @@ static int pfn_disable(struct nd_pfn *pfn)
 static void pfn_print(const struct nd_pfn *pfn)
 {
 	const struct nd_pfn_layout *l = &pfn->layout;
+	const char *mode = nd_personality_name(pfn->pers);
 
+	if (pfn->pers == ND_PERS_SECTOR) {
+		pr_err("nd_btt %s: %s sector disabled: %s\n", pfn->name, pfn->ns->name, pfn->reason);
+		return;
+	}
 	if (!pfn->enabled) {
-		pr_err("nd_pfn %s: %s fsdax map=%s disabled: %s\n", pfn->name, pfn->ns->name,
+		pr_err("nd_pfn %s: %s %s map=%s disabled: %s\n", pfn->name, pfn->ns->name, mode,
 		       nd_pfn_mode_name(l->mode), pfn->reason);
 		return;
 	}
-	pr_info("nd_pfn %s: %s fsdax map=%s align %#llx dataoff %#llx: %s, %llu MiB\n", pfn->name,
-		pfn->ns->name, nd_pfn_mode_name(l->mode), l->align, l->dataoff, pfn->pmem.name,
-		(pfn->pmem.size >> 20));
+	pr_info("nd_pfn %s: %s %s map=%s align %#llx dataoff %#llx: %s, %llu MiB%s\n", pfn->name,
+		pfn->ns->name, mode, nd_pfn_mode_name(l->mode), l->align, l->dataoff,
+		pfn->pmem.name, (pfn->pmem.size >> 20),
+		pfn->pmem.ro ? ", read-only (struct pages in RAM)" : "");
 	if (pfn->probed)	/* at boot: what bringing it back cost */
 		pr_info("nd_pfn %s: brought back in %llu us, %llu bytes stored to pmem\n",
 			pfn->name, (pfn->probe_ns / 1000), pfn->probe_pmem_written);
 }
 
-/* Claim ns with a pfn device described by a validated layout; enable it. */
-static struct nd_pfn *pfn_attach(struct nd_namespace_io *ns, const struct nd_pfn_layout *l)
+/* A fresh device of personality `pers` claiming ns (not enabled). */
+static struct nd_pfn *pfn_claim(struct nd_namespace_io *ns, enum nd_personality pers)
 {
+	static const char *const prefix[] = {
+		[ND_PERS_FSDAX] = "pfn", [ND_PERS_DEVDAX] = "dax", [ND_PERS_SECTOR] = "btt",
+	};
 	struct nd_pfn *pfn = &pfn_devs[ns_index(ns)];
 
 	memset(pfn, 0, sizeof(*pfn));
-	snprintf(pfn->name, sizeof(pfn->name), "pfn%d.0", ns_index(ns));
+	pfn->pers = pers;
+	snprintf(pfn->name, sizeof(pfn->name), "%s%d.0", prefix[pers] ? prefix[pers] : "pfn",
+		 ns_index(ns));
 	pfn->ns = ns;
-	pfn->layout = *l;
 	nd_namespace_claim(ns, pfn, &pfn_claim_ops, false);
+	return pfn;
+}
+
+/* Claim ns with an fsdax pfn device described by a validated layout; enable it. */
+static struct nd_pfn *pfn_attach(struct nd_namespace_io *ns, const struct nd_pfn_layout *l)
+{
+	struct nd_pfn *pfn = pfn_claim(ns, ND_PERS_FSDAX);
+
+	pfn->layout = *l;
 	pfn_enable(pfn);
 	return pfn;
 }
 
-static void raw_attach(struct nd_namespace_io *ns)
+/*
+ * Claim ns, disabled with a reason, in what the media says it is: never
+ * raw, so a write cannot destroy what is there. `sb` (may be NULL) gives
+ * the uuid, map and align that `list` shows.
+ */
+static void pfn_attach_disabled(struct nd_namespace_io *ns, enum nd_personality pers,
+				const struct nd_pfn_sb *sb, const char *fmt, const char *why)
+{
+	struct nd_pfn *pfn = pfn_claim(ns, pers);
+
+	if (sb) {
+		memcpy(pfn->layout.uuid, sb->uuid, 16);
+		pfn->layout.mode = (enum nd_pfn_mode)sb->mode;
+		pfn->layout.align = sb->align;
+	}
+	snprintf(pfn->reason, sizeof(pfn->reason), fmt, why);
+	pfn_print(pfn);
+}
+
+static int raw_attach(struct nd_namespace_io *ns)
 {
 	struct pmem_device *raw = &raw_devs[ns_index(ns)];
 	struct pmem_span span = { .start = pa_init(ns->start), .size = ns->size, .pfn_flags = PFN_DEV };
@@ -206,7 +294,9 @@ static void raw_attach(struct nd_namespace_io *ns)
 	if (err)
 		pr_err("nd_pmem %s: no raw block device (error %d)\n", ns->name, err);
 	else
-		pr_info("nd_pmem %s: raw, %s, %llu MiB\n", ns->name, raw->name, (ns->size >> 20));
+		pr_info("nd_pmem %s: raw, %s, %llu MiB%s\n", ns->name, raw->name, (ns->size >> 20),
+			raw->ro ? ", read-only" : "");
+	return err;
 }
 
 static void raw_detach(struct nd_namespace_io *ns)
@@ -214,41 +304,58 @@ static void raw_detach(struct nd_namespace_io *ns)
 	pmem_detach(&raw_devs[ns_index(ns)]);
 }
 
-/* Probe one namespace, read-only: pfn (enabled or disabled) or raw. */
+/* The first 8 KiB of ns: BTT 2.0 at 0, the pfn/dax/BTT 1.1 block at 4 KiB. */
+#define ND_PROBE_HEAD (2 * ND_INFO_BLOCK_SIZE)
+
+/*
+ * Probe one namespace, read-only, in Linux's order (FACTS-2 §1.1): a BTT,
+ * else a dax or pfn block, else raw. Only fsdax can be enabled yet.
+ */
 void nd_namespace_probe(struct nd_namespace_io *ns)
 {
 	u64 t0 = arch_cycles(), written = pmem_written_total();
-	static struct nd_pfn_sb sb;
+	static u8 head[ND_PROBE_HEAD] __aligned(8);
+	const struct nd_pfn_sb *sb = (const void *)(head + ND_PFN_SB_OFFSET);
 	struct nd_pfn_geom g = ns_geom(ns);
 	struct nd_pfn_layout l;
 	const char *why = NULL;
 	int err = direct_map_add(ns->start, ns->size);
 
-	if (!err)
-		err = nd_pfn_read_sb(ns, &sb);
 	if (err) {
-		pr_err("nd_pmem %s: cannot read the info block (error %d)\n", ns->name, err);
+		pr_err("nd_pmem %s: cannot map the namespace (error %d)\n", ns->name, err);
 		return;
 	}
-	err = nd_pfn_validate(&sb, &g, &l, &why);
+	if (ns->size < ND_PROBE_HEAD) {
+		raw_attach(ns);	/* too small for any info block */
+		return;
+	}
+	memcpy(head, phys_to_virt(ns->start), sizeof(head));
+	switch (nd_identify(head, sizeof(head))) {
+	case ND_PERS_SECTOR:
+		pfn_attach_disabled(ns, ND_PERS_SECTOR, NULL, "%s", "not supported yet");
+		return;
+	case ND_PERS_DEVDAX:
+		err = nd_dax_validate(sb, &g, &l, &why);
+		pfn_attach_disabled(ns, ND_PERS_DEVDAX, sb, err ? "invalid info block: %s" : "%s",
+				    err ? why : "not supported yet");
+		return;
+	case ND_PERS_RAW:
+		if (memcmp(sb->signature, PFN_SIG, PFN_SIG_LEN) == 0)
+			pr_warn("nd_pmem %s: info block checksum mismatch: left raw\n", ns->name);
+		raw_attach(ns);
+		return;
+	case ND_PERS_FSDAX:
+		break;
+	}
+	err = nd_pfn_validate(sb, &g, &l, &why);
 	if (err == -ENODEV) {
-		if (memcmp(sb.signature, PFN_SIG, PFN_SIG_LEN) == 0)
-			pr_warn("nd_pmem %s: %s: left raw\n", ns->name, why);
+		pr_warn("nd_pmem %s: %s: left raw\n", ns->name, why);
 		raw_attach(ns);
 		return;
 	}
 	if (err) {
 		/* Ours but unusable: claimed and disabled, never exposed raw. */
-		struct nd_pfn *pfn = &pfn_devs[ns_index(ns)];
-		memset(pfn, 0, sizeof(*pfn));
-		snprintf(pfn->name, sizeof(pfn->name), "pfn%d.0", ns_index(ns));
-		pfn->ns = ns;
-		memcpy(pfn->layout.uuid, sb.uuid, 16);
-		pfn->layout.mode = (enum nd_pfn_mode)sb.mode;
-		pfn->layout.align = sb.align;
-		snprintf(pfn->reason, sizeof(pfn->reason), "invalid info block: %s", why);
-		nd_namespace_claim(ns, pfn, &pfn_claim_ops, false);
-		pfn_print(pfn);
+		pfn_attach_disabled(ns, ND_PERS_FSDAX, sb, "invalid info block: %s", why);
 		return;
 	}
 	struct nd_pfn *pfn = pfn_attach(ns, &l);
@@ -278,57 +385,98 @@ int nd_namespace_detach(struct nd_namespace_io *ns)
 	return 0;
 }
 
-static int ns_make_raw(struct nd_namespace_io *ns)
+/*
+ * Everything about a request that can fail without touching anything: the
+ * new block (laid out and validated) and, for map=mem, the RAM its struct
+ * pages need. Prints one line on failure.
+ */
+static int reconfigure_prepare(struct nd_namespace_io *ns, const struct nd_pfn_request *req,
+			       struct nd_pfn_sb *sb)
 {
-	static struct nd_pfn_sb zero;
-	int err = nd_pfn_write_sb(ns, &zero);	/* Linux's destroy: zero the block */
+	struct nd_pfn_geom g = ns_geom(ns);
+	struct nd_pfn_layout l;
+	struct nd_pfn_placement p;
+	char why_ram[160];
+	const char *why = NULL;
+	u8 uuid[16];
 
-	if (err)
+	memset(sb, 0, sizeof(*sb));	/* raw: Linux's destroy zeroes the block */
+	if (req->mode == PFN_MODE_NONE)
+		return 0;
+	uuid_gen(uuid, random_u64);
+	int err = nd_pfn_init(sb, &g, req->mode, req->align, uuid, &why);
+	if (!err)
+		err = nd_pfn_validate(sb, &g, &l, &why);
+	if (!err)
+		err = nd_pfn_place(ns->start, ns->size, &l, &p, &why);
+	if (err) {
+		pr_err("%s: %s (error %d); nothing changed\n", ns->name, why ? why : "bad layout", err);
 		return err;
-	raw_attach(ns);
+	}
+	if (req->mode == PFN_MODE_RAM &&
+	    ram_memmap_check(ns, &p.range, false, why_ram, sizeof(why_ram))) {
+		pr_err("%s: %s; nothing changed\n", ns->name, why_ram);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
-static int ns_make_pfn(struct nd_namespace_io *ns, const struct nd_pfn_request *req)
+/* Bring up what the block just written says; 0 if it is enabled (or raw). */
+static int reconfigure_attach(struct nd_namespace_io *ns, const struct nd_pfn_request *req,
+			      const struct nd_pfn_sb *sb)
 {
-	static struct nd_pfn_sb sb;
 	struct nd_pfn_geom g = ns_geom(ns);
 	struct nd_pfn_layout l;
 	const char *why;
-	u8 uuid[16];
 
-	uuid_gen(uuid, random_u64);
-	int err = nd_pfn_init(&sb, &g, req->mode, req->align, uuid, &why);
-	if (err) {
-		pr_err("%s: %s\n", ns->name, why);
-		return err;
-	}
-	err = nd_pfn_write_sb(ns, &sb);
-	if (!err)
-		err = nd_pfn_validate(&sb, &g, &l, &why);
-	if (err) {
-		pr_err("%s: info block not written: %s (error %d)\n", ns->name, why ? why : "", err);
-		return err;
-	}
+	if (req->mode == PFN_MODE_NONE)
+		return raw_attach(ns);
+	nd_pfn_validate(sb, &g, &l, &why);	/* checked by reconfigure_prepare */
 	struct nd_pfn *pfn = pfn_attach(ns, &l);
 	pfn_print(pfn);
 	return pfn->enabled ? 0 : -EIO;
 }
 
+static bool is_raw(struct nd_namespace_io *ns)
+{
+	return !nd_pfn_of(ns);
+}
+
 int nd_namespace_reconfigure(struct nd_namespace_io *ns, const struct nd_pfn_request *req)
 {
+	static struct nd_pfn_sb sb, old;
+
 	if (ns->region->ro) {
 		pr_err("%s: region %s is read-only\n", ns->name, ns->region->name);
 		return -EROFS;
 	}
 	if (!req->force) {
-		pr_err("%s is active, specify -f/--force for re-configuration\n", ns->name);
+		if (is_raw(ns) && req->mode == PFN_MODE_NONE)
+			pr_err("%s is raw: destroying it zeroes 4 KiB of its data at offset 4096, specify -f/--force\n",
+			       ns->name);
+		else
+			pr_err("%s is active, specify -f/--force for re-configuration\n", ns->name);
 		return -EBUSY;
 	}
-	int err = nd_namespace_detach(ns);
+	int err = reconfigure_prepare(ns, req, &sb);
+	if (!err)
+		err = nd_pfn_read_sb(ns, &old);
+	if (!err)
+		err = nd_namespace_detach(ns);
 	if (err)
-		return err;
-	return req->mode == PFN_MODE_NONE ? ns_make_raw(ns) : ns_make_pfn(ns, req);
+		return err;	/* nothing changed */
+	err = nd_pfn_write_sb(ns, &sb);
+	if (!err)
+		err = reconfigure_attach(ns, req, &sb);
+	if (!err)
+		return 0;
+	/* Back to what it was: the old block on the media, the old device up. */
+	nd_namespace_detach(ns);
+	int werr = nd_pfn_write_sb(ns, &old);
+	nd_namespace_probe(ns);
+	pr_err("%s: reconfiguration failed (error %d); %s\n", ns->name, err,
+	       werr ? "the old info block could not be written back" : "left as it was");
+	return err;
 }
 
 /* ndctl's spellings of a request, for create-namespace and pmem.create=. */
@@ -336,9 +484,14 @@ int nd_pfn_parse_align(const char *s, u64 *align)
 {
 	const char *end;
 
-	if (parse_size(s, align, &end) || *end || !nd_pfn_align_supported(*align)) {
+	if (parse_size(s, align, &end) || *end ||
+	    (*align != PAGE_SIZE && *align != 2 * MiB && *align != 1 * GiB)) {
 		kprintf("align '%s': expected 4K, 2M or 1G\n", s);
 		return -EINVAL;
+	}
+	if (!nd_pfn_align_supported(*align)) {
+		kprintf("align '%s': this CPU has no 1 GiB pages (pdpe1gb); use 4K or 2M\n", s);
+		return -EOPNOTSUPP;
 	}
 	return 0;
 }

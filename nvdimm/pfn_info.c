@@ -7,26 +7,20 @@
 #include <string.h>
 
 #include "nd_pfn_layout.h"
+#include "arch.h"
 #include "nd_pfn_sb.h"
 #include "nd_util.h"
+#include "unaligned.h"
 
-/*
- * The checksum field is the block's last two 32-bit words and counts as
- * zero: sum the words before it, then let the high sum absorb the low sum
- * twice more (two zero words), without copying the block.
- */
 u64 nd_pfn_sb_checksum(const struct nd_pfn_sb *sb)
 {
-	u64 r = nd_fletcher64(sb, offsetof(struct nd_pfn_sb, checksum));
-	u32 lo = (u32)r, hi = (u32)(r >> 32);
-
-	hi += 2 * lo;
-	return (u64)hi << 32 | lo;
+	return nd_info_block_checksum(sb);
 }
 
 bool nd_pfn_align_supported(u64 align)
 {
-	return align == PAGE_SIZE || align == 2 * MiB || align == 1 * GiB;
+	/* Linux offers 1 GiB only where the CPU maps 1 GiB pages (PUD leaves). */
+	return align == PAGE_SIZE || align == 2 * MiB || (align == 1 * GiB && cpu_features.pdpe1gb);
 }
 
 const char *nd_pfn_mode_name(enum nd_pfn_mode mode)
@@ -48,12 +42,14 @@ static u64 pow2_floor(u64 v)
 
 /* Rules 2-4: is this block ours at all? */
 static int pfn_sb_identify(const struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
-			   const char **why)
+			   const char *sig, const char **why)
 {
-	if (memcmp(sb->signature, DAX_SIG, PFN_SIG_LEN) == 0)
+	if (sig == (const char *)PFN_SIG && memcmp(sb->signature, DAX_SIG, PFN_SIG_LEN) == 0)
 		REJECT(-ENODEV, "device-dax info block (NVDIMM_DAX_INFO): not an fsdax pfn device");
-	if (memcmp(sb->signature, PFN_SIG, PFN_SIG_LEN) != 0)
-		REJECT(-ENODEV, "no pfn info block (signature is not NVDIMM_PFN_INFO)");
+	if (memcmp(sb->signature, sig, PFN_SIG_LEN) != 0)
+		REJECT(-ENODEV, sig == (const char *)PFN_SIG ?
+					"no pfn info block (signature is not NVDIMM_PFN_INFO)" :
+					"no dax info block (signature is not NVDIMM_DAX_INFO)");
 	if (sb->checksum != nd_pfn_sb_checksum(sb))
 		REJECT(-ENODEV, "info block checksum mismatch");
 	if (memcmp(sb->parent_uuid, ns->parent_uuid, 16) != 0)
@@ -125,11 +121,12 @@ static int pfn_sb_check_layout(struct nd_pfn_layout *l, const struct nd_pfn_geom
 	return 0;
 }
 
-int nd_pfn_validate(const struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
-		    struct nd_pfn_layout *out, const char **why)
+/* The pfn and dax blocks share every rule; only the signature differs (FACTS-2 §2.1). */
+static int info_block_validate(const struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
+			       const char *sig, struct nd_pfn_layout *out, const char **why)
 {
 	struct nd_pfn_layout l;
-	int err = pfn_sb_identify(sb, ns, why);
+	int err = pfn_sb_identify(sb, ns, sig, why);
 
 	if (err)
 		return err;
@@ -142,6 +139,59 @@ int nd_pfn_validate(const struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
 	*out = l;
 	*why = NULL;
 	return 0;
+}
+
+int nd_pfn_validate(const struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
+		    struct nd_pfn_layout *out, const char **why)
+{
+	return info_block_validate(sb, ns, PFN_SIG, out, why);
+}
+
+int nd_dax_validate(const struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
+		    struct nd_pfn_layout *out, const char **why)
+{
+	int err = info_block_validate(sb, ns, DAX_SIG, out, why);
+
+	if (!err && out->align != PAGE_SIZE && out->align != 2 * MiB && out->align != 1 * GiB)
+		REJECT(-EOPNOTSUPP, "device-dax align is not 4 KiB, 2 MiB or 1 GiB");
+	return err;
+}
+
+static bool btt_sb_valid(const u8 *blk)
+{
+	/* FACTS-2 §1.2: signature, checksum; parent_uuid zero on label-less namespaces. */
+	static const u8 zero[16];
+
+	return memcmp(blk, BTT_SIG, BTT_SIG_LEN) == 0 && get_le64(blk + 4088) == nd_info_block_checksum(blk) &&
+	       memcmp(blk + 32, zero, 16) == 0;
+}
+
+enum nd_personality nd_identify(const u8 *head, size_t len)
+{
+	if (len >= ND_BTT_V1_OFFSET + ND_INFO_BLOCK_SIZE && btt_sb_valid(head + ND_BTT_V1_OFFSET))
+		return ND_PERS_SECTOR;
+	if (len >= ND_INFO_BLOCK_SIZE && btt_sb_valid(head))
+		return ND_PERS_SECTOR;
+	if (len < ND_PFN_SB_OFFSET + ND_PFN_SB_SIZE)
+		return ND_PERS_RAW;
+	const u8 *sb = head + ND_PFN_SB_OFFSET;
+	if (get_le64(sb + 4088) != nd_info_block_checksum(sb))
+		return ND_PERS_RAW;
+	if (memcmp(sb, PFN_SIG, PFN_SIG_LEN) == 0)
+		return ND_PERS_FSDAX;
+	if (memcmp(sb, DAX_SIG, PFN_SIG_LEN) == 0)
+		return ND_PERS_DEVDAX;
+	return ND_PERS_RAW;
+}
+
+const char *nd_personality_name(enum nd_personality p)
+{
+	switch (p) {
+	case ND_PERS_SECTOR:	return "sector";
+	case ND_PERS_FSDAX:	return "fsdax";
+	case ND_PERS_DEVDAX:	return "devdax";
+	default:		return "raw";
+	}
 }
 
 int nd_pfn_init(struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
