@@ -118,7 +118,7 @@ void arch_flush_tlb_all(void)
 
 /*
  * A page-table walker of its own (not mm/pgtable.c's), so tests check mm's
- * tables against an independent reading of the x86 format.
+ * tables against an independent reading of the entries.
  */
 bool host_walk(u64 va, u64 *pa, enum pg_level *level)
 {
@@ -129,16 +129,16 @@ bool host_walk(u64 va, u64 *pa, enum pg_level *level)
 		return false;
 	for (enum pg_level l = PG_LEVEL_512G; l >= PG_LEVEL_4K; l--) {
 		u64 size = pg_level_size(l);
-		u64 e = ((const u64 *)phys_to_virt(table))[(va / size) & 511];
+		pte_t e = ((const pte_t *)phys_to_virt(table))[(va / size) & 511];
 
 		*level = l;
-		if (!(e & PTE_PRESENT))
+		if (!arch_pte_is_present(l, e))
 			return false;
-		if (l == PG_LEVEL_4K || (e & PTE_PSE)) {
-			*pa = (e & PTE_ADDR_MASK & ~(size - 1)) + (va & (size - 1));
+		if (arch_pte_is_leaf(l, e)) {
+			*pa = arch_pte_leaf_pa(l, e) + (va & (size - 1));
 			return true;
 		}
-		table = e & PTE_ADDR_MASK;
+		table = arch_pte_table_pa(l, e);
 	}
 	return false;
 }
