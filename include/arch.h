@@ -2,7 +2,8 @@
  * The arch contract: everything privileged the portable layers (mm/, nvdimm/,
  * drivers/, lib/) may ask for. arch/x86_64/ implements it for the kernel;
  * test/host/arch_host.c implements it over a simulated physical memory for
- * the host unit tests. Portable code never includes anything from arch/.
+ * the host unit tests (entries in their own format: test/host/pte_host.c).
+ * Portable code never includes anything from arch/.
  */
 #ifndef PMEMK_ARCH_H
 #define PMEMK_ARCH_H

@@ -9,7 +9,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -fsanitize=fuzzer,address,undefined \
 # Portable code the e820 harness links: the driver, lib/ minus the kernel's
 # newlib syscalls, and the host arch (console capture).
 FUZZ_E820_SRCS := $(wildcard drivers/e820/*.c) \
-	$(filter-out lib/syscalls.c,$(wildcard lib/*.c)) test/host/arch_host.c arch/x86_64/pte.c
+	$(filter-out lib/syscalls.c,$(wildcard lib/*.c)) test/host/arch_host.c test/host/pte_host.c
 
 FUZZ_BINS += $(BUILD)/fuzz/fuzz_memmap
 

@@ -4,7 +4,8 @@
  * real tables inside it and can be walked in software. A PROT_NONE window
  * stands for the vmemmap: arch_sync_kernel_mappings() maps the memfd into it
  * wherever kernel_pgtable's leaves point, so struct page stores land in
- * simulated physical memory exactly where the page tables say.
+ * simulated physical memory exactly where the page tables say. Entries are in
+ * the fake's own format (pte_host.c), which host_walk() decodes.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
