@@ -39,8 +39,9 @@ static int phys_fd = -1;
 static u8 *vmemmap_window;
 struct page *vmemmap;
 
-/* Tests that build kernel page tables define their own; the rest get this one. */
+/* mm/paging.c defines it; this stand-in serves programs without mm/ (the fuzzers). */
 __attribute__((weak)) struct pgtable kernel_pgtable;
+
 static char console_buf[1 << 20];
 static size_t console_len;
 bool host_console_echo;
@@ -184,6 +185,12 @@ static u64 host_root;
 u64 arch_pgtable_root(void)
 {
 	return host_root;
+}
+
+void arch_pgtable_activate(u64 root_pa)
+{
+	host_root = root_pa;
+	host_tlb_flushes++;
 }
 
 u64 arch_cycles(void)

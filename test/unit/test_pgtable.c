@@ -11,8 +11,6 @@
 #include "direct_map.h"
 #include "pgtable.h"
 
-struct pgtable kernel_pgtable;
-
 /* A bump allocator for table pages at [1 GiB, ...) of simulated memory. */
 static u64 next_table_pa, tables_freed;
 
