@@ -122,9 +122,9 @@ void arch_flush_tlb_all(void)
  * A page-table walker of its own (not mm/pgtable.c's), so tests check mm's
  * tables against an independent reading of the entries.
  */
-bool host_walk(u64 va, u64 *pa, enum pg_level *level)
+bool host_walk(u64 va, u64 *pa, enum pg_level *level, u64 *prot)
 {
-	u64 table = kernel_pgtable.root;
+	u64 table = kernel_pgtable.root, allowed = PGPROT_WRITE | PGPROT_EXEC;
 
 	*level = PG_LEVEL_512G;
 	if (!table)
@@ -136,8 +136,11 @@ bool host_walk(u64 va, u64 *pa, enum pg_level *level)
 		*level = l;
 		if (!arch_pte_is_present(l, e))
 			return false;
+		allowed &= arch_pte_prot(l, e);
 		if (arch_pte_is_leaf(l, e)) {
 			*pa = arch_pte_leaf_pa(l, e) + (va & (size - 1));
+			if (prot)
+				*prot = allowed;
 			return true;
 		}
 		table = arch_pte_table_pa(l, e);
@@ -154,7 +157,7 @@ void arch_sync_kernel_mappings(u64 va, u64 len)
 	while (va < end) {
 		enum pg_level level;
 		u64 pa, off = va - VMEMMAP_BASE;
-		bool mapped = host_walk(va, &pa, &level);
+		bool mapped = host_walk(va, &pa, &level, NULL);
 		u64 next = MIN(end, ALIGN_DOWN(va, pg_level_size(level)) + pg_level_size(level));
 
 		if (!mapped) {

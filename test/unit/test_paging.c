@@ -84,8 +84,9 @@ static void expect(u64 va, u64 pa, u64 prot, enum pg_level level)
 	if (level)
 		assert_int_equal(got_level, level);
 	/* The independent walker agrees. */
-	assert_true(host_walk(va, &got_pa, &got_level));
+	assert_true(host_walk(va, &got_pa, &got_level, &got_prot));
 	assert_int_equal(got_pa, pa);
+	assert_int_equal(got_prot, prot);
 }
 
 static void unmapped(u64 va)

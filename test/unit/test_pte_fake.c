@@ -115,7 +115,7 @@ static void x86_entries_are_holes(void **state)
 	root()[pg_level_index(va, PG_LEVEL_512G)] = (pte_t){pdpt | X86_PRESENT_WRITE};
 	assert_false(walk(va, &level));
 	assert_int_equal(level, PG_LEVEL_512G);
-	assert_false(host_walk(va, &pa, &level));
+	assert_false(host_walk(va, &pa, &level, NULL));
 	/* An x86 4 KiB entry beside one mm made: only mm's is mapped. */
 	root()[pg_level_index(va, PG_LEVEL_512G)] = arch_pte_absent(PG_LEVEL_512G);
 	assert_int_equal(pgtable_map(&pt, va, 0x10000, PAGE_SIZE, PROT_KERNEL_RW), 0);
@@ -125,7 +125,7 @@ static void x86_entries_are_holes(void **state)
 	assert_true(walk(va, &level));
 	assert_false(walk(va + PAGE_SIZE, &level));
 	assert_int_equal(level, PG_LEVEL_4K);
-	assert_false(host_walk(va + PAGE_SIZE, &pa, &level));
+	assert_false(host_walk(va + PAGE_SIZE, &pa, &level, NULL));
 }
 
 /* Fork; the child runs fn and must die of SIGABRT with `msg` on stderr. */
