@@ -73,6 +73,27 @@ KTEST(paging_kernel_sections_have_their_permissions)
 	KT_EXPECT_EQ(flags, PROT_KERNEL_RW | exec_anyway);
 }
 
+/*
+ * The x86 entry format (arch/x86_64/pte.c) against the SDM's bits (vol. 3A
+ * §4.5), not against the functions that decode it: the walks above would
+ * agree with a consistently wrong encoding.
+ */
+KTEST(paging_x86_entries_have_the_sdm_bits)
+{
+	const u64 nx = 1ULL << 63;
+
+	KT_EXPECT_EQ(arch_pte_table(PG_LEVEL_512G, 0x5000).val, 0x5003ULL);
+	KT_EXPECT_EQ(arch_pte_leaf(PG_LEVEL_4K, 0x7000, PROT_KERNEL_RW).val, 0x7003ULL | nx);
+	KT_EXPECT_EQ(arch_pte_leaf(PG_LEVEL_2M, 0x200000, PROT_KERNEL_RO).val, 0x200081ULL | nx);
+	KT_EXPECT_EQ(arch_pte_leaf(PG_LEVEL_1G, 0x40000000, PROT_KERNEL_RX).val, 0x40000081ULL);
+	KT_EXPECT_EQ(arch_pte_absent(PG_LEVEL_2M).val, 0);
+	/* In a PT, bit 7 is PAT: still a 4 KiB leaf. In a PD, bit 12 is PAT, not address. */
+	KT_ASSERT(arch_pte_is_leaf(PG_LEVEL_4K, (pte_t){0x7081}));
+	KT_ASSERT(arch_pte_is_table(PG_LEVEL_2M, (pte_t){0x7003}));
+	KT_EXPECT_EQ(arch_pte_leaf_pa(PG_LEVEL_2M, (pte_t){0x201081}), 0x200000);
+	KT_EXPECT_EQ(arch_pte_prot(PG_LEVEL_4K, (pte_t){0x7003ULL | nx}), PROT_KERNEL_RW);
+}
+
 KTEST(paging_null_and_identity_unmapped)
 {
 	u64 pa, flags;
