@@ -2,7 +2,7 @@
  * The arch contract: everything privileged the portable layers (mm/, nvdimm/,
  * drivers/, lib/) may ask for. arch/x86_64/ implements it for the kernel;
  * test/host/arch_host.c implements it over a simulated physical memory for
- * the host unit tests (entries in their own format: test/host/pte_host.c).
+ * the host unit tests (entries in a format of their own: test/host/pte_host.c).
  * Portable code never includes anything from arch/.
  */
 #ifndef PMEMK_ARCH_H
@@ -105,6 +105,14 @@ typedef struct {
 #define PROT_KERNEL_RX PGPROT_EXEC
 #define PROT_KERNEL_RO 0ULL
 #define PROT_KERNEL_RW PGPROT_WRITE
+
+/*
+ * The implementation's entry format, found on the include path: the kernel's
+ * arch/x86_64/arch_pte.h defines the functions below as static inlines (the
+ * prototypes that follow then check their signatures), the host tests'
+ * test/host/arch_pte.h leaves them to the fake in test/host/pte_host.c.
+ */
+#include "arch_pte.h"
 
 /* Can a leaf (a page or a block) sit at this level at all? x86: 4 KiB, 2 MiB, 1 GiB. */
 bool arch_pte_leaf_allowed(enum pg_level level);
