@@ -74,8 +74,8 @@ KTEST(paging_kernel_sections_have_their_permissions)
 }
 
 /*
- * The x86 entry format (arch/x86_64/pte.c) against the SDM's bits (vol. 3A
- * §4.5), not against the functions that decode it: the walks above would
+ * The x86 entry format (arch/x86_64/arch_pte.h) against the SDM's bits (vol. 3A
+ * §4.5), not against the functions that decode it: the paging_* walks would
  * agree with a consistently wrong encoding.
  */
 KTEST(paging_x86_entries_have_the_sdm_bits)
