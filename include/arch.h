@@ -2,7 +2,8 @@
  * The arch contract: everything privileged the portable layers (mm/, nvdimm/,
  * drivers/, lib/) may ask for. arch/x86_64/ implements it for the kernel;
  * test/host/arch_host.c implements it over a simulated physical memory for
- * the host unit tests. Portable code never includes anything from arch/.
+ * the host unit tests (entries in a format of their own: test/host/pte_host.c).
+ * Portable code never includes anything from arch/.
  */
 #ifndef PMEMK_ARCH_H
 #define PMEMK_ARCH_H
@@ -49,6 +50,105 @@ void arch_sync_kernel_mappings(u64 va, u64 len);
 
 /* Physical address of the active top-level page table. */
 u64 arch_pgtable_root(void);
+
+/*
+ * Make the tables rooted at root_pa (a table built with the entries below)
+ * the active ones; every earlier translation is dropped. On x86 this loads
+ * CR3; the host records it for arch_pgtable_root().
+ */
+void arch_pgtable_activate(u64 root_pa);
+
+/*
+ * Page-table entries (after Hafnium's inc/hf/arch/mm.h). Portable code
+ * builds, reads and tears down tables only through these: it never knows
+ * where the present bit is or how an address is stored. Every function takes
+ * the level of the table the entry lives in, because formats differ by
+ * level (on x86, bit 7 means "leaf" in a PD but PAT in a PT). A table is one
+ * 4 KiB page of 512 entries; an all-zero entry is absent at every level, so
+ * a zeroed page is an empty table. The host fake encodes entries its own way
+ * and aborts when an entry is read at a level it was not made for.
+ */
+
+/* Levels, by the size one entry maps; the root table's entries are PG_LEVEL_512G. */
+enum pg_level {
+	PG_LEVEL_4K = 1,
+	PG_LEVEL_2M = 2,
+	PG_LEVEL_1G = 3,
+	PG_LEVEL_512G = 4,
+};
+
+/* Bytes mapped by one entry at each level. */
+static inline u64 pg_level_size(enum pg_level l)
+{
+	return 1ULL << (PAGE_SHIFT + 9 * ((unsigned int)l - 1));
+}
+
+/* Index of va's entry in a table of level l. */
+static inline unsigned int pg_level_index(u64 va, enum pg_level l)
+{
+	return (unsigned int)(va >> (PAGE_SHIFT + 9 * ((unsigned int)l - 1))) & 511;
+}
+
+/* One entry; a struct so that portable code cannot test its bits by mistake. */
+typedef struct {
+	u64 val;
+} pte_t;
+
+/*
+ * Portable protections of a leaf: reading is always allowed, these add
+ * writing and executing. Walks report the protection in effect, the
+ * intersection over every level.
+ */
+#define PGPROT_WRITE (1ULL << 0)
+#define PGPROT_EXEC (1ULL << 1)
+
+#define PROT_KERNEL_RX PGPROT_EXEC
+#define PROT_KERNEL_RO 0ULL
+#define PROT_KERNEL_RW PGPROT_WRITE
+
+/*
+ * The implementation's entry format, found on the include path: the kernel's
+ * arch/x86_64/arch_pte.h defines the functions below as static inlines (the
+ * prototypes that follow then check their signatures), the host tests'
+ * test/host/arch_pte.h leaves them to the fake in test/host/pte_host.c.
+ */
+#include "arch_pte.h"
+
+/* Can a leaf (a page or a block) sit at this level at all? x86: 4 KiB, 2 MiB, 1 GiB. */
+bool arch_pte_leaf_allowed(enum pg_level level);
+
+/* An entry that maps nothing (all zero). */
+pte_t arch_pte_absent(enum pg_level level);
+
+/*
+ * An entry at `level` pointing to the next-level table at table_pa (4 KiB
+ * aligned). It allows everything: leaves carry the protection.
+ */
+pte_t arch_pte_table(enum pg_level level, u64 table_pa);
+
+/*
+ * A leaf at `level` mapping pg_level_size(level) bytes at pa (aligned to
+ * that size; the level must be arch_pte_leaf_allowed) with prot (PGPROT_*).
+ */
+pte_t arch_pte_leaf(enum pg_level level, u64 pa, u64 prot);
+
+/* Does the entry map something (a table or a leaf)? */
+bool arch_pte_is_present(enum pg_level level, pte_t pte);
+
+/* Is it a present entry pointing to a next-level table? */
+bool arch_pte_is_table(enum pg_level level, pte_t pte);
+
+/* Is it a present leaf? */
+bool arch_pte_is_leaf(enum pg_level level, pte_t pte);
+
+/* The table a table entry points to (physical). Only for arch_pte_is_table entries. */
+u64 arch_pte_table_pa(enum pg_level level, pte_t pte);
+
+/* The first byte a leaf maps (physical). Only for arch_pte_is_leaf entries. */
+u64 arch_pte_leaf_pa(enum pg_level level, pte_t pte);
+
+/* What a present entry allows (PGPROT_*); a table entry's part of the effective protection. */
+u64 arch_pte_prot(enum pg_level level, pte_t pte);
 
 /* Time: raw TSC cycles and their conversion with the calibrated rate. */
 u64 arch_cycles(void);

@@ -1,52 +1,29 @@
 /*
- * x86-64 4-level page tables (SDM vol. 3A §4.5), built by portable code:
- * entries are written through phys_to_virt, so the host tests build real
- * tables in simulated memory and walk them in software.
+ * 4-level page tables built by portable code: tables are written through
+ * phys_to_virt and entries made and read only through the arch contract
+ * (arch_pte_*, include/arch.h), so the host tests build real tables in
+ * simulated memory, in the host fake's own entry format, and walk them.
  */
 #ifndef PMEMK_PGTABLE_H
 #define PMEMK_PGTABLE_H
 
+#include "arch.h"
 #include "types.h"
 
-#define PTE_PRESENT (1ULL << 0)
-#define PTE_WRITE (1ULL << 1)
-#define PTE_USER (1ULL << 2)
-#define PTE_PWT (1ULL << 3)
-#define PTE_PCD (1ULL << 4)
-#define PTE_ACCESSED (1ULL << 5)
-#define PTE_DIRTY (1ULL << 6)
-#define PTE_PSE (1ULL << 7)	/* leaf at PDPT (1 GiB) or PD (2 MiB) level */
-#define PTE_GLOBAL (1ULL << 8)
-#define PTE_NX (1ULL << 63)
-#define PTE_ADDR_MASK 0x000FFFFFFFFFF000ULL
-
-/* Protections for leaves. */
-#define PROT_KERNEL_RX 0ULL
-#define PROT_KERNEL_RO PTE_NX
-#define PROT_KERNEL_RW (PTE_WRITE | PTE_NX)
-
-/* Levels, by the size one entry maps. */
-enum pg_level {
-	PG_LEVEL_4K = 1,
-	PG_LEVEL_2M = 2,
-	PG_LEVEL_1G = 3,
-	PG_LEVEL_512G = 4,
-};
-
 struct pgtable {
-	u64 root;			/* physical address of the PML4 */
-	u64 (*alloc_table)(void);	/* a zeroed 4 KiB page, or 0 */
+	u64 root; /* physical address of the root table */
+	u64 (*alloc_table)(void); /* a zeroed 4 KiB page, or 0 */
 	void (*free_table)(u64 pa);
-	enum pg_level max_leaf;		/* largest leaf size allowed */
-	bool nx;			/* CPU supports NX; else strip it */
-	u64 nr_tables;			/* table pages owned, root included */
+	enum pg_level max_leaf; /* largest leaf size allowed */
+	bool nx; /* the CPU can forbid execution; else every leaf gets PGPROT_EXEC */
+	u64 nr_tables; /* table pages owned, root included */
 };
 
 /* Allocate the root table. -ENOMEM if alloc_table fails. */
 int pgtable_init(struct pgtable *pt);
 
 /*
- * Map [va, va+len) to [pa, pa+len) with `prot` (PTE_WRITE, PTE_NX, ...),
+ * Map [va, va+len) to [pa, pa+len) with `prot` (PGPROT_*, e.g. PROT_KERNEL_RW),
  * using the largest leaves that alignment, length and max_leaf allow. All
  * three must be 4 KiB aligned. Fails with -EEXIST if any part is already
  * mapped, -ENOMEM when a table cannot be allocated; on failure nothing this
@@ -61,21 +38,25 @@ int pgtable_map(struct pgtable *pt, u64 va, u64 pa, u64 len, u64 prot);
 int pgtable_unmap(struct pgtable *pt, u64 va, u64 len);
 
 /*
- * Translate va. Returns true and fills *pa, *leaf_flags (the leaf entry's
- * flags, effective NX/W folded in from upper levels) and *level when mapped.
- * When not mapped, returns false with *level set to the level whose entry is
- * empty: the whole aligned pg_level_size(*level) block around va is a hole.
+ * Translate va. Returns true and fills *pa, *flags (the PGPROT_* protection
+ * in effect: the leaf's, restricted by every table above it) and *level when
+ * mapped. When not mapped, returns false with *level set to the level whose
+ * entry is empty: the whole aligned pg_level_size(*level) block around va is
+ * a hole.
  */
 bool pgtable_walk(const struct pgtable *pt, u64 va, u64 *pa, u64 *flags,
 		  enum pg_level *level);
 
-/* Bytes mapped by one entry at each level. */
-static inline u64 pg_level_size(enum pg_level l)
-{
-	return 1ULL << (PAGE_SHIFT + 9 * ((unsigned int)l - 1));
-}
+/*
+ * The entry for va in the table of `level`, or NULL when the walk from the
+ * root does not reach that table (an entry above is absent or a leaf).
+ */
+pte_t *pgtable_entry(const struct pgtable *pt, u64 va, enum pg_level level);
 
-/* The kernel's own page tables (arch/x86_64/paging.c; host tests make theirs). */
+/* prot as pt's leaves get it: with PGPROT_EXEC added when the CPU cannot forbid it. */
+u64 pgtable_leaf_prot(const struct pgtable *pt, u64 prot);
+
+/* The kernel's own page tables (built by mm/paging.c; host tests set up theirs). */
 extern struct pgtable kernel_pgtable;
 
 #endif

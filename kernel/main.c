@@ -17,6 +17,7 @@
 #include "nfit.h"
 #include "nvdimm.h"
 #include "page_alloc.h"
+#include "paging.h"
 #include "params.h"
 #include "persist.h"
 #include "pgtable.h"
@@ -27,6 +28,8 @@
 
 #define PMEMK_VERSION "0.1"
 #define BOOT_ALLOC_LIMIT (4 * GiB)	/* what the boot page tables direct map */
+
+extern char _text[], _etext[], _rodata[], _erodata[], _data[], _end[]; /* linker.ld */
 
 static const char *ktest_spec;
 static const char *run_cmds;
@@ -93,6 +96,45 @@ static void memblock_setup(const struct boot_info *bi)
 	memblock_set_limit(BOOT_ALLOC_LIMIT);
 }
 
+static bool direct_mapped_type(u32 type)
+{
+	return type == E820_TYPE_RAM || type == E820_TYPE_ACPI || type == E820_TYPE_NVS;
+}
+
+/*
+ * What the direct map holds at boot, in address order: the first MiB (BIOS
+ * data area, EBDA, the RSDP scan area) and every RAM and ACPI range of the
+ * e820 map. Reserved memory and pmem are added when something needs them.
+ */
+static u32 boot_direct_ranges(struct phys_range *r)
+{
+	u32 n = 0;
+
+	r[n++] = (struct phys_range){0, 1 * MiB};
+	for (u32 i = 0; i < e820_table.nr; i++) {
+		const struct e820_entry *e = &e820_table.entries[i];
+		if (direct_mapped_type(e->type))
+			r[n++] = (struct phys_range){e->addr, e->addr + e->size};
+	}
+	return n;
+}
+
+/* The kernel's own page tables: the image as linked, the boot direct map. */
+static void paging_setup(void)
+{
+	static struct phys_range direct[1 + E820_MAX_ENTRIES];
+	const struct kernel_image image = {
+		.text = (u64)_text,
+		.etext = (u64)_etext,
+		.rodata = (u64)_rodata,
+		.erodata = (u64)_erodata,
+		.data = (u64)_data,
+		.end = (u64)_end,
+	};
+
+	paging_init(&image, direct, boot_direct_ranges(direct));
+}
+
 /* The heap behind malloc: 1/16 of RAM, between 4 and 64 MiB. */
 static void heap_setup(void)
 {
@@ -119,7 +161,7 @@ void kmain(const struct boot_info *bi)
 
 	e820_init(bi);
 	memblock_setup(bi);
-	paging_init();
+	paging_setup();
 	memblock_set_limit(0);
 	heap_setup();
 	page_alloc_init();

@@ -1,17 +1,17 @@
-/* Building, tearing down and walking x86-64 page tables from portable code. */
+/*
+ * Building, tearing down and walking page tables from portable code. Entries
+ * are made and read only through the arch contract (arch_pte_*, arch.h),
+ * always with the level of the table they live in.
+ */
 #include <errno.h>
 
 #include "arch.h"
 #include "pgtable.h"
 
-static u64 *table_of(u64 entry)
+/* The table a table entry of level l points to. */
+static pte_t *child_of(enum pg_level l, pte_t entry)
 {
-	return phys_to_virt(entry & PTE_ADDR_MASK);
-}
-
-static unsigned int index_at(u64 va, enum pg_level l)
-{
-	return (unsigned int)(va >> (PAGE_SHIFT + 9 * ((unsigned int)l - 1))) & 511;
+	return phys_to_virt(arch_pte_table_pa(l, entry));
 }
 
 int pgtable_init(struct pgtable *pt)
@@ -23,82 +23,90 @@ int pgtable_init(struct pgtable *pt)
 	return 0;
 }
 
-/* The next-level table under *entry, allocating it if absent. */
-static u64 *next_table(struct pgtable *pt, u64 *entry)
+u64 pgtable_leaf_prot(const struct pgtable *pt, u64 prot)
 {
-	if (*entry & PTE_PRESENT)
-		return (*entry & PTE_PSE) ? NULL : table_of(*entry);
+	return pt->nx ? prot : prot | PGPROT_EXEC;
+}
+
+/* The next-level table under *entry (level l), allocating it if absent; NULL if out of memory. */
+static pte_t *next_table(struct pgtable *pt, pte_t *entry, enum pg_level l)
+{
+	if (arch_pte_is_table(l, *entry))
+		return child_of(l, *entry);
 	u64 pa = pt->alloc_table();
 	if (!pa)
 		return NULL;
 	pt->nr_tables++;
-	*entry = pa | PTE_PRESENT | PTE_WRITE;	/* leaves carry the protection */
-	return table_of(*entry);
+	*entry = arch_pte_table(l, pa);
+	return phys_to_virt(pa);
 }
 
 static bool leaf_fits(const struct pgtable *pt, enum pg_level l, u64 va, u64 pa, u64 len)
 {
 	u64 size = pg_level_size(l);
 
-	return l <= pt->max_leaf && IS_ALIGNED(va, size) && IS_ALIGNED(pa, size) && len >= size;
+	return l <= pt->max_leaf && arch_pte_leaf_allowed(l) && IS_ALIGNED(va, size) &&
+	       IS_ALIGNED(pa, size) && len >= size;
 }
 
 /* Map one leaf at the largest level that fits; returns the bytes mapped or an errno. */
 static s64 map_one(struct pgtable *pt, u64 va, u64 pa, u64 len, u64 prot)
 {
-	u64 *table = phys_to_virt(pt->root);
+	pte_t *table = phys_to_virt(pt->root);
 
 	for (enum pg_level l = PG_LEVEL_512G;; l--) {
-		u64 *entry = &table[index_at(va, l)];
-		if (l <= PG_LEVEL_1G && leaf_fits(pt, l, va, pa, len)) {
-			if (*entry & PTE_PRESENT)
+		pte_t *entry = &table[pg_level_index(va, l)];
+		if (leaf_fits(pt, l, va, pa, len)) {
+			if (arch_pte_is_present(l, *entry))
 				return -EEXIST;
-			*entry = pa | prot | PTE_PRESENT | (l > PG_LEVEL_4K ? PTE_PSE : 0);
+			*entry = arch_pte_leaf(l, pa, prot);
 			return (s64)pg_level_size(l);
 		}
 		if (l == PG_LEVEL_4K)
 			return -EINVAL;	/* unreachable: 4 KiB always fits */
-		if ((*entry & PTE_PRESENT) && (*entry & PTE_PSE))
+		if (arch_pte_is_leaf(l, *entry))
 			return -EEXIST;
-		table = next_table(pt, entry);
+		table = next_table(pt, entry, l);
 		if (!table)
 			return -ENOMEM;
 	}
 }
 
-static bool table_empty(const u64 *t)
+/* Does the table of level l map nothing? */
+static bool table_empty(const pte_t *t, enum pg_level l)
 {
 	for (int i = 0; i < 512; i++)
-		if (t[i])
+		if (arch_pte_is_present(l, t[i]))
 			return false;
 	return true;
 }
 
-static void free_child(struct pgtable *pt, u64 *entry)
+/* Clear the table entry *entry (level l) and free the table it pointed to. */
+static void free_child(struct pgtable *pt, pte_t *entry, enum pg_level l)
 {
-	u64 child_pa = *entry & PTE_ADDR_MASK;
+	u64 child_pa = arch_pte_table_pa(l, *entry);
 
-	*entry = 0;
+	*entry = arch_pte_absent(l);
 	if (pt->free_table)
 		pt->free_table(child_pa);
 	pt->nr_tables--;
 }
 
 /* Free the tables below `table` (level l entries) over [va, end) that map nothing. */
-static void prune_level(struct pgtable *pt, u64 *table, enum pg_level l, u64 va, u64 end)
+static void prune_level(struct pgtable *pt, pte_t *table, enum pg_level l, u64 va, u64 end)
 {
 	u64 size = pg_level_size(l);
 
 	for (u64 a = va, next; a < end; a = next) {
-		u64 *e = &table[index_at(a, l)];
+		pte_t *e = &table[pg_level_index(a, l)];
 
 		next = MIN(end, ALIGN_DOWN(a, size) + size);
-		if (!(*e & PTE_PRESENT) || (*e & PTE_PSE) || l == PG_LEVEL_4K)
+		if (l == PG_LEVEL_4K || !arch_pte_is_table(l, *e))
 			continue;
-		u64 *child = table_of(*e);
+		pte_t *child = child_of(l, *e);
 		prune_level(pt, child, l - 1, a, next);
-		if (table_empty(child))
-			free_child(pt, e);
+		if (table_empty(child, l - 1))
+			free_child(pt, e, l);
 	}
 }
 
@@ -108,8 +116,7 @@ int pgtable_map(struct pgtable *pt, u64 va, u64 pa, u64 len, u64 prot)
 
 	if (!IS_ALIGNED(va | pa | len, PAGE_SIZE))
 		return -EINVAL;
-	if (!pt->nx)
-		prot &= ~PTE_NX;
+	prot = pgtable_leaf_prot(pt, prot);
 	while (off < len) {
 		s64 done = map_one(pt, va + off, pa + off, len - off, prot);
 		if (done < 0) {
@@ -125,23 +132,23 @@ int pgtable_map(struct pgtable *pt, u64 va, u64 pa, u64 len, u64 prot)
 }
 
 /* Clear the leaf for va below `table` at level l; free tables that empty. */
-static s64 unmap_one(struct pgtable *pt, u64 *table, enum pg_level l, u64 va, u64 len)
+static s64 unmap_one(struct pgtable *pt, pte_t *table, enum pg_level l, u64 va, u64 len)
 {
-	u64 *entry = &table[index_at(va, l)];
+	pte_t *entry = &table[pg_level_index(va, l)];
 	u64 size = pg_level_size(l);
 
-	if (!(*entry & PTE_PRESENT))
+	if (!arch_pte_is_present(l, *entry))
 		return -ENOENT;
-	if (l == PG_LEVEL_4K || (*entry & PTE_PSE)) {
+	if (arch_pte_is_leaf(l, *entry)) {
 		if (!IS_ALIGNED(va, size) || len < size)
 			return -EINVAL;	/* would have to split a large leaf */
-		*entry = 0;
+		*entry = arch_pte_absent(l);
 		return (s64)size;
 	}
-	u64 *child = table_of(*entry);
+	pte_t *child = child_of(l, *entry);
 	s64 done = unmap_one(pt, child, l - 1, va, len);
-	if (done > 0 && table_empty(child))
-		free_child(pt, entry);
+	if (done > 0 && table_empty(child, l - 1))
+		free_child(pt, entry, l);
 	return done;
 }
 
@@ -170,26 +177,36 @@ int pgtable_unmap(struct pgtable *pt, u64 va, u64 len)
 bool pgtable_walk(const struct pgtable *pt, u64 va, u64 *pa, u64 *flags,
 		  enum pg_level *level)
 {
-	const u64 *table = phys_to_virt(pt->root);
-	u64 eff_nx = 0, eff_w = PTE_WRITE;
+	const pte_t *table = phys_to_virt(pt->root);
+	u64 prot = PGPROT_WRITE | PGPROT_EXEC;
 
 	for (enum pg_level l = PG_LEVEL_512G; l >= PG_LEVEL_4K; l--) {
-		u64 e = table[index_at(va, l)];
-		if (!(e & PTE_PRESENT)) {
-			*level = l;	/* the hole spans this entry */
-			return false;
-		}
-		eff_nx |= e & PTE_NX;
-		eff_w &= e & PTE_WRITE;
-		if (l == PG_LEVEL_4K || (e & PTE_PSE)) {
-			u64 size = pg_level_size(l);
-			u64 base = e & PTE_ADDR_MASK & ~(size - 1);
-			*pa = base + (va & (size - 1));
-			*flags = (e & ~PTE_ADDR_MASK & ~PTE_NX & ~PTE_WRITE) | eff_nx | eff_w;
-			*level = l;
+		pte_t e = table[pg_level_index(va, l)];
+
+		*level = l;
+		if (!arch_pte_is_present(l, e))
+			return false; /* the hole spans this entry */
+		prot &= arch_pte_prot(l, e);
+		if (arch_pte_is_leaf(l, e)) {
+			*pa = arch_pte_leaf_pa(l, e) + (va & (pg_level_size(l) - 1));
+			*flags = prot;
 			return true;
 		}
-		table = table_of(e);
+		table = child_of(l, e);
 	}
 	return false;
+}
+
+pte_t *pgtable_entry(const struct pgtable *pt, u64 va, enum pg_level level)
+{
+	pte_t *table = phys_to_virt(pt->root);
+
+	for (enum pg_level l = PG_LEVEL_512G; l > level; l--) {
+		pte_t e = table[pg_level_index(va, l)];
+
+		if (!arch_pte_is_table(l, e))
+			return NULL;
+		table = child_of(l, e);
+	}
+	return &table[pg_level_index(va, level)];
 }

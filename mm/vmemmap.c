@@ -50,34 +50,21 @@ static u64 memmap_va(u64 pfn)
 	return VMEMMAP_BASE + pfn * sizeof(struct page);
 }
 
-static unsigned int index_at(u64 va, enum pg_level l)
-{
-	return (unsigned int)(va >> (PAGE_SHIFT + 9 * ((unsigned int)l - 1))) & 511;
-}
-
-static u64 *table_of(u64 entry)
-{
-	return phys_to_virt(entry & PTE_ADDR_MASK);
-}
-
 /* The entry mapping va at `level`, or NULL if a table above it is missing. */
-static u64 *entry_at(u64 va, enum pg_level level)
+static pte_t *entry_at(u64 va, enum pg_level level)
 {
-	u64 *table = phys_to_virt(kernel_pgtable.root);
-
-	for (enum pg_level l = PG_LEVEL_512G; l > level; l--) {
-		u64 e = table[index_at(va, l)];
-
-		if (!(e & PTE_PRESENT) || (e & PTE_PSE))
-			return NULL;
-		table = table_of(e);
-	}
-	return &table[index_at(va, level)];
+	return pgtable_entry(&kernel_pgtable, va, level);
 }
 
-static bool present(const u64 *entry)
+static bool present(const pte_t *entry, enum pg_level level)
 {
-	return entry && (*entry & PTE_PRESENT);
+	return entry && arch_pte_is_present(level, *entry);
+}
+
+/* A 2 MiB leaf in the PMD entry? */
+static bool pmd_is_block(const pte_t *pmd)
+{
+	return pmd && arch_pte_is_leaf(PG_LEVEL_2M, *pmd);
 }
 
 /* End of the part of [s, end) that lies in s's section. */
@@ -94,7 +81,7 @@ static bool use_block(u64 s, u64 e, unsigned int flags)
 
 static u64 leaf_prot(void)
 {
-	return PTE_PRESENT | PTE_WRITE | (kernel_pgtable.nx ? PTE_NX : 0);
+	return pgtable_leaf_prot(&kernel_pgtable, PROT_KERNEL_RW);
 }
 
 /* Upper tables missing for the section whose memmap starts at va. */
@@ -103,26 +90,26 @@ static u64 count_upper(u64 va, bool first)
 	u64 n = 0;
 
 	if (first || IS_ALIGNED(va, pg_level_size(PG_LEVEL_512G)))
-		n += !present(entry_at(va, PG_LEVEL_512G));	/* a PDPT */
+		n += !present(entry_at(va, PG_LEVEL_512G), PG_LEVEL_512G); /* a PDPT */
 	if (first || IS_ALIGNED(va, pg_level_size(PG_LEVEL_1G)))
-		n += !present(entry_at(va, PG_LEVEL_1G));	/* a PD */
+		n += !present(entry_at(va, PG_LEVEL_1G), PG_LEVEL_1G); /* a PD */
 	return n;
 }
 
 /* Count what the section part [s, e) needs; -EEXIST if it has struct pages. */
 static int count_section(u64 s, u64 e, bool block, bool alt, struct vmemmap_need *need)
 {
-	u64 *pmd = entry_at(memmap_va(ALIGN_DOWN(s, PAGES_PER_SECTION)), PG_LEVEL_2M);
+	pte_t *pmd = entry_at(memmap_va(ALIGN_DOWN(s, PAGES_PER_SECTION)), PG_LEVEL_2M);
 
-	if (present(pmd) && (block || (*pmd & PTE_PSE)))
+	if (present(pmd, PG_LEVEL_2M) && (block || pmd_is_block(pmd)))
 		return -EEXIST;
 	if (block) {
 		*(alt ? &need->alt_blocks : &need->blocks) += 1;
 		return 0;
 	}
-	need->tables += !present(pmd);	/* a PT */
+	need->tables += !present(pmd, PG_LEVEL_2M); /* a PT */
 	for (u64 p = s; p < e; p += PAGES_PER_SUBSECTION) {
-		if (present(entry_at(memmap_va(p), PG_LEVEL_4K)))
+		if (present(entry_at(memmap_va(p), PG_LEVEL_4K), PG_LEVEL_4K))
 			return -EEXIST;
 		need->runs++;
 	}
@@ -231,32 +218,32 @@ static int vmemmap_prepare(u64 start, u64 end, const struct vmem_altmap *altmap,
 	return reserve_ram(&need, res);
 }
 
-/* The table under *entry, installing a reserved (zeroed) page if absent. */
-static u64 *install_table(u64 *entry, struct vmemmap_reserve *res)
+/* The table under *entry (level l), installing a reserved (zeroed) page if absent. */
+static pte_t *install_table(pte_t *entry, enum pg_level l, struct vmemmap_reserve *res)
 {
-	if (!(*entry & PTE_PRESENT)) {
+	if (!arch_pte_is_present(l, *entry)) {
 		u64 pa = pop(&res->tables);
 
 		memset(phys_to_virt(pa), 0, PAGE_SIZE);
-		*entry = pa | PTE_PRESENT | PTE_WRITE;	/* leaves carry the protection */
+		*entry = arch_pte_table(l, pa);
 		kernel_pgtable.nr_tables++;
 	}
-	return table_of(*entry);
+	return phys_to_virt(arch_pte_table_pa(l, *entry));
 }
 
 /* The PMD entry for va, with the PDPT and PD installed. */
-static u64 *install_pmd(u64 va, struct vmemmap_reserve *res)
+static pte_t *install_pmd(u64 va, struct vmemmap_reserve *res)
 {
-	u64 *table = phys_to_virt(kernel_pgtable.root);
+	pte_t *table = phys_to_virt(kernel_pgtable.root);
 
 	for (enum pg_level l = PG_LEVEL_512G; l > PG_LEVEL_2M; l--)
-		table = install_table(&table[index_at(va, l)], res);
-	return &table[index_at(va, PG_LEVEL_2M)];
+		table = install_table(&table[pg_level_index(va, l)], l, res);
+	return &table[pg_level_index(va, PG_LEVEL_2M)];
 }
 
 static void commit_block(u64 va, struct vmem_altmap *altmap, struct vmemmap_reserve *res)
 {
-	u64 *pmd = install_pmd(va, res);
+	pte_t *pmd = install_pmd(va, res);
 	u64 pa, pfn;
 
 	if (altmap) {
@@ -265,21 +252,22 @@ static void commit_block(u64 va, struct vmem_altmap *altmap, struct vmemmap_rese
 	} else {
 		pa = pop(&res->blocks);
 	}
-	*pmd = pa | leaf_prot() | PTE_PSE;
+	*pmd = arch_pte_leaf(PG_LEVEL_2M, pa, leaf_prot());
 }
 
 /* 4 KiB pages for the subsections of [s, e), one zeroed run of 8 each. */
 static void commit_runs(u64 s, u64 e, struct vmemmap_reserve *res)
 {
-	u64 *pt = install_table(install_pmd(memmap_va(s), res), res);
+	pte_t *pt = install_table(install_pmd(memmap_va(s), res), PG_LEVEL_2M, res);
+	u64 prot = leaf_prot();
 
 	for (u64 p = s; p < e; p += PAGES_PER_SUBSECTION) {
 		u64 pa = pop(&res->runs);
-		unsigned int first = index_at(memmap_va(p), PG_LEVEL_4K);
+		unsigned int first = pg_level_index(memmap_va(p), PG_LEVEL_4K);
 
 		memset(phys_to_virt(pa), 0, SUBSECTION_MEMMAP_BYTES);
 		for (unsigned int i = 0; i < SUBSECTION_MEMMAP_PAGES; i++)
-			pt[first + i] = (pa + i * PAGE_SIZE) | leaf_prot();
+			pt[first + i] = arch_pte_leaf(PG_LEVEL_4K, pa + i * PAGE_SIZE, prot);
 	}
 }
 
@@ -331,12 +319,12 @@ static void free_block(u64 va, u64 pa, const struct vmem_altmap *altmap)
 static void free_runs(u64 s, u64 e)
 {
 	for (u64 p = s; p < e; p += PAGES_PER_SUBSECTION) {
-		u64 *pte = entry_at(memmap_va(p), PG_LEVEL_4K);
+		pte_t *pte = entry_at(memmap_va(p), PG_LEVEL_4K);
 		u64 pa;
 
-		if (!present(pte))
+		if (!present(pte, PG_LEVEL_4K))
 			continue;
-		pa = *pte & PTE_ADDR_MASK;
+		pa = arch_pte_leaf_pa(PG_LEVEL_4K, *pte);
 		pgtable_unmap(&kernel_pgtable, memmap_va(p), SUBSECTION_MEMMAP_BYTES);
 		mm_free_pages(pa, SUBSECTION_MEMMAP_ORDER, MM_VMEMMAP);
 	}
@@ -348,15 +336,15 @@ void vmemmap_free(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap)
 
 	for (u64 s = start_pfn, e; s < end; s = e) {
 		u64 va = memmap_va(ALIGN_DOWN(s, PAGES_PER_SECTION));
-		u64 *pmd = entry_at(va, PG_LEVEL_2M);
+		pte_t *pmd = entry_at(va, PG_LEVEL_2M);
 
 		e = section_part_end(s, end);
-		if (!present(pmd))
+		if (!present(pmd, PG_LEVEL_2M))
 			continue;
-		if (!(*pmd & PTE_PSE))
+		if (!pmd_is_block(pmd))
 			free_runs(s, e);
 		else if (e - s == PAGES_PER_SECTION)
-			free_block(va, *pmd & PTE_ADDR_MASK, altmap);
+			free_block(va, arch_pte_leaf_pa(PG_LEVEL_2M, *pmd), altmap);
 		else
 			pr_err("vmemmap: pfns [%#llx-%#llx) are part of a 2 MiB leaf; not freed\n",
 			       s, e);
@@ -366,11 +354,11 @@ void vmemmap_free(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap)
 
 bool vmemmap_in_altmap(u64 pfn, const struct vmem_altmap *altmap)
 {
-	const u64 *pmd;
+	const pte_t *pmd;
 
 	if (!altmap)
 		return false;
 	pmd = entry_at(memmap_va(pfn), PG_LEVEL_2M);
-	return present(pmd) && (*pmd & PTE_PSE) &&
-	       altmap_contains(altmap, PFN_DOWN(*pmd & PTE_ADDR_MASK));
+	return pmd_is_block(pmd) &&
+	       altmap_contains(altmap, PFN_DOWN(arch_pte_leaf_pa(PG_LEVEL_2M, *pmd)));
 }

@@ -47,3 +47,8 @@ u64 arch_pgtable_root(void)
 {
 	return read_cr3() & ~0xFFFULL;
 }
+
+void arch_pgtable_activate(u64 root_pa)
+{
+	write_cr3(root_pa); /* no global pages: every old translation goes */
+}

@@ -108,8 +108,6 @@ void cpu_features_init(void);
 void gdt_init(void);
 void idt_init(void);
 void tsc_calibrate(void);
-void paging_init(void);
-void paging_use_page_allocator(void);
 void cpu_features_print(void);
 /* Print the caller's stack trace (symbolized). */
 void dump_stack(void);

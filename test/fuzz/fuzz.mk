@@ -10,7 +10,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -fsanitize=fuzzer,address,undefined \
 # provider, which needs the nvdimm core), lib/ minus the kernel's
 # newlib syscalls, and the host arch (console capture).
 FUZZ_E820_SRCS := $(filter-out drivers/e820/e820_pmem.c,$(wildcard drivers/e820/*.c)) \
-	$(filter-out lib/syscalls.c,$(wildcard lib/*.c)) test/host/arch_host.c
+	$(filter-out lib/syscalls.c,$(wildcard lib/*.c)) test/host/arch_host.c test/host/pte_host.c
 
 FUZZ_BINS += $(BUILD)/fuzz/fuzz_memmap
 
@@ -21,7 +21,7 @@ $(BUILD)/fuzz/fuzz_memmap: test/fuzz/fuzz_memmap.c $(FUZZ_E820_SRCS) $(wildcard 
 # The NFIT harness: the ACPI/NFIT driver and the nvdimm core on top of it.
 # The parsers also build with -Wconversion (docs/STYLE.md).
 FUZZ_NFIT_PARSERS := drivers/acpi_nfit/nfit.c drivers/acpi_nfit/acpi.c drivers/acpi_nfit/rsdp.c
-FUZZ_NFIT_SRCS := $(wildcard drivers/acpi_nfit/*.c) drivers/e820/e820_pmem.c nvdimm/bus.c nvdimm/region.c \
+FUZZ_NFIT_SRCS := $(wildcard drivers/acpi_nfit/*.c) drivers/e820/e820_pmem.c mm/memblock.c nvdimm/bus.c nvdimm/region.c \
 	nvdimm/namespace.c nvdimm/list.c $(FUZZ_E820_SRCS)
 
 FUZZ_BINS += $(BUILD)/fuzz/fuzz_nfit

@@ -4,7 +4,8 @@
  * real tables inside it and can be walked in software. A PROT_NONE window
  * stands for the vmemmap: arch_sync_kernel_mappings() maps the memfd into it
  * wherever kernel_pgtable's leaves point, so struct page stores land in
- * simulated physical memory exactly where the page tables say.
+ * simulated physical memory exactly where the page tables say. Entries are in
+ * the fake's own format (pte_host.c), which host_walk() decodes.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -38,8 +39,9 @@ static int phys_fd = -1;
 static u8 *vmemmap_window;
 struct page *vmemmap;
 
-/* Tests that build kernel page tables define their own; the rest get this one. */
+/* mm/paging.c defines it; this stand-in serves programs without mm/ (the fuzzers). */
 __attribute__((weak)) struct pgtable kernel_pgtable;
+
 static char console_buf[1 << 20];
 static size_t console_len;
 bool host_console_echo;
@@ -118,27 +120,30 @@ void arch_flush_tlb_all(void)
 
 /*
  * A page-table walker of its own (not mm/pgtable.c's), so tests check mm's
- * tables against an independent reading of the x86 format.
+ * tables against an independent reading of the entries.
  */
-bool host_walk(u64 va, u64 *pa, enum pg_level *level)
+bool host_walk(u64 va, u64 *pa, enum pg_level *level, u64 *prot)
 {
-	u64 table = kernel_pgtable.root;
+	u64 table = kernel_pgtable.root, allowed = PGPROT_WRITE | PGPROT_EXEC;
 
 	*level = PG_LEVEL_512G;
 	if (!table)
 		return false;
 	for (enum pg_level l = PG_LEVEL_512G; l >= PG_LEVEL_4K; l--) {
 		u64 size = pg_level_size(l);
-		u64 e = ((const u64 *)phys_to_virt(table))[(va / size) & 511];
+		pte_t e = ((const pte_t *)phys_to_virt(table))[(va / size) & 511];
 
 		*level = l;
-		if (!(e & PTE_PRESENT))
+		if (!arch_pte_is_present(l, e))
 			return false;
-		if (l == PG_LEVEL_4K || (e & PTE_PSE)) {
-			*pa = (e & PTE_ADDR_MASK & ~(size - 1)) + (va & (size - 1));
+		allowed &= arch_pte_prot(l, e);
+		if (arch_pte_is_leaf(l, e)) {
+			*pa = arch_pte_leaf_pa(l, e) + (va & (size - 1));
+			if (prot)
+				*prot = allowed;
 			return true;
 		}
-		table = e & PTE_ADDR_MASK;
+		table = arch_pte_table_pa(l, e);
 	}
 	return false;
 }
@@ -152,7 +157,7 @@ void arch_sync_kernel_mappings(u64 va, u64 len)
 	while (va < end) {
 		enum pg_level level;
 		u64 pa, off = va - VMEMMAP_BASE;
-		bool mapped = host_walk(va, &pa, &level);
+		bool mapped = host_walk(va, &pa, &level, NULL);
 		u64 next = MIN(end, ALIGN_DOWN(va, pg_level_size(level)) + pg_level_size(level));
 
 		if (!mapped) {
@@ -183,6 +188,12 @@ static u64 host_root;
 u64 arch_pgtable_root(void)
 {
 	return host_root;
+}
+
+void arch_pgtable_activate(u64 root_pa)
+{
+	host_root = root_pa;
+	host_tlb_flushes++;
 }
 
 u64 arch_cycles(void)

@@ -31,9 +31,9 @@ void host_mm_boot(u64 ram_base, u64 ram_size);
 void host_phys_discard(void);
 /*
  * Walk kernel_pgtable for va with a walker independent of mm/pgtable.c.
- * Mapped: true, *pa and the leaf *level. Hole: false, *level whose entry
- * is empty.
+ * Mapped: true, *pa, the leaf *level and, unless prot is NULL, the PGPROT_*
+ * protection in effect. Hole: false, *level whose entry is empty.
  */
-bool host_walk(u64 va, u64 *pa, enum pg_level *level);
+bool host_walk(u64 va, u64 *pa, enum pg_level *level, u64 *prot);
 
 #endif

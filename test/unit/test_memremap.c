@@ -98,17 +98,18 @@ static void check_pages(struct dev_pagemap *pgmap, u64 reserve)
 	}
 }
 
-/* The memmap of pfns [s, e) resolves into [lo, hi). */
+/* The memmap of pfns [s, e) resolves into [lo, hi), read-write and no-execute. */
 static void check_memmap_in(u64 s, u64 e, u64 lo, u64 hi, enum pg_level level)
 {
 	for (u64 va = memmap_va(s); va < memmap_va(e); va += PAGE_SIZE) {
-		u64 pa;
+		u64 pa, prot;
 		enum pg_level l;
 
-		assert_true(host_walk(va, &pa, &l));
+		assert_true(host_walk(va, &pa, &l, &prot));
 		if (pa < lo || pa + PAGE_SIZE > hi || l != level)
 			fail_msg("vmemmap %#llx -> %#llx (level %d) not in [%#llx, %#llx) level %d",
 				 va, pa, l, lo, hi, level);
+		assert_int_equal(prot, PROT_KERNEL_RW);
 	}
 }
 
@@ -136,9 +137,15 @@ static void memremap_map_dev_4g_struct_pages_in_device(void **state)
 	/* The struct page of the first data pfn, read from the pmem itself. */
 	u64 pa;
 	enum pg_level l;
-	assert_true(host_walk(memmap_va(PFN(DEV) + 0x2000), &pa, &l));
+	assert_true(host_walk(memmap_va(PFN(DEV) + 0x2000), &pa, &l, NULL));
 	assert_ptr_equal(((struct page *)phys_to_virt(pa))->pgmap, &pgmap);
 	assert_true(direct_map_covers(DEV, 4 * GiB));
+	/* The direct map memremap_pages added: 1 GiB leaves, read-write, no-execute. */
+	u64 prot;
+	assert_true(host_walk(PAGE_OFFSET + DEV + 3 * GiB, &pa, &l, &prot));
+	assert_int_equal(pa, DEV + 3 * GiB);
+	assert_int_equal(l, PG_LEVEL_1G);
+	assert_int_equal(prot, PROT_KERNEL_RW);
 	assert_int_equal(memunmap_pages(&pgmap), 0);
 	assert_int_equal(pgmap.state, PGMAP_UNREGISTERED);
 	assert_int_equal(pgmap.altmap.alloc + pgmap.altmap.align, 0);
@@ -177,7 +184,7 @@ static void memremap_facts_1_8_example(void **state)
 	assert_int_equal(pgmap.altmap.alloc, 4096);
 	assert_int_equal(pgmap.altmap.align, 510);
 	for (u64 i = 0; i < 8; i++) {
-		assert_true(host_walk(memmap_va(0x100000 + i * PAGES_PER_SECTION), &pa, &l));
+		assert_true(host_walk(memmap_va(0x100000 + i * PAGES_PER_SECTION), &pa, &l, NULL));
 		assert_int_equal(l, PG_LEVEL_2M);
 		assert_int_equal(pa, PFN_PHYS(0x100200 + i * 512));
 	}
@@ -218,7 +225,7 @@ static void memremap_altmap_too_small_fails_clean(void **state)
 	for (u64 pfn = PFN(DEV); pfn < PFN(DEV + 1 * GiB); pfn += PAGES_PER_SUBSECTION) {
 		u64 pa;
 		enum pg_level l;
-		assert_false(host_walk(memmap_va(pfn), &pa, &l));
+		assert_false(host_walk(memmap_va(pfn), &pa, &l, NULL));
 	}
 	assert_snap(snap(), before);
 }

@@ -107,11 +107,17 @@ static void pfn_create_map_dev_layout_and_dax(void **state)
 	assert_true(is_zone_device_page(page));
 	assert_ptr_equal(page->pgmap, &nd_pfn_of(ns)->pgmap);
 	/* That struct page lives in the namespace, between the reserve and dataoff. */
-	u64 pa;
+	u64 pa, prot;
 	enum pg_level level;
-	assert_true(host_walk((u64)VMEMMAP_BASE + PFN_DOWN(NS_START + 0x1200000) * 64, &pa, &level));
+	assert_true(host_walk((u64)VMEMMAP_BASE + PFN_DOWN(NS_START + 0x1200000) * 64, &pa, &level,
+			      &prot));
 	assert_true(pa >= NS_START + 8192 && pa < NS_START + 0x1200000);
 	assert_int_equal(level, PG_LEVEL_2M);
+	assert_int_equal(prot, PROT_KERNEL_RW);
+	/* The namespace's direct map: read-write, no-execute. */
+	assert_true(host_walk(PAGE_OFFSET + NS_START + 0x1200000, &pa, &level, &prot));
+	assert_int_equal(pa, NS_START + 0x1200000);
+	assert_int_equal(prot, PROT_KERNEL_RW);
 	/* The last sector is mappable for exactly one sector. */
 	u64 last = dev->size / 512 - 1;
 	assert_int_equal(pmem_direct_access(dev, last, &kaddr, &pfn), 512);

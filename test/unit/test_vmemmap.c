@@ -60,19 +60,22 @@ static int setup(void **state)
 
 /*
  * Every 4 KiB of the memmap of [start, end) resolves to [lo, hi) through a
- * leaf of `level` (0: any); returns the number of distinct 2 MiB leaves.
+ * read-write, no-execute leaf of `level` (0: any); returns the number of
+ * distinct 2 MiB leaves.
  */
 static u64 check_memmap(u64 start, u64 end, u64 lo, u64 hi, enum pg_level level)
 {
 	u64 leaves = 0;
 
 	for (u64 va = memmap_va(start); va < memmap_va(end); va += PAGE_SIZE) {
-		u64 pa;
+		u64 pa, prot;
 		enum pg_level l;
 
-		if (!host_walk(va, &pa, &l))
+		if (!host_walk(va, &pa, &l, &prot))
 			fail_msg("vmemmap %#llx (pfn %#llx) unmapped", va,
 				 ((va - VMEMMAP_BASE) / 64));
+		if (prot != PROT_KERNEL_RW)
+			fail_msg("vmemmap %#llx has protection %#llx, want RW", va, prot);
 		if (pa < lo || pa + PAGE_SIZE > hi)
 			fail_msg("vmemmap %#llx -> %#llx outside [%#llx, %#llx)", va, pa, lo, hi);
 		if (level && l != level)
@@ -88,7 +91,7 @@ static void assert_unmapped(u64 start, u64 end)
 		u64 pa;
 		enum pg_level l;
 
-		assert_false(host_walk(va, &pa, &l));
+		assert_false(host_walk(va, &pa, &l, NULL));
 	}
 }
 
@@ -114,7 +117,7 @@ static void vmemmap_blocks_inside_pages_at_edges(void **state)
 	u64 pa;
 	enum pg_level l;
 	p->refcount = 0x1234abcd;
-	assert_true(host_walk((u64)memmap_va(start + 5), &pa, &l));
+	assert_true(host_walk((u64)memmap_va(start + 5), &pa, &l, NULL));
 	assert_int_equal(((struct page *)phys_to_virt(pa))->refcount, 0x1234abcd);
 	vmemmap_free(start, end - start, NULL);
 	assert_unmapped(start, end);
