@@ -29,7 +29,7 @@ int pgtable_init(struct pgtable *pt);
  * mapped, -ENOMEM when a table cannot be allocated; on failure nothing this
  * call mapped or allocated remains (leaves unmapped, empty tables freed).
  */
-int pgtable_map(struct pgtable *pt, u64 va, u64 pa, u64 len, u64 prot);
+int pgtable_map(struct pgtable *pt, u64 va, phys_addr_t pa, u64 len, u64 prot);
 
 /*
  * Unmap [va, va+len). A leaf larger than the range at an edge is an error

@@ -33,7 +33,8 @@ int direct_map_add(u64 pa, u64 len)
 		u64 run = a;
 		while (run < end && !mapped(PAGE_OFFSET + run, &leaf_end))
 			run = MIN(leaf_end - PAGE_OFFSET, end);
-		int err = pgtable_map(&kernel_pgtable, PAGE_OFFSET + a, a, run - a, PROT_KERNEL_RW);
+		int err = pgtable_map(&kernel_pgtable, PAGE_OFFSET + a, pa_init(a), run - a,
+				      PROT_KERNEL_RW);
 		if (err)
 			return err;
 		a = run;

@@ -39,7 +39,7 @@ static void table_free_page(u64 pa)
 
 static void map_or_die(u64 va, u64 pa, u64 len, u64 prot, const char *what)
 {
-	int err = pgtable_map(&kernel_pgtable, va, pa, len, prot);
+	int err = pgtable_map(&kernel_pgtable, va, pa_init(pa), len, prot);
 
 	if (err) {
 		pr_emerg("paging: cannot map %s [%#llx-%#llx]: error %d\n", what, pa,

@@ -110,9 +110,9 @@ static void prune_level(struct pgtable *pt, pte_t *table, enum pg_level l, u64 v
 	}
 }
 
-int pgtable_map(struct pgtable *pt, u64 va, u64 pa, u64 len, u64 prot)
+int pgtable_map(struct pgtable *pt, u64 va, phys_addr_t phys, u64 len, u64 prot)
 {
-	u64 off = 0;
+	u64 off = 0, pa = pa_addr(phys);
 
 	if (!IS_ALIGNED(va | pa | len, PAGE_SIZE))
 		return -EINVAL;

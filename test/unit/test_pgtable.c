@@ -82,7 +82,8 @@ static void pgtable_uses_largest_leaves(void **state)
 	(void)state;
 	/* [1 GiB - 4 KiB, 3 GiB + 2 MiB + 4 KiB): 4K edge, 1G, 1G, 2M, 4K. */
 	u64 start = 1 * GiB - PAGE_SIZE, end = 3 * GiB + 2 * MiB + PAGE_SIZE;
-	assert_int_equal(pgtable_map(&pt, DM + start, start, end - start, PROT_KERNEL_RW), 0);
+	assert_int_equal(pgtable_map(&pt, DM + start, pa_init(start), end - start, PROT_KERNEL_RW),
+			 0);
 	expect(DM + start, start, PG_LEVEL_4K, PGPROT_WRITE | PGPROT_EXEC, PGPROT_WRITE);
 	expect(DM + 1 * GiB + 12345, 1 * GiB + 12345, PG_LEVEL_1G, 0, 0);
 	expect(DM + 2 * GiB + 5 * MiB, 2 * GiB + 5 * MiB, PG_LEVEL_1G, 0, 0);
@@ -96,7 +97,7 @@ static void pgtable_respects_max_leaf(void **state)
 {
 	(void)state;
 	pt.max_leaf = PG_LEVEL_2M;
-	assert_int_equal(pgtable_map(&pt, DM, 0, 2 * GiB, PROT_KERNEL_RW), 0);
+	assert_int_equal(pgtable_map(&pt, DM, pa_init(0), 2 * GiB, PROT_KERNEL_RW), 0);
 	expect(DM + 1 * GiB, 1 * GiB, PG_LEVEL_2M, 0, 0);
 	/* root + PDPT + 2 PDs */
 	assert_int_equal(pt.nr_tables, 4);
@@ -106,7 +107,8 @@ static void pgtable_misaligned_pa_falls_back_to_small_leaves(void **state)
 {
 	(void)state;
 	/* va 2 MiB aligned, pa only 4 KiB aligned: every leaf must be 4 KiB. */
-	assert_int_equal(pgtable_map(&pt, DM + 2 * MiB, 0x1000, 4 * MiB, PROT_KERNEL_RO), 0);
+	assert_int_equal(pgtable_map(&pt, DM + 2 * MiB, pa_init(0x1000), 4 * MiB, PROT_KERNEL_RO),
+			 0);
 	expect(DM + 2 * MiB, 0x1000, PG_LEVEL_4K, PGPROT_WRITE | PGPROT_EXEC, 0);
 	expect(DM + 6 * MiB - PAGE_SIZE, 0x1000 + 4 * MiB - PAGE_SIZE, PG_LEVEL_4K, 0, 0);
 }
@@ -114,16 +116,17 @@ static void pgtable_misaligned_pa_falls_back_to_small_leaves(void **state)
 static void pgtable_refuses_overlap(void **state)
 {
 	(void)state;
-	assert_int_equal(pgtable_map(&pt, DM, 0, 4 * MiB, PROT_KERNEL_RW), 0);
-	assert_int_equal(pgtable_map(&pt, DM + 2 * MiB, 0, PAGE_SIZE, PROT_KERNEL_RW), -EEXIST);
-	assert_int_equal(pgtable_map(&pt, DM + 3, 0, PAGE_SIZE, PROT_KERNEL_RW), -EINVAL);
+	assert_int_equal(pgtable_map(&pt, DM, pa_init(0), 4 * MiB, PROT_KERNEL_RW), 0);
+	assert_int_equal(pgtable_map(&pt, DM + 2 * MiB, pa_init(0), PAGE_SIZE, PROT_KERNEL_RW),
+			 -EEXIST);
+	assert_int_equal(pgtable_map(&pt, DM + 3, pa_init(0), PAGE_SIZE, PROT_KERNEL_RW), -EINVAL);
 }
 
 static void pgtable_leaves_executable_without_nx(void **state)
 {
 	(void)state;
 	pt.nx = false;
-	assert_int_equal(pgtable_map(&pt, DM, 0, PAGE_SIZE, PROT_KERNEL_RW), 0);
+	assert_int_equal(pgtable_map(&pt, DM, pa_init(0), PAGE_SIZE, PROT_KERNEL_RW), 0);
 	expect(DM, 0, PG_LEVEL_4K, PGPROT_EXEC, PGPROT_EXEC);
 }
 
@@ -132,8 +135,9 @@ static void pgtable_unmap_frees_empty_tables(void **state)
 	(void)state;
 	u64 base = pt.nr_tables;
 
-	assert_int_equal(pgtable_map(&pt, DM + 4 * MiB, 4 * MiB, 2 * MiB + 8 * PAGE_SIZE,
-				     PROT_KERNEL_RW), 0);
+	assert_int_equal(pgtable_map(&pt, DM + 4 * MiB, pa_init(4 * MiB), 2 * MiB + 8 * PAGE_SIZE,
+				     PROT_KERNEL_RW),
+			 0);
 	assert_int_equal(pt.nr_tables, base + 3);	/* PDPT, PD, PT */
 	assert_int_equal(pgtable_unmap(&pt, DM + 4 * MiB, 2 * MiB + 8 * PAGE_SIZE), 0);
 	unmapped(DM + 4 * MiB);
@@ -145,7 +149,7 @@ static void pgtable_unmap_frees_empty_tables(void **state)
 static void pgtable_unmap_refuses_to_split_a_large_leaf(void **state)
 {
 	(void)state;
-	assert_int_equal(pgtable_map(&pt, DM, 0, 2 * MiB, PROT_KERNEL_RW), 0);
+	assert_int_equal(pgtable_map(&pt, DM, pa_init(0), 2 * MiB, PROT_KERNEL_RW), 0);
 	assert_int_equal(pgtable_unmap(&pt, DM + PAGE_SIZE, PAGE_SIZE), -EINVAL);
 	expect(DM + PAGE_SIZE, PAGE_SIZE, PG_LEVEL_2M, 0, 0);
 }
@@ -157,7 +161,7 @@ static void pgtable_reports_enomem(void **state)
 	u64 before = pt.nr_tables;
 
 	fail_after = 2;	/* the PDPT succeeds, the PD fails */
-	assert_int_equal(pgtable_map(&pt, DM, 0, 2 * MiB, PROT_KERNEL_RW), -ENOMEM);
+	assert_int_equal(pgtable_map(&pt, DM, pa_init(0), 2 * MiB, PROT_KERNEL_RW), -ENOMEM);
 	unmapped(DM);
 	assert_int_equal(pt.nr_tables, before);	/* the empty PDPT went back */
 	assert_int_equal(tables_freed, 1);
@@ -171,8 +175,9 @@ static void pgtable_map_is_all_or_nothing(void **state)
 
 	pt.alloc_table = test_alloc_table_failing;
 	fail_after = 4;	/* PDPT, PD, PT for the first 4 KiB leaves; the 2nd PD fails */
-	assert_int_equal(pgtable_map(&pt, DM + 1 * GiB - 8 * PAGE_SIZE, 0, 1 * GiB,
-				     PROT_KERNEL_RW), -ENOMEM);
+	assert_int_equal(
+		pgtable_map(&pt, DM + 1 * GiB - 8 * PAGE_SIZE, pa_init(0), 1 * GiB, PROT_KERNEL_RW),
+		-ENOMEM);
 	unmapped(DM + 1 * GiB - 8 * PAGE_SIZE);
 	assert_int_equal(pt.nr_tables, before);
 }
@@ -182,8 +187,9 @@ static void direct_map_add_fills_holes_only(void **state)
 {
 	(void)state;
 	kernel_pgtable = pt;
-	assert_int_equal(pgtable_map(&kernel_pgtable, DM + 2 * MiB, 2 * MiB, 2 * MiB,
-				     PROT_KERNEL_RO), 0);
+	assert_int_equal(pgtable_map(&kernel_pgtable, DM + 2 * MiB, pa_init(2 * MiB), 2 * MiB,
+				     PROT_KERNEL_RO),
+			 0);
 	assert_false(direct_map_covers(0, 8 * MiB));
 	assert_int_equal(direct_map_add(0x234, 8 * MiB), 0);
 	assert_true(direct_map_covers(0, 8 * MiB + PAGE_SIZE));

@@ -118,7 +118,7 @@ static void x86_entries_are_holes(void **state)
 	assert_false(host_walk(va, &pa, &level, NULL));
 	/* An x86 4 KiB entry beside one mm made: only mm's is mapped. */
 	root()[pg_level_index(va, PG_LEVEL_512G)] = arch_pte_absent(PG_LEVEL_512G);
-	assert_int_equal(pgtable_map(&pt, va, 0x10000, PAGE_SIZE, PROT_KERNEL_RW), 0);
+	assert_int_equal(pgtable_map(&pt, va, pa_init(0x10000), PAGE_SIZE, PROT_KERNEL_RW), 0);
 	pte_t *pte = pgtable_entry(&pt, va, PG_LEVEL_4K);
 	assert_non_null(pte);
 	pte[1] = (pte_t){0x11000 | X86_PRESENT_WRITE};
@@ -201,7 +201,7 @@ static void walk_dm(void)
 static void pgtable_walk_aborts_on_entry_of_wrong_level(void **state)
 {
 	(void)state;
-	assert_int_equal(pgtable_map(&pt, PAGE_OFFSET, 0, PAGE_SIZE, PROT_KERNEL_RW), 0);
+	assert_int_equal(pgtable_map(&pt, PAGE_OFFSET, pa_init(0), PAGE_SIZE, PROT_KERNEL_RW), 0);
 	pte_t *pml4e = pgtable_entry(&pt, PAGE_OFFSET, PG_LEVEL_512G);
 	u64 pdpt = arch_pte_table_pa(PG_LEVEL_512G, *pml4e);
 
