@@ -56,7 +56,7 @@ struct pmem_device *pmem_next(struct pmem_device *prev);
 
 /*
  * Read or write `len` bytes at byte `off`. Both must be multiples of the
- * sector size (-EINVAL otherwise); the request must lie inside the device
+ * sector size and len not 0 (-EINVAL otherwise); the request must lie inside the device
  * (-ERANGE otherwise; nothing is copied); writes to a read-only device give
  * -EROFS. A write is durable when this returns 0.
  */

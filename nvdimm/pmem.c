@@ -95,7 +95,7 @@ struct pmem_device *pmem_next(struct pmem_device *prev)
 /* One bounds check covers every request: aligned, inside, no wrap. */
 static int pmem_check(const struct pmem_device *dev, u64 off, u64 len)
 {
-	if ((off | len) & (dev->sector_size - 1))
+	if (!len || ((off | len) & (dev->sector_size - 1)))
 		return -EINVAL;
 	if (off > dev->size || len > dev->size - off)
 		return -ERANGE;

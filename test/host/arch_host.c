@@ -175,12 +175,58 @@ void arch_sync_kernel_mappings(u64 va, u64 len)
 	}
 }
 
+/* Punch [a, b) out of simulated memory: it reads as zero and takes no host RAM. */
+static void punch(u64 a, u64 b)
+{
+	if (b > a && fallocate(phys_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)a,
+			       (off_t)(b - a)))
+		die("arch_host: punching simulated physical memory");
+}
+
 void host_phys_discard(void)
 {
+	host_phys_discard_except(0, 0);
+}
+
+void host_phys_discard_except(u64 keep, u64 size)
+{
 	sim_memory();
-	if (fallocate(phys_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)HOST_PHYS_SIZE))
-		die("arch_host: punching simulated physical memory");
+	punch(0, MIN(keep, HOST_PHYS_SIZE));
+	punch(MIN(keep + size, HOST_PHYS_SIZE), HOST_PHYS_SIZE);
 	window_unmap(0, VMEMMAP_SIZE);
+}
+
+/*
+ * FNV-1a over (offset, bytes) of every non-zero 4 KiB page of [start,
+ * start+size): holes and zero pages are alike, so a written-then-zeroed page
+ * and a never-written one hash the same. Only the extents the memfd holds
+ * are read (SEEK_DATA), so a sparse GiB costs what is in it.
+ */
+u64 host_phys_hash(u64 start, u64 size)
+{
+	static const u8 zero[PAGE_SIZE];
+	u64 h = 0xcbf29ce484222325ULL, end = start + size;
+	off_t pos = (off_t)start;
+
+	sim_memory();
+	while ((u64)pos < end) {
+		off_t data = lseek(phys_fd, pos, SEEK_DATA);
+		if (data < 0 || (u64)data >= end)
+			break;
+		off_t hole = lseek(phys_fd, data, SEEK_HOLE);
+		u64 stop = MIN((u64)hole, end);
+		for (u64 pa = ALIGN_DOWN((u64)data, PAGE_SIZE); pa < stop; pa += PAGE_SIZE) {
+			const u8 *p = phys_base + pa;
+			if (pa < start || !memcmp(p, zero, PAGE_SIZE))
+				continue;
+			for (int i = 0; i < 8; i++)
+				h = (h ^ ((pa >> (8 * i)) & 0xff)) * 0x100000001b3ULL;
+			for (u64 i = 0; i < PAGE_SIZE; i++)
+				h = (h ^ p[i]) * 0x100000001b3ULL;
+		}
+		pos = (off_t)ALIGN_UP(stop, PAGE_SIZE);
+	}
+	return h;
 }
 
 static u64 host_root;

@@ -29,6 +29,12 @@ extern u64 host_tlb_flushes;
 void host_mm_boot(u64 ram_base, u64 ram_size);
 /* Zero all simulated memory (hands it back to the host), empty the window. */
 void host_phys_discard(void);
+/* The same but for [keep, keep+size): a reboot keeps the pmem. */
+void host_phys_discard_except(u64 keep, u64 size);
+/* A hash of [start, start+size)'s non-zero pages and where they are (sparse-aware). */
+u64 host_phys_hash(u64 start, u64 size);
+/* host_mm_boot, keeping [keep, keep+size) of simulated memory as it is. */
+void host_mm_reboot(u64 ram_base, u64 ram_size, u64 keep, u64 size);
 /*
  * Walk kernel_pgtable for va with a walker independent of mm/pgtable.c.
  * Mapped: true, *pa, the leaf *level and, unless prot is NULL, the PGPROT_*

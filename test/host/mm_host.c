@@ -34,7 +34,12 @@ static void host_table_free(u64 pa)
 
 void host_mm_boot(u64 ram_base, u64 ram_size)
 {
-	host_phys_discard();
+	host_mm_reboot(ram_base, ram_size, 0, 0);
+}
+
+void host_mm_reboot(u64 ram_base, u64 ram_size, u64 keep, u64 size)
+{
+	host_phys_discard_except(keep, size);
 	memblock_reset();
 	page_alloc_reset();
 	sparse_reset();

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include "memlayout.h"
 #include "mm.h"
 #include "nd_pfn.h"
+#include "nd_util.h"
 #include "persist.h"
 
 #define NS_START (4 * GiB)
@@ -22,23 +24,24 @@
 
 static struct nd_namespace_io *ns;
 
-/* A fresh machine: 512 MiB of RAM at 1 GiB, one e820 pmem region at 4 GiB. */
+/* How the next boot looks: RAM size, the region read-only (an NFIT DIMM not armed). */
+static u64 ram_size = 512 * MiB;
+static bool region_ro;
+
+/*
+ * A fresh machine: RAM at 1 GiB, one e820 pmem region at 4 GiB. With
+ * keep_pmem the whole namespace survives, as across a real reboot.
+ */
 static void boot(bool keep_pmem)
 {
-	static u8 saved[ND_PFN_SB_OFFSET + ND_PFN_SB_SIZE];
-
-	if (keep_pmem)
-		memcpy(saved, phys_to_virt(NS_START), sizeof(saved));
-	host_mm_boot(1 * GiB, 512 * MiB);
+	host_mm_reboot(1 * GiB, ram_size, keep_pmem ? NS_START : 0, keep_pmem ? NS_SIZE : 0);
 	nd_reset();
 	pmem_reset();
 	nd_pfn_reset();
 	host_console_reset();
-	if (keep_pmem)
-		memcpy(phys_to_virt(NS_START), saved, sizeof(saved));
 	struct nd_bus *bus = nd_bus_register("e820");
 	struct nd_region_desc d = { .start = NS_START, .size = NS_SIZE, .numa_node = -1,
-				    .target_node = -1 };
+				    .target_node = -1, .ro = region_ro };
 	assert_int_equal(nd_region_create(bus, &d, NULL), 0);
 	nd_regions_publish();
 	ns = nd_namespace_find("namespace0.0");
@@ -46,9 +49,18 @@ static void boot(bool keep_pmem)
 	nd_probe_namespaces();
 }
 
+/* Everything the namespace holds, hashed (holes and zero pages alike). */
+static u64 ns_hash(void)
+{
+	return host_phys_hash(NS_START, NS_SIZE);
+}
+
 static int setup(void **state)
 {
 	(void)state;
+	ram_size = 512 * MiB;
+	region_ro = false;
+	cpu_features.pdpe1gb = true;
 	boot(false);
 	return 0;
 }
@@ -203,6 +215,7 @@ static void pfn_bad_field_leaves_namespace_disabled(void **state)
 	sb->page_struct_size = 16;
 	sb->checksum = nd_pfn_sb_checksum(sb);
 	memcpy(&copy, sb, sizeof(copy));
+	u64 before = ns_hash();
 	boot(true);
 	struct nd_pfn *pfn = nd_pfn_of(ns);
 	assert_non_null(pfn);
@@ -211,6 +224,7 @@ static void pfn_bad_field_leaves_namespace_disabled(void **state)
 	assert_null(pmem_find("pmem0m"));
 	assert_true(host_console_has("disabled: invalid info block: page_struct_size smaller"));
 	assert_memory_equal(sb, &copy, sizeof(copy));
+	assert_int_equal(ns_hash(), before);	/* the whole namespace, not only the block */
 	/* -f is the way over it. */
 	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);
 	assert_true(nd_pfn_of(ns)->enabled);
@@ -246,6 +260,239 @@ static void pfn_disable_refused_while_pages_pinned(void **state)
 	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);
 }
 
+/* A BTT info block as Linux writes one (FACTS-2 §1.2), at namespace offset `off`. */
+static void plant_btt(u64 off)
+{
+	u8 *blk = phys_to_virt(NS_START + off);
+
+	memset(blk, 0, ND_INFO_BLOCK_SIZE);
+	memcpy(blk, BTT_SIG, BTT_SIG_LEN);
+	memset(blk + 16, 0x5a, 16);		/* uuid */
+	*(u16 *)(blk + 52) = 1;			/* version 1.1 */
+	*(u16 *)(blk + 54) = 1;
+	*(u32 *)(blk + 56) = 4096;		/* external_lbasize */
+	*(u32 *)(blk + 72) = 256;		/* nfree */
+	*(u64 *)(blk + 4088) = nd_info_block_checksum(blk);
+}
+
+/*
+ * Regression (issue 11 item 4): a namespace holding Linux's BTT (at 4 KiB,
+ * BTT 1.1, or at 0, BTT 2.0) was a writable raw pmemN. Listed as sector,
+ * disabled, not supported yet; no block device; nothing written.
+ */
+static void pfn_btt_namespace_listed_disabled_never_raw(void **state)
+{
+	(void)state;
+	for (int at0 = 0; at0 < 2; at0++) {
+		setup(NULL);
+		plant_btt(at0 ? 0 : ND_BTT_V1_OFFSET);
+		u64 before = ns_hash();
+		boot(true);
+		struct nd_pfn *pfn = nd_pfn_of(ns);
+		assert_non_null(pfn);
+		assert_int_equal(pfn->pers, ND_PERS_SECTOR);
+		assert_false(pfn->enabled);
+		assert_null(pmem_find("pmem0"));
+		assert_null(pmem_find("pmem0m"));
+		assert_true(host_console_has("nd_btt btt0.0: namespace0.0 sector disabled: not supported yet"));
+		host_console_reset();
+		nd_list(ND_LIST_NAMESPACES, NULL, NULL);
+		assert_true(host_console_has("\"mode\":\"sector\""));
+		assert_true(host_console_has("\"state\":\"disabled\""));
+		assert_int_equal(ns_hash(), before);
+	}
+	/* A BTT signature whose checksum does not hold is not a BTT (Linux: raw). */
+	setup(NULL);
+	plant_btt(ND_BTT_V1_OFFSET);
+	((u8 *)phys_to_virt(NS_START + ND_BTT_V1_OFFSET))[100] ^= 1;
+	boot(true);
+	assert_non_null(pmem_find("pmem0"));
+}
+
+/* The same for a device-dax block (NVDIMM_DAX_INFO): devdax, disabled, its map and align shown. */
+static void pfn_devdax_namespace_listed_disabled_never_raw(void **state)
+{
+	(void)state;
+	struct nd_pfn_request req = { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true };
+	struct nd_pfn_sb *sb = phys_to_virt(NS_START + ND_PFN_SB_OFFSET);
+
+	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);
+	memcpy(sb->signature, DAX_SIG, PFN_SIG_LEN);
+	sb->checksum = nd_pfn_sb_checksum(sb);
+	u64 before = ns_hash();
+	boot(true);
+	struct nd_pfn *pfn = nd_pfn_of(ns);
+	assert_non_null(pfn);
+	assert_int_equal(pfn->pers, ND_PERS_DEVDAX);
+	assert_false(pfn->enabled);
+	assert_null(pmem_find("pmem0"));
+	assert_true(host_console_has("nd_pfn dax0.0: namespace0.0 devdax map=dev disabled: not supported yet"));
+	host_console_reset();
+	nd_list(ND_LIST_NAMESPACES, NULL, NULL);
+	assert_true(host_console_has("\"mode\":\"devdax\""));
+	assert_true(host_console_has("\"align\":2097152"));
+	assert_int_equal(ns_hash(), before);
+}
+
+/*
+ * Regression (issue 11 item 3): a read-only region (NFIT NOT_ARMED) with a
+ * valid map=dev block was enabled and its probe stored struct pages into
+ * it. Now the device comes up read-only with its struct pages in RAM, and
+ * not one byte of the namespace changes.
+ */
+static void pfn_read_only_region_map_dev_writes_nothing(void **state)
+{
+	(void)state;
+	struct nd_pfn_request req = { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true };
+	static u8 buf[512];
+
+	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);
+	/* Struct pages as another kernel left them: a writable probe would store them all. */
+	memset(phys_to_virt(NS_START + 0x200000), 0, 0x1000000);
+	u64 before = ns_hash(), written = pmem_written_total(), ram_memmap = mm_stat(MM_VMEMMAP);
+	region_ro = true;
+	boot(true);
+	struct nd_pfn *pfn = nd_pfn_of(ns);
+	assert_non_null(pfn);
+	assert_true(pfn->enabled);
+	assert_true(pfn->memmap_in_ram);
+	assert_true(pfn->pmem.ro);
+	assert_int_equal(pfn->probe_pmem_written, 0);
+	assert_int_equal(pmem_written_total(), written);
+	assert_true(mm_stat(MM_VMEMMAP) >= ram_memmap + 16 * MiB);	/* in RAM instead */
+	assert_true(host_console_has("read-only (struct pages in RAM)"));
+	assert_int_equal(pmem_rw(&pfn->pmem, 0, buf, sizeof(buf), PMEM_READ), 0);
+	assert_int_equal(pmem_rw(&pfn->pmem, 0, buf, sizeof(buf), PMEM_WRITE), -EROFS);
+	assert_int_equal(nd_namespace_reconfigure(ns, &req), -EROFS);
+	assert_int_equal(ns_hash(), before);
+}
+
+/*
+ * Regression (issue 11 item 5): -a 1G on a 1 GiB namespace detached the
+ * device, then failed, leaving no block device until reboot. The layout is
+ * checked first now: nothing detached, nothing written.
+ */
+static void pfn_reconfigure_bad_layout_changes_nothing(void **state)
+{
+	(void)state;
+	struct nd_pfn_request big = { .mode = PFN_MODE_PMEM, .align = 1 * GiB, .force = true };
+	struct nd_pfn_request dev = { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true };
+
+	memset(phys_to_virt(NS_START), 0x3c, 3 * PAGE_SIZE);	/* user data */
+	u64 before = ns_hash();
+	assert_int_equal(nd_namespace_reconfigure(ns, &big), -ENXIO);
+	assert_non_null(pmem_find("pmem0"));
+	assert_int_equal(ns_hash(), before);
+	assert_true(host_console_has("nothing changed"));
+	/* The same from a pfn device: it stays up. */
+	assert_int_equal(nd_namespace_reconfigure(ns, &dev), 0);
+	before = ns_hash();
+	assert_int_equal(nd_namespace_reconfigure(ns, &big), -ENXIO);
+	assert_true(nd_pfn_of(ns)->enabled);
+	assert_non_null(pmem_find("pmem0m"));
+	assert_int_equal(ns_hash(), before);
+}
+
+/*
+ * A reconfigure that fails after the old device is gone (here: every RAM
+ * allocation of the new device's bring-up fails in turn) puts the old info
+ * block back and the old device up; the media ends as it began.
+ */
+static void pfn_reconfigure_failing_late_restores_old_device(void **state)
+{
+	(void)state;
+	struct nd_pfn_request mem = { .mode = PFN_MODE_RAM, .align = 2 * MiB, .force = true };
+	struct nd_pfn_request dev = { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true };
+	int failed = 0;
+
+	assert_int_equal(nd_namespace_reconfigure(ns, &mem), 0);
+	u8 uuid[16];
+	memcpy(uuid, nd_pfn_of(ns)->layout.uuid, 16);
+	u64 before = ns_hash();
+	for (u64 n = 1; n < 64; n++) {
+		mm_fail_nth = n;
+		int err = nd_namespace_reconfigure(ns, &dev);
+		mm_fail_nth = 0;
+		if (!err)
+			break;
+		failed++;
+		struct nd_pfn *pfn = nd_pfn_of(ns);
+		assert_non_null(pfn);
+		assert_true(pfn->enabled);
+		assert_int_equal(pfn->layout.mode, PFN_MODE_RAM);
+		assert_memory_equal(pfn->layout.uuid, uuid, 16);
+		assert_int_equal(ns_hash(), before);
+		assert_true(host_console_has("reconfiguration failed"));
+	}
+	assert_true(failed > 0);
+	assert_int_equal(nd_pfn_of(ns)->layout.mode, PFN_MODE_PMEM);
+}
+
+/*
+ * Regression (issue 11 item 6): map=mem with too little RAM wrote the info
+ * block, then failed. The need is checked first and named; at boot, a block
+ * that needs more RAM than there is stays disabled with the same numbers.
+ */
+static void pfn_map_mem_without_ram_refused_first(void **state)
+{
+	(void)state;
+	struct nd_pfn_request mem = { .mode = PFN_MODE_RAM, .align = 2 * MiB, .force = true };
+
+	ram_size = 16 * MiB;	/* a 1 GiB map=mem needs 16 MiB of struct pages */
+	boot(false);
+	u64 before = ns_hash();
+	assert_int_equal(nd_namespace_reconfigure(ns, &mem), -ENOMEM);
+	assert_true(host_console_has("map=mem: need 16 MiB of RAM for struct pages,"));
+	assert_true(host_console_has("MiB free; use -M dev; nothing changed"));
+	assert_non_null(pmem_find("pmem0"));
+	assert_int_equal(ns_hash(), before);
+	/* Made where RAM sufficed, found where it does not. */
+	ram_size = 512 * MiB;
+	boot(false);
+	assert_int_equal(nd_namespace_reconfigure(ns, &mem), 0);
+	ram_size = 16 * MiB;
+	boot(true);
+	struct nd_pfn *pfn = nd_pfn_of(ns);
+	assert_non_null(pfn);
+	assert_false(pfn->enabled);
+	assert_non_null(strstr(pfn->reason, "map=mem: need 16 MiB of RAM for struct pages"));
+	assert_null(pmem_find("pmem0m"));
+	assert_null(pmem_find("pmem0"));
+}
+
+/* Issue 11 item 10: the small ones. */
+static void pfn_small_edges(void **state)
+{
+	(void)state;
+	static u8 buf[512];
+	u64 align;
+
+	/* A zero-length request is an error, not a no-op success. */
+	assert_int_equal(pmem_rw(pmem_find("pmem0"), 0, buf, 0, PMEM_WRITE), -EINVAL);
+	assert_int_equal(pmem_rw(pmem_find("pmem0"), 0, buf, 0, PMEM_READ), -EINVAL);
+	/* 1 GiB align needs 1 GiB pages. */
+	cpu_features.pdpe1gb = false;
+	assert_int_equal(nd_pfn_parse_align("1G", &align), -EOPNOTSUPP);
+	assert_true(host_console_has("this CPU has no 1 GiB pages"));
+	assert_int_equal(nd_pfn_parse_align("2M", &align), 0);
+	cpu_features.pdpe1gb = true;
+	assert_int_equal(nd_pfn_parse_align("1G", &align), 0);
+	/* Destroying a raw namespace zeroes user data: it says so and wants -f. */
+	struct nd_pfn_request raw = { .mode = PFN_MODE_NONE };
+	memset(phys_to_virt(NS_START + ND_PFN_SB_OFFSET), 0x77, 512);
+	assert_int_equal(nd_namespace_reconfigure(ns, &raw), -EBUSY);
+	assert_true(host_console_has("namespace0.0 is raw: destroying it zeroes 4 KiB of its data at offset 4096, specify -f/--force"));
+	assert_int_equal(((u8 *)phys_to_virt(NS_START + ND_PFN_SB_OFFSET))[0], 0x77);
+	/* A namespace too small for an info block is still a block device. */
+	struct nd_bus *bus = nd_bus_register("e820");
+	struct nd_region_desc d = { .start = 8 * GiB, .size = 4 * KiB, .numa_node = -1,
+				    .target_node = -1 };
+	assert_int_equal(nd_region_create(bus, &d, NULL), 0);
+	nd_regions_publish();
+	nd_namespace_probe(nd_namespace_find("namespace1.0"));
+	assert_non_null(pmem_find("pmem1"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +505,13 @@ int main(void)
 		cmocka_unit_test_setup(pfn_bad_field_leaves_namespace_disabled, setup),
 		cmocka_unit_test_setup(pfn_destroy_zeroes_block_and_goes_raw, setup),
 		cmocka_unit_test_setup(pfn_disable_refused_while_pages_pinned, setup),
+		cmocka_unit_test_setup(pfn_btt_namespace_listed_disabled_never_raw, setup),
+		cmocka_unit_test_setup(pfn_devdax_namespace_listed_disabled_never_raw, setup),
+		cmocka_unit_test_setup(pfn_read_only_region_map_dev_writes_nothing, setup),
+		cmocka_unit_test_setup(pfn_reconfigure_bad_layout_changes_nothing, setup),
+		cmocka_unit_test_setup(pfn_reconfigure_failing_late_restores_old_device, setup),
+		cmocka_unit_test_setup(pfn_map_mem_without_ram_refused_first, setup),
+		cmocka_unit_test_setup(pfn_small_edges, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
