@@ -225,3 +225,82 @@ case_pmem_every_persistence_path() {
 	expect 'pmem.flush=clwb: this CPU has no clwb, using clflush'
 	expect '^cmp pmem0m: 32768 bytes at 0 match'
 }
+
+# Rebuild a Linux BTT fixture's backing file from its chunks (the .txt's
+# table: every byte outside them is zero): fixture_image FIXTURE FILE SIZE.
+fixture_image() {
+	local fx=$1 out=$2 size=$3 n bin file len
+	rm -f "$out"
+	truncate -s "$size" "$out"
+	while read -r n bin file _ len _; do
+		dd if="$fx.bin" of="$out" bs=4096 skip=$((bin / 4096)) seek=$((file / 4096)) \
+			count=$((len / 4096)) conv=notrunc 2>/dev/null
+	done < <(sed -n 's/^ *\([0-9]\+\) \+\(0x[0-9a-f]\+\) \+\([0-9]\+\) (0x[0-9a-f]\+) \+\([0-9]\+\) \+[0-9a-f]\{16\}$/\1 \2 \3 x \4 y/p' "$fx.txt")
+}
+
+# Regression (issue 11 item 4): what Linux formatted as sector (BTT) or
+# devdax was a writable raw pmemN. Listed with its mode, disabled, "not
+# supported yet"; no block device to write through; the media unchanged.
+case_linux_btt_and_devdax_never_raw() {
+	local dir=build/qemu/pers_linux before
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	fixture_image test/fixtures/linux-6.1-btt-4k-1G "$dir/nvdimm0.img" 1G
+	truncate -s 4G "$dir/nvdimm1.img"
+	dd if=test/fixtures/linux-6.1-devdax-dev-4G-align2M.head.bin of="$dir/nvdimm1.img" \
+		conv=notrunc 2>/dev/null
+	before=$(cat "$dir"/nvdimm*.img | sha1sum)
+	boot pers_linux 0 --dir "$dir" --ram 1G --nvdimm 1G --nvdimm 4G --cmdline \
+		'"run=list -N; write pmem0 0 1 pattern=0x66; write pmem1 0 1 pattern=0x66; poweroff"'
+	expect 'nd_btt btt0.0: namespace0.0 sector disabled: not supported yet'
+	expect 'nd_pfn dax1.0: namespace1.0 devdax map=dev disabled: not supported yet'
+	expect '"mode":"sector"'
+	expect '"mode":"devdax"'
+	expect '^pmem0: no such block device'
+	expect '^pmem1: no such block device'
+	[ "$(cat "$dir"/nvdimm*.img | sha1sum)" = "$before" ] ||
+		{ echo "    FAIL: the Linux-formatted media changed"; CASE_FAILED=1; }
+}
+
+# Regression (issue 11 item 3): on a read-only region (QEMU unarmed=on: the
+# NFIT says not armed) a map=dev device comes up read-only with its struct
+# pages in RAM, storing nothing; before, the probe wrote struct pages into it.
+case_pfn_read_only_region_writes_nothing() {
+	local dir=build/qemu/pfn_ro
+	rm -rf "$dir"
+	boot pfn_ro_1 0 --dir "$dir" --ram 1G --nvdimm 1G --cmdline \
+		'"run=create-namespace -f -e namespace0.0 -m fsdax -M dev; write pmem0m 0 8 pattern=0x5e; poweroff"'
+	# Struct pages as another kernel left them: a writable probe stores them all.
+	dd if=/dev/zero of="$dir/nvdimm0.img" bs=1M seek=2 count=16 conv=notrunc 2>/dev/null
+	boot pfn_ro_2 0 --dir "$dir" --ram 1G --nvdimm 1G --nvdimm-ro --cmdline \
+		'"run=cmp pmem0m 0 8 pattern=0x5e; write pmem0m 0 8 pattern=0x11; list -N; poweroff"'
+	expect 'not armed, region read-only'
+	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev align 0x200000 dataoff 0x1200000: pmem0m, 1006 MiB, read-only \(struct pages in RAM\)'
+	expect 'nd_pfn pfn0.0: brought back in [0-9]+ us, 0 bytes stored to pmem'
+	expect '^cmp pmem0m: 4096 bytes at 0 match'
+	expect '^write pmem0m: read-only'
+	expect '"ro":true'
+}
+
+# Regression (issue 11 items 5 and 6): a reconfigure that cannot work is
+# refused before anything is detached or written: map=mem with less RAM
+# than its struct pages need (named, with -M dev suggested), and -a 1G on a
+# 1 GiB namespace. The device stays up; the backing file is unchanged.
+case_failed_reconfigure_changes_nothing() {
+	local dir=build/qemu/pfn_refuse before
+	rm -rf "$dir"
+	boot pfn_refuse_1 0 --dir "$dir" --ram 128M --nvdimm 8G --cmdline \
+		'"run=create-namespace -f -e namespace0.0 -m fsdax -M dev; write pmem0m 0 8 pattern=0x42; poweroff"'
+	before=$(sha1sum <"$dir/nvdimm0.img")
+	boot pfn_refuse_2 0 --dir "$dir" --ram 128M --nvdimm 8G --cmdline \
+		'"run=create-namespace -f -e namespace0.0 -m fsdax -M mem; cmp pmem0m 0 8 pattern=0x42; poweroff"'
+	expect 'namespace0.0: map=mem: need 128 MiB of RAM for struct pages, [0-9]+ MiB free; use -M dev; nothing changed'
+	expect '^cmp pmem0m: 4096 bytes at 0 match'
+	[ "$(sha1sum <"$dir/nvdimm0.img")" = "$before" ] ||
+		{ echo "    FAIL: a refused reconfigure changed the backing file"; CASE_FAILED=1; }
+	rm -rf "$dir"
+	boot pfn_refuse_3 0 --dir "$dir" --ram 512M --nvdimm 1G --cmdline \
+		'"run=write pmem0 8 8 pattern=0x24; create-namespace -f -e namespace0.0 -m fsdax -M dev -a 1G; cmp pmem0 8 8 pattern=0x24; poweroff"'
+	expect 'namespace0.0: namespace too small.*nothing changed'
+	expect '^cmp pmem0: 4096 bytes at 0x1000 match'
+}
