@@ -282,6 +282,54 @@ static void uuid_roundtrip_and_rejects_garbage(void **state)
 	assert_int_not_equal(uuid_parse("g7333c6d-4c8b-4e4d-8eb2-eb0b955b498b", u), 0);
 }
 
+/* The first `len` bytes of a fixture file (BTT .bin chunk 0 is file offset 0). */
+static void load_head(const char *file, u8 *buf, size_t len)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "test/fixtures/%s", file);
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(buf, 1, len, f), len);
+	fclose(f);
+}
+
+/* What Linux left, told apart from the first 8 KiB alone, in Linux's order. */
+static void identify_linux_personalities(void **state)
+{
+	(void)state;
+	static u8 head[8192];
+	struct nd_pfn_geom g = { .start = 0x100000000ULL, .size = 4 * GiB };
+	struct nd_pfn_layout l;
+	const char *why;
+
+	load_head("linux-6.1-btt-4k-1G.bin", head, sizeof(head));
+	assert_int_equal(nd_identify(head, sizeof(head)), ND_PERS_SECTOR);
+	head[4096 + 20] ^= 1;	/* a BTT whose checksum fails is not one (Linux: raw) */
+	assert_int_equal(nd_identify(head, sizeof(head)), ND_PERS_RAW);
+	/* BTT 2.0 sits at offset 0 (labelled namespaces). */
+	load_head("linux-6.1-btt-4k-1G.bin", head, sizeof(head));
+	memcpy(head, head + 4096, 4096);
+	memset(head + 4096, 0, 4096);
+	assert_int_equal(nd_identify(head, sizeof(head)), ND_PERS_SECTOR);
+
+	load_head("linux-6.1-devdax-dev-4G-align2M.head.bin", head, sizeof(head));
+	assert_int_equal(nd_identify(head, sizeof(head)), ND_PERS_DEVDAX);
+	assert_int_equal(nd_dax_validate((const void *)(head + 4096), &g, &l, &why), 0);
+	assert_int_equal(l.mode, PFN_MODE_PMEM);
+	assert_int_equal(l.align, 2 * MiB);
+	assert_int_equal(l.dataoff, 0x4200000);
+	assert_int_equal(nd_pfn_validate((const void *)(head + 4096), &g, &l, &why), -ENODEV);
+
+	load_head("linux-6.1-fsdax-dev-4G.head.bin", head, sizeof(head));
+	assert_int_equal(nd_identify(head, sizeof(head)), ND_PERS_FSDAX);
+	assert_int_equal(nd_identify(head, 4096), ND_PERS_RAW);	/* too short for a block */
+	memset(head, 0, sizeof(head));
+	assert_int_equal(nd_identify(head, sizeof(head)), ND_PERS_RAW);
+	assert_string_equal(nd_personality_name(ND_PERS_SECTOR), "sector");
+	assert_string_equal(nd_personality_name(ND_PERS_DEVDAX), "devdax");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +343,7 @@ int main(void)
 		cmocka_unit_test(pfn_validate_accepts_larger_struct_page_reserve),
 		cmocka_unit_test(pfn_validate_ram_mode_checks_npfns_and_reserve),
 		cmocka_unit_test(uuid_roundtrip_and_rejects_garbage),
+		cmocka_unit_test(identify_linux_personalities),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
