@@ -4,6 +4,7 @@
  * tools/bench-report.py parses (keep it byte for byte).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arch.h"
@@ -16,16 +17,12 @@ void bench_add(struct bench_series *s, u64 milli)
 		s->v[s->n++] = milli;
 }
 
-static void sort_u64(u64 *v, u32 n)
+/* qsort's order for u64s. */
+static int cmp_u64(const void *a, const void *b)
 {
-	for (u32 i = 1; i < n; i++) {
-		u64 x = v[i];
-		u32 j = i;
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
-		for (; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
+	return x < y ? -1 : x > y;
 }
 
 /* The median of n > 0 sorted values; of an even count, the mean of the middle two. */
@@ -64,7 +61,7 @@ void bench_report(const struct bench_ctx *c, const char *name, const char *metri
 	if (!s->n)
 		return;
 	memcpy(v, s->v, s->n * sizeof(u64));
-	sort_u64(v, s->n);
+	qsort(v, s->n, sizeof(u64), cmp_u64);
 	kprintf("bench: name=%s size=%s mode=%s metric=%s median=%s min=%s max=%s first=%s unit=%s n=%u\n",
 		name, bench_fmt_size(size, sizeof(size), c->ns->size), mode_name(c->mode), metric,
 		fmt_milli(med, sizeof(med), median(v, s->n)), fmt_milli(lo, sizeof(lo), v[0]),

@@ -2,6 +2,8 @@
  * TSC: calibrated against PIT channel 2 at boot, then used for every
  * timestamp; arch_clock_recalibrate() measures again and takes a median.
  */
+#include <stdlib.h>
+
 #include "arch.h"
 #include "printk.h"
 #include "x86.h"
@@ -49,16 +51,12 @@ void tsc_calibrate(void)
 		(cpu_features.tsc_khz / 1000), (cpu_features.tsc_khz % 1000), CAL_MS);
 }
 
-static void sort_khz(u64 *v, u32 n)
+/* qsort's order for u64s. */
+static int cmp_u64(const void *a, const void *b)
 {
-	for (u32 i = 1; i < n; i++) {
-		u64 x = v[i];
-		u32 j = i;
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
-		for (; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
+	return x < y ? -1 : x > y;
 }
 
 u64 arch_clock_recalibrate(unsigned int samples, struct arch_clock_cal *cal)
@@ -73,7 +71,7 @@ u64 arch_clock_recalibrate(unsigned int samples, struct arch_clock_cal *cal)
 		if (khz)
 			v[n++] = khz;
 	}
-	sort_khz(v, n);
+	qsort(v, n, sizeof(u64), cmp_u64);
 	if (n)
 		cpu_features.tsc_khz = v[n / 2];
 	if (cal)
