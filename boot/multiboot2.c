@@ -50,7 +50,8 @@ static void parse_mmap(struct boot_info *bi, const u8 *p, u32 size)
 	}
 	bi->nr_mem = 0;
 	bi->mem_source = "multiboot2 mmap";
-	for (u32 off = 16; off + 24 <= size; off += esize)
+	/* 64-bit offsets: a u32 one plus an entry size near 4 GiB wraps. */
+	for (u64 off = 16; off + 24 <= size; off += esize)
 		add_mem(bi, get_le64(p + off), get_le64(p + off + 8), get_le32(p + off + 16));
 }
 
@@ -68,7 +69,7 @@ static void parse_efi_mmap(struct boot_info *bi, const u8 *p, u32 size)
 	}
 	bi->nr_mem = 0;
 	bi->mem_source = "EFI memory map";
-	for (u32 off = 16; off + 40 <= size; off += dsize) {
+	for (u64 off = 16; off + 40 <= size; off += dsize) {
 		const u8 *d = p + off;
 		u64 pages = get_le64(d + 24);
 		if (pages > (~0ULL >> PAGE_SHIFT))

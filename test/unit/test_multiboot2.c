@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include <errno.h>
@@ -210,6 +211,60 @@ static void mb2_no_end_tag_reported(void **state)
 	assert_true(host_console_has("no end tag"));
 }
 
+/* Parse an exact-size heap copy of the MBI, so ASan sees any read past it. */
+static int parse_exact(void)
+{
+	u8 *copy = malloc(len);
+	int err;
+
+	assert_non_null(copy);
+	memcpy(copy, mbi, len);
+	err = multiboot2_parse(copy, 0x10000, &bi);
+	free(copy);
+	return err;
+}
+
+/*
+ * Regression: the entry offset was a u32, so an entry size near 4 GiB
+ * wrapped it to a small value that passed the bounds check and the next
+ * entry was read ~4 GiB past the tag. One entry is read, then the walk ends.
+ */
+static void mb2_huge_mmap_entry_size_does_not_wrap(void **state)
+{
+	(void)state;
+	u8 p[8 + 24] = { 0 };
+
+	begin();
+	memcpy(p, &(u32){ 0xffffffe0 }, 4); /* 16 + size = 0xfffffff0: wraps on + 24 */
+	memcpy(p + 8, &(u64){ 0x100000 }, 8);
+	memcpy(p + 16, &(u64){ 0x1000 }, 8);
+	memcpy(p + 24, &(u32){ 1 }, 4);
+	tag(MB2_TAG_MMAP, p, sizeof(p));
+	end();
+	assert_int_equal(parse_exact(), 0);
+	assert_int_equal(bi.nr_mem, 1);
+	assert_int_equal(bi.mem[0].addr, 0x100000);
+}
+
+/* The same for the EFI memory map tag (17): descriptor size near 4 GiB. */
+static void mb2_huge_efi_descriptor_size_does_not_wrap(void **state)
+{
+	(void)state;
+	u8 p[8 + 48] = { 0 };
+
+	begin();
+	memcpy(p, &(u32){ 0xffffffd8 }, 4); /* 16 + size = 0xffffffe8: wraps on + 40 */
+	memcpy(p + 4, &(u32){ 1 }, 4);
+	memcpy(p + 8, &(u32){ 7 }, 4); /* EfiConventionalMemory */
+	memcpy(p + 8 + 8, &(u64){ 0x100000 }, 8);
+	memcpy(p + 8 + 24, &(u64){ 0x10 }, 8);
+	tag(MB2_TAG_EFI_MMAP, p, sizeof(p));
+	end();
+	assert_int_equal(parse_exact(), 0);
+	assert_int_equal(bi.nr_mem, 1);
+	assert_int_equal(bi.mem[0].size, 0x10000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +277,8 @@ int main(void)
 		cmocka_unit_test(mb2_unterminated_cmdline_is_bounded),
 		cmocka_unit_test(mb2_bad_mmap_entry_size_ignored),
 		cmocka_unit_test(mb2_no_end_tag_reported),
+		cmocka_unit_test(mb2_huge_mmap_entry_size_does_not_wrap),
+		cmocka_unit_test(mb2_huge_efi_descriptor_size_does_not_wrap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
