@@ -44,12 +44,14 @@ static u64 pow2_floor(u64 v)
 static int pfn_sb_identify(const struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
 			   const char *sig, const char **why)
 {
-	if (sig == (const char *)PFN_SIG && memcmp(sb->signature, DAX_SIG, PFN_SIG_LEN) == 0)
+	/* By content: whether two equal literals share an address is unspecified. */
+	bool pfn = memcmp(sig, PFN_SIG, PFN_SIG_LEN) == 0;
+
+	if (pfn && memcmp(sb->signature, DAX_SIG, PFN_SIG_LEN) == 0)
 		REJECT(-ENODEV, "device-dax info block (NVDIMM_DAX_INFO): not an fsdax pfn device");
 	if (memcmp(sb->signature, sig, PFN_SIG_LEN) != 0)
-		REJECT(-ENODEV, sig == (const char *)PFN_SIG ?
-					"no pfn info block (signature is not NVDIMM_PFN_INFO)" :
-					"no dax info block (signature is not NVDIMM_DAX_INFO)");
+		REJECT(-ENODEV, pfn ? "no pfn info block (signature is not NVDIMM_PFN_INFO)" :
+				      "no dax info block (signature is not NVDIMM_DAX_INFO)");
 	if (sb->checksum != nd_pfn_sb_checksum(sb))
 		REJECT(-ENODEV, "info block checksum mismatch");
 	if (memcmp(sb->parent_uuid, ns->parent_uuid, 16) != 0)
