@@ -30,3 +30,37 @@ $(BUILD)/fuzz/fuzz_nfit: test/fuzz/fuzz_nfit.c $(FUZZ_NFIT_SRCS) $(wildcard incl
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only $(FUZZ_NFIT_PARSERS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_nfit.c $(FUZZ_NFIT_SRCS) -o $@
+
+# The multiboot2 boot information and the e820 table made from it.
+FUZZ_MB2_PARSERS := boot/multiboot2.c
+
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_multiboot2
+
+$(BUILD)/fuzz/fuzz_multiboot2: test/fuzz/fuzz_multiboot2.c $(FUZZ_MB2_PARSERS) $(FUZZ_E820_SRCS) \
+		$(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only $(FUZZ_MB2_PARSERS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_multiboot2.c $(FUZZ_MB2_PARSERS) $(FUZZ_E820_SRCS) -o $@
+
+# The EFI loader's memory map conversion (with the EFI type table it uses).
+FUZZ_EFIMAP_PARSERS := boot/efi/memmap.c
+
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_efi_memmap
+
+$(BUILD)/fuzz/fuzz_efi_memmap: test/fuzz/fuzz_efi_memmap.c $(FUZZ_EFIMAP_PARSERS) drivers/e820/efi.c \
+		$(wildcard include/*.h) boot/efi/loader.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only $(FUZZ_EFIMAP_PARSERS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_efi_memmap.c $(FUZZ_EFIMAP_PARSERS) drivers/e820/efi.c -o $@
+
+# The pfn info block: validation of any 4 KiB, and nd_pfn_init round trips.
+FUZZ_PFN_PARSERS := nvdimm/pfn_info.c nvdimm/pfn_layout.c
+
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_pfn_info
+
+$(BUILD)/fuzz/fuzz_pfn_info: test/fuzz/fuzz_pfn_info.c $(FUZZ_PFN_PARSERS) lib/nd_util.c \
+		test/host/arch_host.c $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only $(FUZZ_PFN_PARSERS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_pfn_info.c $(FUZZ_PFN_PARSERS) lib/nd_util.c \
+		test/host/arch_host.c test/host/pte_host.c -o $@
