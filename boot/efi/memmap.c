@@ -38,14 +38,26 @@ static u32 rd32(const u8 *p)
  * so each pmem descriptor stays its own range (e820.h's rule; e820_is_pmem
  * lives in drivers/e820/e820.c, which the loader does not link).
  */
+/*
+ * Whether [addr, addr + size) continues `last`. A range whose end wraps past
+ * 2^64 is never merged, before or after: merging would wrap the sum or lose
+ * the good half when e820_add drops the wrapping range.
+ */
+static bool continues(const struct boot_mem_range *last, u64 addr, u64 size, u32 type)
+{
+	bool pmem = type == E820_TYPE_PMEM || type == E820_TYPE_PRAM;
+
+	return last && last->type == type && !pmem && last->addr + last->size >= last->addr &&
+	       last->addr + last->size == addr && addr + size >= addr;
+}
+
 static void add_range(struct boot_info *bi, u64 addr, u64 size, u32 type)
 {
 	struct boot_mem_range *last = bi->nr_mem ? &bi->mem[bi->nr_mem - 1] : NULL;
-	bool pmem = type == E820_TYPE_PMEM || type == E820_TYPE_PRAM;
 
 	if (size == 0)
 		return;
-	if (last && last->type == type && !pmem && last->addr + last->size == addr) {
+	if (continues(last, addr, size, type)) {
 		last->size += size;
 		return;
 	}
@@ -60,14 +72,17 @@ void efi_memmap_to_boot_info(const void *map, u64 map_size, u64 desc_size, struc
 {
 	const u8 *p = map;
 
-	if (desc_size < DESC_MIN_SIZE)
+	if (desc_size < DESC_MIN_SIZE || map_size < DESC_MIN_SIZE)
 		return;
-	for (u64 off = 0; off + DESC_MIN_SIZE <= map_size; off += desc_size) {
+	/* Checked steps: off + desc_size may not wrap (a huge size ends the walk). */
+	for (u64 off = 0; off <= map_size - DESC_MIN_SIZE; off += desc_size) {
 		const u8 *d = p + off;
 		u64 pages = rd64(d + DESC_NR_PAGES);
-		if (pages > (~0ULL >> PAGE_SHIFT))
-			continue;
-		add_range(bi, rd64(d + DESC_PHYS_START), pages << PAGE_SHIFT,
-			  e820_type_from_efi(rd32(d + DESC_TYPE), rd64(d + DESC_ATTRIBUTE)));
+		if (pages <= (~0ULL >> PAGE_SHIFT))
+			add_range(
+				bi, rd64(d + DESC_PHYS_START), pages << PAGE_SHIFT,
+				e820_type_from_efi(rd32(d + DESC_TYPE), rd64(d + DESC_ATTRIBUTE)));
+		if (desc_size > map_size - off)
+			break;
 	}
 }
