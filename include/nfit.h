@@ -292,6 +292,7 @@ struct nfit_table {
 	char oem_table_id[9];
 	u32 nr_spa, nr_memdev, nr_idt, nr_smbios, nr_dcr, nr_bdw, nr_flush;
 	u32 nr_unknown;		/* subtables of types > 7, skipped by length */
+	u32 nr_rejected; /* well framed but inconsistent (flags, counts): skipped */
 	u32 nr_dropped;		/* valid subtables dropped because an array was full */
 	bool truncated;		/* the walk stopped before the end */
 	struct nfit_spa spa[NFIT_MAX_SPA];
@@ -313,7 +314,11 @@ struct nfit_table {
  *            nothing parsed;
  *  -EINVAL   a subtable with length 0, below its type's minimum or running
  *            past the end stopped the walk (out->truncated); everything
- *            before it is kept;
+ *            before it is kept; or out->nr_rejected subtables were well
+ *            framed but disagreed with their own flags or counts (an SPA
+ *            not 56 bytes, or 64 with the location cookie; an interleave
+ *            with 0 lines or too short for them; a DCR with windows in 32
+ *            bytes; flush hints past the length): those alone are skipped;
  *  -ENOSPC   an array was full: out->nr_dropped valid subtables dropped,
  *            the rest parsed.
  * -EINVAL wins over -ENOSPC when both happen.

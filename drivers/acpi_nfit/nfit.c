@@ -1,8 +1,12 @@
 /*
  * NFIT parser (ACPI 6.4 §5.2.25): walk the subtables of one table by their
  * length and copy each into its parsed form (include/nfit.h). Every length
- * is checked before a byte is read; a bad one prints one line and stops the
- * walk, keeping what came before. Pure: no mapping, no heap, no globals.
+ * is checked before a byte is read. A length that cannot frame a subtable
+ * (0, past the end, below its type's fixed part) prints one line and stops
+ * the walk, keeping what came before; a subtable whose length frames it but
+ * disagrees with its own flags or counts prints one line and is rejected
+ * alone; unknown types print one line and are skipped. Pure: no mapping, no
+ * heap, no globals.
  */
 #include <errno.h>
 #include <string.h>
@@ -86,37 +90,58 @@ static const char *type_name(u16 type)
 }
 
 /*
- * The length a subtable needs given its own counts and flags: SPA 64 with
- * the location cookie (§5.2.25.2), DCR 80 with block control windows
- * (§5.2.25.6), interleave and flush hint by their entry counts. `sub` is
- * readable for at least base_len[type] bytes when this is called with a
- * length at or above it.
+ * Content, once the framing is good: the length a subtable's own flags and
+ * counts ask for. SPA: exactly 56, or 64 with the location cookie flag
+ * (§5.2.25.2; Linux's sizeof_spa); DCR: 80 with block control windows
+ * (§5.2.25.6); interleave: at least one line and 16 + 4 per line
+ * (§5.2.25.4); flush hint: 16 + 8 per address (§5.2.25.8). The products are
+ * 64-bit: a count near 2^32 cannot wrap them. Returns 0, or prints one line
+ * and returns -EINVAL: the caller rejects this subtable alone.
  */
-static u64 needed_len(u16 type, const u8 *sub, u16 length)
+static int check_content(u16 type, const u8 *sub, u32 off, u16 length)
 {
-	u64 need = type < NFIT_TYPE_NR ? base_len[type] : sizeof(struct nfit_sub_header);
+	u16 flags, windows, hints;
+	u32 lines;
+	u64 need;
 
-	if (length < need)
-		return need;
 	switch (type) {
 	case NFIT_TYPE_SPA:
-		if (get_le16(sub + offsetof(struct acpi_nfit_spa, flags)) & NFIT_SPA_COOKIE_VALID)
-			need = NFIT_SPA_COOKIE_LEN;
-		break;
-	case NFIT_TYPE_DCR:
-		if (get_le16(sub + offsetof(struct acpi_nfit_dcr, windows)))
-			need = NFIT_DCR_LEN;
-		break;
+		flags = get_le16(sub + offsetof(struct acpi_nfit_spa, flags));
+		need = flags & NFIT_SPA_COOKIE_VALID ? NFIT_SPA_COOKIE_LEN : NFIT_SPA_LEN;
+		if (length == need)
+			return 0;
+		pr_warn("nfit: SPA (type 0) at offset %#x: length %u, want %llu %s the location cookie flag (bit 2), SPA rejected\n",
+			off, length, need, flags & NFIT_SPA_COOKIE_VALID ? "with" : "without");
+		return -EINVAL;
 	case NFIT_TYPE_IDT:
-		need += 4ULL * get_le32(sub + offsetof(struct acpi_nfit_idt, line_count));
-		break;
+		lines = get_le32(sub + offsetof(struct acpi_nfit_idt, line_count));
+		need = NFIT_IDT_LEN + 4ULL * lines;
+		if (lines && length >= need)
+			return 0;
+		if (!lines)
+			pr_warn("nfit: IDT (type 2) at offset %#x: 0 lines, IDT rejected\n", off);
+		else
+			pr_warn("nfit: IDT (type 2) at offset %#x: length %u too short for %u lines (%llu bytes), IDT rejected\n",
+				off, length, lines, need);
+		return -EINVAL;
+	case NFIT_TYPE_DCR:
+		windows = get_le16(sub + offsetof(struct acpi_nfit_dcr, windows));
+		if (!windows || length >= NFIT_DCR_LEN)
+			return 0;
+		pr_warn("nfit: DCR (type 4) at offset %#x: length %u too short for %u block control windows (%u bytes), DCR rejected\n",
+			off, length, windows, NFIT_DCR_LEN);
+		return -EINVAL;
 	case NFIT_TYPE_FLUSH:
-		need += 8ULL * get_le16(sub + offsetof(struct acpi_nfit_flush, hint_count));
-		break;
+		hints = get_le16(sub + offsetof(struct acpi_nfit_flush, hint_count));
+		need = NFIT_FLUSH_LEN + 8ULL * hints;
+		if (length >= need)
+			return 0;
+		pr_warn("nfit: FLUSH (type 6) at offset %#x: length %u too short for %u hint addresses (%llu bytes), FLUSH rejected\n",
+			off, length, hints, need);
+		return -EINVAL;
 	default:
-		break;
+		return 0;
 	}
-	return need;
 }
 
 /* A slot in one of the arrays, or NULL (and one line per type) when full. */
@@ -334,7 +359,11 @@ static const parse_fn parsers[NFIT_TYPE_NR] = {
 	[NFIT_TYPE_FLUSH] = parse_flush, [NFIT_TYPE_CAPS] = parse_caps,
 };
 
-/* Check one subtable's framing; 0 if it may be parsed, else print why not. */
+/*
+ * Check one subtable's framing: a length of 0, past the table's end or
+ * below its type's fixed part leaves nothing to find the next subtable by,
+ * so the walk stops there. 0 if the walk may go on, else print why not.
+ */
 static int check_subtable(const u8 *sub, u32 off, u32 end, u16 *length)
 {
 	struct nfit_sub_header h;
@@ -354,9 +383,9 @@ static int check_subtable(const u8 *sub, u32 off, u32 end, u16 *length)
 			type_name(h.type), h.type, off, h.length, end);
 		return -EINVAL;
 	}
-	u64 need = needed_len(h.type, sub, h.length);
+	u16 need = h.type < NFIT_TYPE_NR ? base_len[h.type] : sizeof(h);
 	if (h.length < need) {
-		pr_warn("nfit: %s (type %u) at offset %#x: length %u below its minimum %llu, walk stopped\n",
+		pr_warn("nfit: %s (type %u) at offset %#x: length %u below its minimum %u, walk stopped\n",
 			type_name(h.type), h.type, off, h.length, need);
 		return -EINVAL;
 	}
@@ -414,13 +443,18 @@ int nfit_parse(const void *table, size_t len, struct nfit_table *out)
 			break;
 		}
 		u16 type = get_le16(sub);
-		if (type < NFIT_TYPE_NR)
-			parsers[type](&w, off, sub, length);
-		else
+		if (type >= NFIT_TYPE_NR) {
+			pr_warn("nfit: unknown subtable type %u at offset %#x (%u bytes), skipped\n",
+				type, off, length);
 			out->nr_unknown++;
+		} else if (check_content(type, sub, off, length)) {
+			out->nr_rejected++;
+		} else {
+			parsers[type](&w, off, sub, length);
+		}
 		off += length;
 	}
-	if (out->truncated)
+	if (out->truncated || out->nr_rejected)
 		return -EINVAL;
 	return out->nr_dropped ? -ENOSPC : 0;
 }

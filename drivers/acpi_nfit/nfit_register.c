@@ -255,6 +255,12 @@ static int register_spa(const struct nfit_table *t, const struct nfit_spa *spa,
 			spa->range_index, spa->offset, spa->address, spa->length);
 		return -1;
 	}
+	/* §5.2.25.2: index 0 is invalid; memdevs use 0 for "not mapped" (Linux skips it too). */
+	if (spa->range_index == 0) {
+		pr_warn("nfit: SPA at offset %#x: range index 0 is invalid, ignored\n",
+			spa->offset);
+		return -1;
+	}
 	if (spa_index_duplicate(t, spa)) {
 		pr_warn("nfit: SPA at offset %#x: range index %u already used, ignored\n",
 			spa->offset, spa->range_index);
@@ -274,6 +280,27 @@ static int register_spa(const struct nfit_table *t, const struct nfit_spa *spa,
 	return nd_region_create(bus, &rd, NULL);
 }
 
+/*
+ * Say why an SPA makes no region, at a level the default console shows
+ * (console_loglevel prints below LOGLEVEL_DEBUG): a range of a known
+ * non-pmem type (volatile, control region, virtual disk or CD...) is
+ * information; an unknown GUID is a warning, printed as the GUID reads
+ * (its first three fields little-endian in the table, FACTS §3.5).
+ */
+static void say_not_pmem(const struct nfit_spa *spa)
+{
+	const u8 *g = spa->range_guid;
+
+	if (spa->type != NFIT_SPA_UNKNOWN) {
+		pr_info("nfit: SPA range %u at offset %#x: %s, not a pmem region, skipped\n",
+			spa->range_index, spa->offset, nfit_spa_type_name(spa->type));
+		return;
+	}
+	pr_warn("nfit: SPA range %u at offset %#x: unknown range type %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x, skipped\n",
+		spa->range_index, spa->offset, g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8],
+		g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+}
+
 int nfit_register(const struct nfit_table *t, struct nd_bus *bus)
 {
 	static struct dimm_map map;	/* too big for the kernel stack */
@@ -283,8 +310,7 @@ int nfit_register(const struct nfit_table *t, struct nd_bus *bus)
 	for (u32 i = 0; i < t->nr_spa; i++) {
 		const struct nfit_spa *spa = &t->spa[i];
 		if (spa->type != NFIT_SPA_PM) {
-			pr_debug("nfit: SPA range %u: %s, not a pmem region\n", spa->range_index,
-				 nfit_spa_type_name(spa->type));
+			say_not_pmem(spa);
 			continue;
 		}
 		if (register_spa(t, spa, bus, &map) == 0)

@@ -68,7 +68,7 @@ static void check_parse(int err, size_t len)
 	CHECK(nt.nr_dcr <= NFIT_MAX_DCR && nt.nr_bdw <= NFIT_MAX_BDW);
 	CHECK(nt.nr_flush <= NFIT_MAX_FLUSH);
 	CHECK(nt.length <= len);
-	CHECK((err == -EINVAL) == nt.truncated || err == -ENODEV);
+	CHECK((err == -EINVAL) == (nt.truncated || nt.nr_rejected > 0) || err == -ENODEV);
 	CHECK(err != -ENOSPC || nt.nr_dropped > 0);
 	for (u32 i = 0; i < nt.nr_spa; i++) {
 		CHECK(nt.spa[i].offset + NFIT_SPA_LEN <= nt.length);

@@ -22,6 +22,7 @@
 #include "memblock.h"
 #include "nfit.h"
 #include "nvdimm.h"
+#include "printk.h"
 
 /* The direct map: simulated memory is all there (test_acpi checks the calls). */
 int direct_map_add(u64 pa, u64 len)
@@ -624,18 +625,24 @@ static void nfit_below_minimum_stops_walk(void **state)
 		u8 count_size;
 		const char *msg;
 	} cases[] = {
-		{ NFIT_TYPE_SPA, 40, 0, 0, 0, "SPA (type 0) at offset 0x28: length 40 below its minimum 56" },
-		{ NFIT_TYPE_SPA, 56, 6, NFIT_SPA_COOKIE_VALID, 2, "SPA (type 0) at offset 0x28: length 56 below its minimum 64" },
-		{ NFIT_TYPE_MEMDEV, 47, 0, 0, 0, "MEMDEV (type 1) at offset 0x28: length 47 below its minimum 48" },
-		{ NFIT_TYPE_IDT, 20, 8, 2, 4, "IDT (type 2) at offset 0x28: length 20 below its minimum 24" },
-		{ NFIT_TYPE_IDT, 12, 0, 0, 0, "IDT (type 2) at offset 0x28: length 12 below its minimum 16" },
-		{ NFIT_TYPE_SMBIOS, 6, 0, 0, 0, "SMBIOS (type 3) at offset 0x28: length 6 below its minimum 8" },
-		{ NFIT_TYPE_DCR, 31, 0, 0, 0, "DCR (type 4) at offset 0x28: length 31 below its minimum 32" },
-		{ NFIT_TYPE_DCR, 32, 30, 1, 2, "DCR (type 4) at offset 0x28: length 32 below its minimum 80" },
-		{ NFIT_TYPE_BDW, 39, 0, 0, 0, "BDW (type 5) at offset 0x28: length 39 below its minimum 40" },
-		{ NFIT_TYPE_FLUSH, 24, 8, 2, 2, "FLUSH (type 6) at offset 0x28: length 24 below its minimum 32" },
-		{ NFIT_TYPE_CAPS, 12, 0, 0, 0, "CAPS (type 7) at offset 0x28: length 12 below its minimum 16" },
-		{ 42, 3, 0, 0, 0, "subtable (type 42) at offset 0x28: length 3 below its minimum 4" },
+		{ NFIT_TYPE_SPA, 40, 0, 0, 0,
+		  "SPA (type 0) at offset 0x28: length 40 below its minimum 56" },
+		{ NFIT_TYPE_MEMDEV, 47, 0, 0, 0,
+		  "MEMDEV (type 1) at offset 0x28: length 47 below its minimum 48" },
+		{ NFIT_TYPE_IDT, 12, 0, 0, 0,
+		  "IDT (type 2) at offset 0x28: length 12 below its minimum 16" },
+		{ NFIT_TYPE_SMBIOS, 6, 0, 0, 0,
+		  "SMBIOS (type 3) at offset 0x28: length 6 below its minimum 8" },
+		{ NFIT_TYPE_DCR, 31, 0, 0, 0,
+		  "DCR (type 4) at offset 0x28: length 31 below its minimum 32" },
+		{ NFIT_TYPE_BDW, 39, 0, 0, 0,
+		  "BDW (type 5) at offset 0x28: length 39 below its minimum 40" },
+		{ NFIT_TYPE_FLUSH, 12, 0, 0, 0,
+		  "FLUSH (type 6) at offset 0x28: length 12 below its minimum 16" },
+		{ NFIT_TYPE_CAPS, 12, 0, 0, 0,
+		  "CAPS (type 7) at offset 0x28: length 12 below its minimum 16" },
+		{ 42, 3, 0, 0, 0,
+		  "subtable (type 42) at offset 0x28: length 3 below its minimum 4" },
 	};
 
 	(void)state;
@@ -651,7 +658,71 @@ static void nfit_below_minimum_stops_walk(void **state)
 		assert_int_equal(nfit_parse(tb.buf, tb.len, &nt), -EINVAL);
 		if (!host_console_has(cases[i].msg))
 			fail_msg("case %zu: no \"%s\" in: %s", i, cases[i].msg, host_console_text());
+		assert_true(nt.truncated);
 		assert_int_equal(nt.nr_spa, 0);
+	}
+}
+
+/*
+ * A subtable whose length frames it but disagrees with its own flags or
+ * counts is rejected alone, with one line; the walk goes on to the next
+ * (RELIABILITY A.3, A.5). Before, each of these stopped the whole walk, and
+ * an interleave table with 0 lines was accepted without a word.
+ */
+static void nfit_inconsistent_subtable_rejected_walk_goes_on(void **state)
+{
+	static const struct {
+		u16 type, len;
+		u32 count_off, count; /* a count/flags field to set */
+		u8 count_size;
+		const char *msg;
+	} cases[] = {
+		{ NFIT_TYPE_SPA, 56, 6, NFIT_SPA_COOKIE_VALID, 2,
+		  "SPA (type 0) at offset 0x28: length 56, want 64 with the location cookie flag (bit 2), SPA rejected" },
+		{ NFIT_TYPE_SPA, 64, 6, 0, 2,
+		  "SPA (type 0) at offset 0x28: length 64, want 56 without the location cookie flag (bit 2), SPA rejected" },
+		{ NFIT_TYPE_SPA, 72, 6, NFIT_SPA_COOKIE_VALID, 2,
+		  "SPA (type 0) at offset 0x28: length 72, want 64 with the location cookie flag (bit 2), SPA rejected" },
+		{ NFIT_TYPE_IDT, 16, 8, 0, 4,
+		  "IDT (type 2) at offset 0x28: 0 lines, IDT rejected" },
+		{ NFIT_TYPE_IDT, 20, 8, 2, 4,
+		  "IDT (type 2) at offset 0x28: length 20 too short for 2 lines (24 bytes), IDT rejected" },
+		/* 16 + 4 * 0x40000001 is 20 in 32 bits: the count must not wrap the product. */
+		{ NFIT_TYPE_IDT, 20, 8, 0x40000001, 4,
+		  "IDT (type 2) at offset 0x28: length 20 too short for 1073741825 lines (4294967316 bytes), IDT rejected" },
+		{ NFIT_TYPE_DCR, 32, 30, 1, 2,
+		  "DCR (type 4) at offset 0x28: length 32 too short for 1 block control windows (80 bytes), DCR rejected" },
+		{ NFIT_TYPE_FLUSH, 24, 8, 2, 2,
+		  "FLUSH (type 6) at offset 0x28: length 24 too short for 2 hint addresses (32 bytes), FLUSH rejected" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		u8 sub[128] = { 0 };
+		tb_init();
+		memcpy(sub, &cases[i].type, 2);
+		memcpy(sub + 2, &cases[i].len, 2);
+		memcpy(sub + cases[i].count_off, &cases[i].count, cases[i].count_size);
+		tb_add(sub, cases[i].len);
+		one_dimm(1 * GiB);
+		host_console_reset();
+		assert_int_equal(nfit_parse(tb.buf, tb.len, &nt), -EINVAL);
+		if (!host_console_has(cases[i].msg))
+			fail_msg("case %zu: no \"%s\" in: %s", i, cases[i].msg,
+				 host_console_text());
+		assert_false(nt.truncated);
+		assert_int_equal(nt.nr_rejected, 1);
+		assert_int_equal(nt.nr_spa, 1); /* the good SPA after it */
+		assert_int_equal(nt.spa[0].address, 4 * GiB);
+		assert_int_equal(nt.nr_idt + nt.nr_flush, 0);
+		assert_int_equal(nt.nr_dcr, 1);
+		assert_int_equal(nt.nr_memdev, 1);
+		/* One line, and the good DIMM still makes its region. */
+		const char *first = strstr(host_console_text(), cases[i].msg);
+		assert_null(strstr(first + 1, cases[i].msg));
+		nd_reset();
+		register_tb();
+		assert_int_equal(nd_region_count(), 1);
 	}
 }
 
@@ -668,9 +739,72 @@ static void nfit_unknown_types_skipped(void **state)
 	assert_int_equal(nt.nr_unknown, 3);
 	assert_int_equal(nt.nr_spa, 1);
 	assert_int_equal(nt.nr_dcr, 1);
+	/* One line each, at a level the default console prints (it was silent). */
+	assert_true(host_console_has(
+		"nfit: unknown subtable type 8 at offset 0x28 (12 bytes), skipped"));
+	assert_true(host_console_has(
+		"nfit: unknown subtable type 65535 at offset 0x34 (4 bytes), skipped"));
+	assert_true(host_console_has(
+		"nfit: unknown subtable type 4660 at offset 0x38 (100 bytes), skipped"));
+	assert_true(LOGLEVEL_WARNING < console_loglevel);
 }
 
-/* ACPI 6.4: a 64-byte SPA with the location cookie; a longer one is accepted too. */
+/*
+ * SPA ranges that make no region say so, one line each, at a level the
+ * default console prints (before: pr_debug, never shown): known non-pmem
+ * types as information, an unknown GUID as a warning, and a pmem range with
+ * the invalid index 0 (memdevs use 0 for "not mapped": they must not attach).
+ */
+static void nfit_non_pmem_spa_one_line_each(void **state)
+{
+	static const u8 guid_vdisk[16] = { 0x5a, 0x53, 0xab, 0x77, 0xfc, 0x45, 0x4b, 0x62,
+					   0x55, 0x60, 0xf7, 0xb2, 0x81, 0xd1, 0xf9, 0x6e };
+	static const u8 guid_pcd[16] = { 0x88, 0x81, 0x01, 0x08, 0xcd, 0x42, 0x48, 0xbb,
+					 0x10, 0x0f, 0x53, 0x87, 0xd5, 0x3d, 0xed, 0x3d };
+	static const u8 guid_odd[16] = { 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+					 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10 };
+	char msg[160];
+
+	(void)state;
+	tb_init();
+	u32 vol = add_spa(3, 2 * GiB, 1 * GiB, guid_volatile);
+	u32 vdisk = add_spa(5, 8 * GiB, 1 * GiB, guid_vdisk);
+	u32 pcd = add_spa(6, 9 * GiB, 1 * GiB, guid_pcd);
+	u32 odd = add_spa(7, 10 * GiB, 1 * GiB, guid_odd);
+	u32 zero = add_spa(0, 11 * GiB, 1 * GiB, guid_pm);
+	add_memdev(9, 0, 0, 1 * GiB, 0, 1, 0); /* not mapped to any SPA */
+	one_dimm(1 * GiB);
+	register_tb();
+	assert_int_equal(nd_region_count(), 1);
+	assert_int_equal(nd_region_get(0)->start, 4 * GiB);
+	snprintf(msg, sizeof(msg),
+		 "nfit: SPA range 3 at offset %#x: volatile memory, not a pmem region, skipped",
+		 vol);
+	assert_true(host_console_has(msg));
+	snprintf(
+		msg, sizeof(msg),
+		"nfit: SPA range 5 at offset %#x: volatile virtual disk, not a pmem region, skipped",
+		vdisk);
+	assert_true(host_console_has(msg));
+	snprintf(
+		msg, sizeof(msg),
+		"nfit: SPA range 6 at offset %#x: persistent virtual CD, not a pmem region, skipped",
+		pcd);
+	assert_true(host_console_has(msg));
+	snprintf(
+		msg, sizeof(msg),
+		"nfit: SPA range 7 at offset %#x: unknown range type 04030201-0605-0807-090a-0b0c0d0e0f10, skipped",
+		odd);
+	assert_true(host_console_has(msg));
+	snprintf(msg, sizeof(msg), "nfit: SPA at offset %#x: range index 0 is invalid, ignored",
+		 zero);
+	assert_true(host_console_has(msg));
+}
+
+/*
+ * ACPI 6.4: a 64-byte SPA with the location cookie, next to a 56-byte one
+ * without. The crossed combinations reject that SPA only (RELIABILITY A.3).
+ */
 static void nfit_spa_64_byte_form(void **state)
 {
 	struct acpi_nfit_spa s = {
@@ -683,18 +817,37 @@ static void nfit_spa_64_byte_form(void **state)
 	memcpy(s.range_guid, guid_pm, 16);
 	tb_init();
 	tb_add(&s, NFIT_SPA_COOKIE_LEN);
-	s.flags = 0;		/* 64 bytes without the flag: the cookie is not valid */
+	s.flags = 0; /* 64 bytes without the flag: rejected */
 	s.range_index = 8;
 	s.address += 256 * MiB;
-	tb_add(&s, NFIT_SPA_COOKIE_LEN);
-	assert_int_equal(nfit_parse(tb.buf, tb.len, &nt), 0);
+	u32 crossed64 = tb_add(&s, NFIT_SPA_COOKIE_LEN);
+	s.flags = NFIT_SPA_COOKIE_VALID; /* 56 bytes with the flag: rejected */
+	s.h.length = NFIT_SPA_LEN;
+	u32 crossed56 = tb_add(&s, NFIT_SPA_LEN);
+	s.flags = 0; /* 56 bytes without the flag */
+	s.range_index = 9;
+	s.address += 256 * MiB;
+	tb_add(&s, NFIT_SPA_LEN);
+	assert_int_equal(nfit_parse(tb.buf, tb.len, &nt), -EINVAL);
+	assert_int_equal(nt.nr_rejected, 2);
 	assert_int_equal(nt.nr_spa, 2);
 	assert_true(nt.spa[0].has_cookie);
 	assert_int_equal(nt.spa[0].location_cookie, 0x1122334455667788ULL);
 	assert_int_equal(nt.spa[0].type, NFIT_SPA_PM);
 	assert_false(nt.spa[1].has_cookie);
-	assert_int_equal(nt.spa[1].range_index, 8);
-	assert_int_equal(nt.spa[1].address, 0x190000000ULL);
+	assert_int_equal(nt.spa[1].range_index, 9);
+	assert_int_equal(nt.spa[1].address, 0x1a0000000ULL);
+	char msg[160];
+	snprintf(
+		msg, sizeof(msg),
+		"nfit: SPA (type 0) at offset %#x: length 64, want 56 without the location cookie flag (bit 2), SPA rejected",
+		crossed64);
+	assert_true(host_console_has(msg));
+	snprintf(
+		msg, sizeof(msg),
+		"nfit: SPA (type 0) at offset %#x: length 56, want 64 with the location cookie flag (bit 2), SPA rejected",
+		crossed56);
+	assert_true(host_console_has(msg));
 	register_tb();
 	assert_int_equal(nd_region_count(), 2);
 	assert_int_equal(nd_region_get(0)->numa_node, -1);	/* proximity not valid */
@@ -1141,7 +1294,9 @@ int main(void)
 		cmocka_unit_test_setup(nfit_truncated_table, reset),
 		cmocka_unit_test_setup(nfit_not_an_nfit, reset),
 		cmocka_unit_test_setup(nfit_below_minimum_stops_walk, reset),
+		cmocka_unit_test_setup(nfit_inconsistent_subtable_rejected_walk_goes_on, reset),
 		cmocka_unit_test_setup(nfit_unknown_types_skipped, reset),
+		cmocka_unit_test_setup(nfit_non_pmem_spa_one_line_each, reset),
 		cmocka_unit_test_setup(nfit_spa_64_byte_form, reset),
 		cmocka_unit_test_setup(nfit_dcr_32_byte_form, reset),
 		cmocka_unit_test_setup(nfit_block_window_structures, reset),
