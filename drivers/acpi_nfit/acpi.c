@@ -111,6 +111,28 @@ static void list_table(struct acpi_tables *out, u64 pa, const struct acpi_table_
 	memcpy(t->oem_table_id, h->oem_table_id, 8);
 }
 
+/*
+ * An entry naming the root table itself or a table already listed (an NFIT
+ * listed twice would otherwise be parsed twice: its DIMMs registered twice
+ * under one handle) is skipped with one line.
+ */
+static bool listed_before(const struct acpi_tables *out, u64 pa, const char *what)
+{
+	if (pa == out->root_pa) {
+		pr_warn("ACPI: %s at %#llx is the %s itself, skipped\n", what, pa,
+			out->root_signature);
+		return true;
+	}
+	for (u32 i = 0; i < out->nr; i++) {
+		if (out->table[i].pa != pa)
+			continue;
+		pr_warn("ACPI: %s at %#llx: %s already listed, skipped\n", what, pa,
+			out->table[i].signature);
+		return true;
+	}
+	return false;
+}
+
 /* Every entry of the root table (§5.2.7 RSDT: u32, §5.2.8 XSDT: unaligned u64). */
 static void walk_root(const struct acpi_table_header *root, u32 entry_size,
 		      struct acpi_tables *out)
@@ -131,6 +153,8 @@ static void walk_root(const struct acpi_table_header *root, u32 entry_size,
 			break;
 		}
 		snprintf(what, sizeof(what), "%s entry %u", out->root_signature, i);
+		if (pa && listed_before(out, pa, what))
+			continue;
 		const struct acpi_table_header *h = acpi_map_table(pa, what);
 		if (h)
 			list_table(out, pa, h);

@@ -327,10 +327,33 @@ static void print_summary(const struct acpi_table *at, const struct nfit_table *
 		t->truncated ? " (walk stopped early)" : "");
 }
 
+/*
+ * A DIMM of `t` that an earlier NFIT registered (same device handle on an
+ * nfit bus), or NULL. Linux reads only the first NFIT. We read them all,
+ * but a later table naming a DIMM an earlier one described is a second,
+ * possibly contradicting, view of the same hardware: taking only its other
+ * DIMMs would leave interleave sets with members missing, and which
+ * description of the shared DIMM is right cannot be told. So the first
+ * table wins and such a table is refused whole; disjoint ones register.
+ */
+static const struct nvdimm *handle_registered(const struct nfit_table *t)
+{
+	for (u32 i = 0; i < nvdimm_count(); i++) {
+		const struct nvdimm *d = nvdimm_get(i);
+		if (strcmp(d->bus->provider, "nfit") != 0)
+			continue;
+		for (u32 j = 0; j < t->nr_memdev; j++)
+			if (t->memdev[j].device_handle == d->handle)
+				return d;
+	}
+	return NULL;
+}
+
 int nfit_probe(void)
 {
 	static struct nfit_table parsed;	/* reused: registration copies what it keeps */
 	const struct acpi_table *at;
+	const struct nvdimm *d;
 	int added = 0;
 
 	for (u32 n = 0; (at = acpi_find_table(&acpi_tables, "NFIT", n)); n++) {
@@ -338,6 +361,11 @@ int nfit_probe(void)
 		if (!h || nfit_parse(h, at->length, &parsed) == -ENODEV)
 			continue;
 		print_summary(at, &parsed);
+		if ((d = handle_registered(&parsed))) {
+			pr_warn("nfit: NFIT at %#llx: DIMM handle %#x is already %s from an earlier NFIT, this table refused\n",
+				at->pa, d->handle, d->name);
+			continue;
+		}
 		struct nd_bus *bus = nd_bus_register("nfit");
 		if (bus)
 			added += nfit_register(&parsed, bus);

@@ -495,6 +495,32 @@ static void acpi_rsdp_parameter(void **state)
 	assert_int_equal(params_parse("acpi_rsdp"), 1);
 }
 
+/*
+ * A table listed twice (same address) is listed once, and an entry naming
+ * the root table itself is skipped; one line each (RELIABILITY A.11).
+ * Before, an NFIT listed twice was parsed twice: two DIMMs with one handle.
+ */
+static void acpi_table_listed_twice_skipped(void **state)
+{
+	u64 nfit = put_table(T(0), "NFIT", 64, NULL, 0), ssdt = put_plain(T(1), "SSDT");
+	u64 e[] = { nfit, ssdt, nfit, XSDT_PA, nfit };
+
+	(void)state;
+	put_root(XSDT_PA, "XSDT", e, ARRAY_SIZE(e));
+	put_rsdp(0xe0000, 2, 0, XSDT_PA);
+	acpi_init(&bi);
+	assert_int_equal(acpi_tables.nr, 2);
+	assert_true(listed("NFIT", nfit) && listed("SSDT", ssdt));
+	assert_non_null(acpi_find_table(&acpi_tables, "NFIT", 0));
+	assert_null(acpi_find_table(&acpi_tables, "NFIT", 1));
+	assert_true(
+		host_console_has("ACPI: XSDT entry 2 at 0x3ffe2000: NFIT already listed, skipped"));
+	assert_true(
+		host_console_has("ACPI: XSDT entry 3 at 0x3ffe1003 is the XSDT itself, skipped"));
+	assert_true(
+		host_console_has("ACPI: XSDT entry 4 at 0x3ffe2000: NFIT already listed, skipped"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +536,7 @@ int main(void)
 		cmocka_unit_test_setup(acpi_maps_header_then_whole_table, reset),
 		cmocka_unit_test_setup(acpi_root_length_not_whole_entries, reset),
 		cmocka_unit_test_setup(acpi_too_many_tables, reset),
+		cmocka_unit_test_setup(acpi_table_listed_twice_skipped, reset),
 		cmocka_unit_test_setup(acpi_boot_info_copy_preferred, reset),
 		cmocka_unit_test_setup(acpi_efi_config_table_acpi20_preferred, reset),
 		cmocka_unit_test_setup(acpi_efi_bad_system_table, reset),

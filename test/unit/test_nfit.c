@@ -1192,6 +1192,67 @@ static void nfit_acpi_bad_checksum_table_skipped(void **state)
 	free_fixture(&fx);
 }
 
+/* An NFIT listed twice in the RSDT is parsed once: one DIMM per handle. */
+static void nfit_listed_twice_registers_once(void **state)
+{
+	struct fixture fx;
+	u64 t[2] = { NFIT_PA, NFIT_PA };
+
+	(void)state;
+	load_fixture(&fx, "one-1G");
+	memcpy(phys_to_virt(NFIT_PA), fx.bin, fx.bin_len);
+	install_tables(t, 2);
+	acpi_init(&bi);
+	nfit_probe();
+	nvdimm_publish();
+	assert_true(
+		host_console_has("ACPI: RSDT entry 1 at 0x3ffe2000: NFIT already listed, skipped"));
+	assert_int_equal(nd_bus_count(), 1);
+	assert_int_equal(nvdimm_count(), 1);
+	assert_int_equal(nd_region_count(), 1);
+	free_fixture(&fx);
+}
+
+/*
+ * A second NFIT naming a DIMM handle the first registered is refused whole
+ * (one line); a third with its own handles registers. Before, the second
+ * made another DIMM with handle 0x1.
+ */
+static void nfit_second_table_with_taken_handle_refused(void **state)
+{
+	struct fixture fx;
+	u64 t[3] = { NFIT_PA, NFIT_PA + 0x1000, NFIT_PA + 0x2000 };
+
+	(void)state;
+	load_fixture(&fx, "one-1G");
+	memcpy(phys_to_virt(t[0]), fx.bin, fx.bin_len);
+	tb_init();
+	add_spa(2, 8 * GiB, 256 * MiB, guid_pm);
+	add_memdev(0x20, 2, 3, 256 * MiB, 0, 1, 0);
+	add_dcr(3, 0xabcd, NFIT_DCR_LEN);
+	add_spa(4, 9 * GiB, 256 * MiB, guid_pm);
+	add_memdev(0x1, 4, 3, 256 * MiB, 0, 1, 0); /* QEMU's DIMM's handle */
+	memcpy(phys_to_virt(t[1]), tb.buf, tb.len);
+	tb_init();
+	add_spa(2, 10 * GiB, 256 * MiB, guid_pm);
+	add_memdev(0x30, 2, 3, 256 * MiB, 0, 1, 0);
+	add_dcr(3, 0xabce, NFIT_DCR_LEN);
+	memcpy(phys_to_virt(t[2]), tb.buf, tb.len);
+	install_tables(t, 3);
+	acpi_init(&bi);
+	nfit_probe();
+	nvdimm_publish();
+	assert_true(host_console_has(
+		"nfit: NFIT at 0x3ffe3000: DIMM handle 0x1 is already nmem0 from an earlier NFIT, this table refused"));
+	assert_int_equal(nd_bus_count(), 2);
+	assert_int_equal(nvdimm_count(), 2);
+	assert_int_equal(nvdimm_get(0)->handle, 0x1);
+	assert_int_equal(nvdimm_get(1)->handle, 0x30);
+	assert_int_equal(nd_region_count(), 2);
+	assert_int_equal(nd_region_get(1)->start, 10 * GiB);
+	free_fixture(&fx);
+}
+
 /* ---- e820 pmem next to the NFIT ---- */
 
 static void nfit_and_e820_three_regions_no_duplicates(void **state)
@@ -1312,6 +1373,8 @@ int main(void)
 		cmocka_unit_test_setup(nfit_arrays_full, reset),
 		cmocka_unit_test_setup(nfit_spa_type_names, reset),
 		cmocka_unit_test_setup(nfit_acpi_bad_checksum_table_skipped, reset),
+		cmocka_unit_test_setup(nfit_listed_twice_registers_once, reset),
+		cmocka_unit_test_setup(nfit_second_table_with_taken_handle_refused, reset),
 		cmocka_unit_test_setup(nfit_and_e820_three_regions_no_duplicates, reset),
 		cmocka_unit_test_setup(e820_partly_covered_range_refused, reset),
 		cmocka_unit_test_setup(e820_only_without_acpi, reset),
