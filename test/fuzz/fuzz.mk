@@ -31,6 +31,13 @@ $(BUILD)/fuzz/fuzz_nfit: test/fuzz/fuzz_nfit.c $(FUZZ_NFIT_SRCS) $(wildcard incl
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only $(FUZZ_NFIT_PARSERS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_nfit.c $(FUZZ_NFIT_SRCS) -o $@
 
+# ACPI discovery end to end: RSDP, XSDT/RSDT, every NFIT, the nvdimm core.
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_acpi
+
+$(BUILD)/fuzz/fuzz_acpi: test/fuzz/fuzz_acpi.c $(FUZZ_NFIT_SRCS) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_acpi.c $(FUZZ_NFIT_SRCS) -o $@
+
 # The multiboot2 boot information and the e820 table made from it.
 FUZZ_MB2_PARSERS := boot/multiboot2.c
 
