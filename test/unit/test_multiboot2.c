@@ -11,6 +11,7 @@
 #include "e820.h"
 #include "host.h"
 #include "multiboot2.h"
+#include "unaligned.h"
 
 static u8 mbi[4096] __attribute__((aligned(8)));
 static u32 len;
@@ -265,6 +266,82 @@ static void mb2_huge_efi_descriptor_size_does_not_wrap(void **state)
 	assert_int_equal(bi.mem[0].size, 0x10000);
 }
 
+/* A file's bytes (malloc'd, exactly its size) and length. */
+static u8 *read_fixture(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	u8 *buf;
+
+	if (!f)
+		fail_msg("cannot open %s (run from the top directory)", path);
+	fseek(f, 0, SEEK_END);
+	*n = (size_t)ftell(f);
+	rewind(f);
+	buf = malloc(*n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, *n, f), *n);
+	buf[*n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/*
+ * GRUB's own MBI, captured under QEMU (test/fixtures/mbi): parsed from an
+ * exact-size copy, it gives the firmware map the kernel printed on that
+ * boot, line for line.
+ */
+static void check_grub_fixture(const char *name, enum boot_path path, u32 nr_mem)
+{
+	char file[128];
+	size_t n, tn;
+
+	snprintf(file, sizeof(file), "test/fixtures/mbi/%s.mbi", name);
+	u8 *m = read_fixture(file, &n);
+	snprintf(file, sizeof(file), "test/fixtures/mbi/%s.txt", name);
+	char *txt = (char *)read_fixture(file, &tn);
+
+	memset(&bi, 0, sizeof(bi));
+	memset(&e820_table, 0, sizeof(e820_table));
+	host_console_reset();
+	assert_int_equal(get_le32(m), n);
+	assert_int_equal(multiboot2_parse(m, 0x100000, &bi), 0);
+	assert_int_equal(bi.path, path);
+	assert_string_equal(bi.cmdline, "memmap=256M!768M");
+	assert_string_equal(bi.loader, "GRUB 2.06-13+deb12u2");
+	assert_int_equal(bi.load_base, 0x200000);
+	assert_int_equal(bi.nr_mem, nr_mem);
+	assert_memory_equal(bi.rsdp, "RSD PTR ", 8);
+	e820_init(&bi);
+	int lines = 0;
+	for (char *l = strstr(txt, "BIOS-e820:"); l; l = strstr(l + 1, "BIOS-e820:")) {
+		char want[96];
+		snprintf(want, sizeof(want), "%.*s", (int)strcspn(l, "\n"), l);
+		if (!host_console_has(want))
+			fail_msg("%s: no \"%s\" in:\n%s", name, want, host_console_text());
+		lines++;
+	}
+	assert_int_equal(lines, e820_table.nr);
+	free(m);
+	free(txt);
+}
+
+static void mb2_grub_seabios_fixture(void **state)
+{
+	(void)state;
+	check_grub_fixture("grub-2.06-seabios", BOOT_MULTIBOOT2_BIOS, 7);
+	assert_int_equal(bi.rsdp_len, 20);
+}
+
+/* OVMF: the EFI memory map (tag 17, 123 descriptors of 48 bytes) wins over tag 6. */
+static void mb2_grub_ovmf_fixture(void **state)
+{
+	(void)state;
+	check_grub_fixture("grub-2.06-ovmf", BOOT_MULTIBOOT2_EFI, 123);
+	assert_string_equal(bi.mem_source, "EFI memory map");
+	assert_int_equal(bi.rsdp_len, 36);
+	assert_int_not_equal(bi.efi_system_table, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +356,8 @@ int main(void)
 		cmocka_unit_test(mb2_no_end_tag_reported),
 		cmocka_unit_test(mb2_huge_mmap_entry_size_does_not_wrap),
 		cmocka_unit_test(mb2_huge_efi_descriptor_size_does_not_wrap),
+		cmocka_unit_test(mb2_grub_seabios_fixture),
+		cmocka_unit_test(mb2_grub_ovmf_fixture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
