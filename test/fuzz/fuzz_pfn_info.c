@@ -119,8 +119,11 @@ static void validate(const u8 *p, const u8 *end, u8 flags)
 
 	memset(head, 0, sizeof(head));
 	memcpy(head + ND_PFN_SB_OFFSET, &sb, sizeof(sb));
+	/* Only the block at 4 KiB is there: what it says it is, or raw. */
 	enum nd_personality pers = nd_identify(head, sizeof(head));
-	CHECK(pers == ND_PERS_RAW || pers == ND_PERS_FSDAX || pers == ND_PERS_DEVDAX);
+	CHECK(pers != ND_PERS_SECTOR || !memcmp(sb.signature, BTT_SIG, BTT_SIG_LEN));
+	CHECK(pers != ND_PERS_FSDAX || !memcmp(sb.signature, PFN_SIG, PFN_SIG_LEN));
+	CHECK(pers != ND_PERS_DEVDAX || !memcmp(sb.signature, DAX_SIG, PFN_SIG_LEN));
 }
 
 static void round_trip(const u8 *p, const u8 *end)
