@@ -8,6 +8,7 @@
 #   make netboot    build/netboot/: PXE tree for BIOS (GRUB) and UEFI clients
 #   make run        install what is missing, build, boot under QEMU
 #   make test       include rule, host unit tests, short fuzz runs, QEMU tests
+#   make fuzz-long  each fuzz target for an hour (FUZZ_SECONDS=...), with a report
 #   make test-boot  only the five boot-path QEMU tests
 #   make bench      benchmarks under QEMU: build/bench/results.{csv,md}, plots
 #   make deps       install the Debian packages the build needs
@@ -76,7 +77,7 @@ CORE_UNIT_TESTS := test_altmap test_cmdline test_memblock test_memmap_init test_
 	test_nvdimm test_page_alloc test_pfn_dev test_pfn_info test_pgtable test_vmemmap
 
 .PHONY: all tools iso run test test-deps test-unit test-qemu test-fuzz fuzz clean deps newlib help \
-	efi netboot test-boot bench FORCE
+	efi netboot test-boot bench fuzz-long FORCE
 all: $(BUILD)/pmemk.elf $(TOOLS)
 
 help:
@@ -203,11 +204,17 @@ BOOTPATH_CASES = $(shell sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' test/qemu/case
 test-boot: deps $(BUILD)/pmemk.elf $(EFI_LOADER)
 	@CASES='$(BOOTPATH_CASES)' test/qemu/run-all
 
-# libFuzzer harnesses (test/fuzz/); test-fuzz runs each for FUZZ_SECONDS.
+# libFuzzer harnesses (test/fuzz/); test-fuzz runs each for FUZZ_SECONDS
+# (20), fuzz-long for FUZZ_SECONDS too but 3600 unless given, and writes
+# a report. Both replay the crash fixtures (test/fuzz/crashes) first.
 fuzz: $(FUZZ_BINS)
 
 test-fuzz: $(FUZZ_BINS)
 	@tools/run-fuzzers $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+FUZZ_LONG_SECONDS = $(if $(filter command line environment,$(origin FUZZ_SECONDS)),$(FUZZ_SECONDS),3600)
+fuzz-long: $(FUZZ_BINS)
+	@tools/run-fuzzers --report $(BUILD)/fuzz/report-long.txt $(FUZZ_LONG_SECONDS) $(FUZZ_BINS)
 
 # Benchmarks (tools/bench, docs/PERFORMANCE.md): nvdimms of 1-64 GiB, map=dev
 # and map=mem, fresh and written backing files; BENCH_ARGS='--sizes "1 4"'.
