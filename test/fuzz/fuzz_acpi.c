@@ -59,10 +59,17 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 #define BIOS_AREA_LEN 0x20000ULL
 #define EBDA_SEG 0x9000 /* EBDA at 0x90000 */
 
-/* The kernel maps up to the CPU's width; this machine has only SIM_LIMIT. */
+/*
+ * The kernel maps up to the CPU's width; this machine has only SIM_LIMIT,
+ * and maps at most MAP_MAX at a time: a table may claim up to 16 MiB
+ * (ACPI_TABLE_MAX_LEN), and summing that much per input would make the
+ * fuzzer crawl. Longer ones take the "cannot be mapped" path instead.
+ */
+#define MAP_MAX (256 * KiB)
+
 int direct_map_add(u64 pa, u64 len)
 {
-	return pa + len < pa || pa + len > SIM_LIMIT ? -EINVAL : 0;
+	return pa + len < pa || pa + len > SIM_LIMIT || len > MAP_MAX ? -EINVAL : 0;
 }
 
 static struct boot_info bi;
