@@ -808,6 +808,8 @@ static void nfit_non_pmem_spa_one_line_each(void **state)
 	snprintf(msg, sizeof(msg), "nfit: SPA at offset %#x: range index 0 is invalid, ignored",
 		 zero);
 	assert_true(host_console_has(msg));
+	/* The default console_loglevel prints pr_info (and drops pr_debug). */
+	assert_true(LOGLEVEL_INFO < console_loglevel && LOGLEVEL_DEBUG >= console_loglevel);
 }
 
 /*
