@@ -519,6 +519,15 @@ static void pfn_small_edges(void **state)
 	assert_int_equal(nd_pfn_parse_align("2M", &align), 0);
 	cpu_features.pdpe1gb = true;
 	assert_int_equal(nd_pfn_parse_align("1G", &align), 0);
+	/* ndctl's align words, and what it refuses (RELIABILITY D.32). */
+	static const char *const bad[] = { "0", "3", "8K", "4M", "9223372036854775808",
+					   "18446744073709551615", "18446744073709551616", "2G",
+					   "2Mx", "" };
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_int_equal(nd_pfn_parse_align(bad[i], &align), -EINVAL);
+	assert_int_equal(nd_pfn_parse_align("4096", &align), 0);
+	assert_int_equal(align, 4096);
+	assert_int_equal(nd_pfn_parse_align("2097152", &align), 0);
 	/* Destroying a raw namespace zeroes user data: it says so and wants -f. */
 	struct nd_pfn_request raw = { .mode = PFN_MODE_NONE };
 	memset(phys_to_virt(NS_START + ND_PFN_SB_OFFSET), 0x77, 512);
