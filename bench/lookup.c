@@ -1,6 +1,6 @@
 /*
  * The lookup bench: ns per pfn_to_page (and a load of the page's flags),
- * pfn_t_to_page, pmem_direct_access and a kmap_pfn round trip, at random
+ * pfn_t_to_page, a pmem_direct_access and a kmap_pfn round trip (each with its pin), at random
  * pfns of the device.
  */
 #include <errno.h>
@@ -50,18 +50,17 @@ void bench_lookup(struct bench_ctx *c)
 
 		t0 = arch_cycles();
 		for (u32 i = 0; i < LOOKUP_N; i++) {
-			void *kaddr;
-			pfn_t p;
-			sum += (u64)pmem_direct_access(dev, (pfns[i] - first) * sectors_per_page,
-						       &kaddr, &p);
+			struct pmem_dax d;
+			sum += (u64)pmem_direct_access(dev, (pfns[i] - first) * sectors_per_page, &d);
+			pmem_dax_put(&d);
 		}
 		bench_add(&dax, per_op_milli(t0));
 
 		t0 = arch_cycles();
 		for (u32 i = 0; i < LOOKUP_N; i++) {
-			void *kaddr = kmap_pfn(pfn_to_pfn_t(pfns[i], PFN_DEV | PFN_MAP));
-			sum += (u64)kaddr;
-			kunmap_pfn(kaddr);
+			struct kmap km;
+			sum += (u64)kmap_pfn(pfn_to_pfn_t(pfns[i], PFN_DEV | PFN_MAP), &km);
+			kunmap_pfn(&km);
 		}
 		bench_add(&kmap, per_op_milli(t0));
 	}

@@ -134,6 +134,7 @@ struct nd_region {
 	u32 nr_mappings;
 	struct nd_mapping mapping[ND_MAX_MAPPINGS];
 	struct nd_namespace_io ns;	/* valid once published */
+	u64 flush_hint_writes;		/* by nd_region_flush, all DIMMs (tests, stats) */
 };
 
 /* nvdimm/bus.c */
@@ -185,6 +186,16 @@ struct nd_region *nd_region_overlapping(u64 start, u64 size);
  * region. Idempotent.
  */
 void nd_regions_publish(void);
+
+/*
+ * Make every write to the region that has completed durable, as Linux's
+ * nvdimm_flush(): a fence (the stores reach the memory controller), then
+ * one write to a flush hint of every DIMM of the region, which drains its
+ * write-pending queue on ADR platforms (ACPI 6.4 §5.2.25.8), then a fence.
+ * Without hints (QEMU) the fence is all. Callers: every place pmemk
+ * promises durability (block writes, info blocks).
+ */
+void nd_region_flush(struct nd_region *r);
 
 /* Published regions in id order (= address order); NULL past the end. */
 u32 nd_region_count(void);

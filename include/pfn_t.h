@@ -53,15 +53,24 @@ static inline struct page *pfn_t_to_page(pfn_t pfn)
 	return pfn_to_page(pfn_t_to_pfn(pfn));
 }
 
+struct dev_pagemap;
+
+/* A mapping made by kmap_pfn(): the address and the pin it holds (NULL: none). */
+struct kmap {
+	void *addr;
+	struct dev_pagemap *pgmap;
+};
+
 /*
- * A kernel address for the page at pfn, valid until kunmap_pfn(): RAM
+ * A kernel address for the page at pfn, valid until kunmap_pfn(km): RAM
  * through the direct map; a pfn of a registered dev_pagemap only while the
  * map is live, and the map is pinned until kunmap_pfn; page-less device
- * memory (PFN_DEV only) if its driver put it in the direct map. NULL when
- * none applies (a dying map, a hole, unmapped device memory).
+ * memory (PFN_DEV only) if its driver put it in the direct map. Returns
+ * km->addr, NULL when none applies (a dying map, a hole, unmapped device
+ * memory); *km records exactly what was taken.
  */
-void *kmap_pfn(pfn_t pfn);
-/* Release an address from kmap_pfn() (drops the pin it took, if any). */
-void kunmap_pfn(void *addr);
+void *kmap_pfn(pfn_t pfn, struct kmap *km);
+/* Give back a kmap_pfn() mapping: drops the pin it took, if any, and only that. */
+void kunmap_pfn(struct kmap *km);
 
 #endif

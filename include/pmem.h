@@ -23,6 +23,7 @@ struct pmem_device {
 	u64 pfn_flags;			/* PFN_DEV, plus PFN_MAP when struct pages exist */
 	u64 memmap_end;			/* physical end (exclusive) of the struct-page coverage */
 	bool cpu_cache_persistent;	/* eADR: stores are enough, no write-back */
+	u64 dax_refs;			/* raw mode: direct_access addresses lent out */
 	bool ro;
 	u8 *virt;			/* direct map address of sector 0 */
 };
@@ -62,15 +63,31 @@ struct pmem_device *pmem_next(struct pmem_device *prev);
  */
 int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir dir);
 
+/* What pmem_direct_access() lends out, held until pmem_dax_put(). */
+struct pmem_dax {
+	void *kaddr;			/* kernel address of the sector */
+	pfn_t pfn;
+	struct dev_pagemap *pgmap;	/* pfn mode: the pin held */
+	struct pmem_device *dev;	/* raw mode: the device reference held */
+};
+
 /*
  * DAX: the kernel address and pfn of `sector` and how many bytes from there
  * are directly accessible (up to the device end, and in pfn mode never past
- * the struct pages). Negative errno for a sector past the end.
+ * the struct pages). The device stays alive until pmem_dax_put(*dax): a pfn
+ * device's pages are pinned (its teardown waits), a raw device is
+ * referenced (its detach is refused). Negative errno for a sector past the
+ * end (-ERANGE) or a device going away (-ENXIO); then nothing is held.
  */
-s64 pmem_direct_access(struct pmem_device *dev, u64 sector, void **kaddr, pfn_t *pfn);
+s64 pmem_direct_access(struct pmem_device *dev, u64 sector, struct pmem_dax *dax);
+void pmem_dax_put(struct pmem_dax *dax);
 
-/* Make every completed write durable on the way to the media (fence). */
-void pmem_flush(struct pmem_device *dev);
+/*
+ * Make every completed write to the device durable: its region's flush
+ * (fence, flush hints, fence: nd_region_flush), or a fence alone for a
+ * device without a namespace.
+ */
+void pmem_durable(struct pmem_device *dev);
 
 /* Forget every device (host tests). */
 void pmem_reset(void);

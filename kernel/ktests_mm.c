@@ -249,17 +249,20 @@ KTEST(mm_memremap_pin_keeps_range_until_unpinned)
 	done_calls = 0;
 	pgmap.done = count_done;
 	KT_ASSERT(memremap_pages(&pgmap, &a, NULL) == 0);
-	u64 *va = kmap_pfn(pfn_to_pfn_t(pfn, PFN_DEV | PFN_MAP));
+	struct kmap km, km2;
+	u64 *va = kmap_pfn(pfn_to_pfn_t(pfn, PFN_DEV | PFN_MAP), &km);
 	KT_ASSERT(va == phys_to_virt(PFN_PHYS(pfn)));
 	KT_EXPECT_EQ(pgmap.pins, 1);
 	KT_EXPECT_EQ(memunmap_pages(&pgmap), -EINPROGRESS);
 	KT_ASSERT(pgmap_pin(pfn) == NULL);
-	KT_ASSERT(kmap_pfn(pfn_to_pfn_t(pfn + 1, PFN_DEV | PFN_MAP)) == NULL);
+	KT_ASSERT(kmap_pfn(pfn_to_pfn_t(pfn + 1, PFN_DEV | PFN_MAP), &km2) == NULL);
 	*va = 0x5a5a5a5a;	/* still mapped for the holder */
 	KT_EXPECT_EQ(*va, 0x5a5a5a5a);
 	KT_ASSERT(pfn_to_page(pfn)->pgmap == &pgmap);
 	KT_EXPECT_EQ(done_calls, 0);
-	kunmap_pfn(va);
+	kunmap_pfn(&km2);	/* took nothing: gives nothing back */
+	KT_EXPECT_EQ(done_calls, 0);
+	kunmap_pfn(&km);
 	KT_EXPECT_EQ(done_calls, 1);
 	KT_EXPECT_EQ(pgmap.state, PGMAP_UNREGISTERED);
 	KT_ASSERT(!pfn_valid(pfn));
@@ -403,12 +406,13 @@ KTEST(mm_memremap_every_enomem_unwinds)
 KTEST(mm_kmap_pfn_maps_ram_and_refuses_holes)
 {
 	u64 pa = memblock.memory.regions[1].base + 4 * MiB;
-	u8 *p = kmap_pfn(phys_to_pfn_t(pa, 0));
+	struct kmap km;
+	u8 *p = kmap_pfn(phys_to_pfn_t(pa, 0), &km);
 
 	KT_ASSERT(p == phys_to_virt(pa));
-	kunmap_pfn(p);
-	KT_ASSERT(kmap_pfn(phys_to_pfn_t(0xe0000000, 0)) == NULL);
-	KT_ASSERT(kmap_pfn(phys_to_pfn_t(0xe0000000, PFN_DEV | PFN_MAP)) == NULL);
+	kunmap_pfn(&km);
+	KT_ASSERT(kmap_pfn(phys_to_pfn_t(0xe0000000, 0), &km) == NULL);
+	KT_ASSERT(kmap_pfn(phys_to_pfn_t(0xe0000000, PFN_DEV | PFN_MAP), &km) == NULL);
 	KT_ASSERT(pfn_t_has_page(phys_to_pfn_t(pa, 0)));
 	KT_ASSERT(!pfn_t_has_page(phys_to_pfn_t(pa, PFN_DEV)));
 	KT_EXPECT_EQ(pfn_t_to_phys(phys_to_pfn_t(pa + 5, PFN_DEV | PFN_MAP)), pa);

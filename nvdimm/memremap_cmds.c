@@ -2,13 +2,17 @@
  * Shell commands for operators and tests: register a physical range as
  * ZONE_DEVICE memory with its memmap in RAM (mem) or in the range itself
  * (dev, laid out like a Linux pfn device with 2 MiB align: nd_pfn_lay_out,
- * FACTS §1.7), and unregister it.
+ * FACTS §1.7), and unregister it. The range must be pmem of one namespace
+ * nothing else claims: the command claims it (its raw block device goes
+ * away meanwhile, so nothing writes under the struct pages) and gives it
+ * back, re-probed, when the range is unregistered.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "memremap.h"
 #include "mm.h"
+#include "nd_pfn.h"
 #include "nd_pfn_layout.h"
 #include "params.h"
 #include "pgtable.h"
@@ -23,12 +27,76 @@ static struct dev_pagemap *cmd_slot(u64 start, bool want_free)
 {
 	for (int i = 0; i < CMD_PGMAPS; i++) {
 		struct dev_pagemap *p = &cmd_pgmaps[i];
-		bool used = p->state != PGMAP_UNREGISTERED;
+		bool used = p->state != PGMAP_UNREGISTERED || p->owner;
 
-		if (want_free ? !used : used && p->range.start == start)
+		if (want_free ? !used : p->state != PGMAP_UNREGISTERED && p->range.start == start)
 			return p;
 	}
 	return NULL;
+}
+
+/* ndctl list -N for a namespace the command holds. */
+static void memremap_list_json(const struct nd_namespace_io *ns, struct nd_json *j)
+{
+	const struct dev_pagemap *p = ns->claim;
+
+	nd_json_str(j, "mode", "raw");
+	nd_json_u64(j, "size", ns->size);
+	nd_json_str(j, "state", "disabled");
+	nd_json_str(j, "reason", p->altmap.free ? "claimed by memremap (map=dev)" :
+						   "claimed by memremap (map=mem)");
+}
+
+static const struct nd_claim_ops memremap_claim_ops = { "memremap", memremap_list_json };
+
+/* The namespace holding all of [start, start + size), or NULL (printed). */
+static struct nd_namespace_io *pmem_namespace_of(u64 start, u64 size)
+{
+	for_each_nd_namespace(ns)
+		if (start >= ns->start && size <= ns->size && start - ns->start <= ns->size - size)
+			return ns;
+	kprintf("memremap: [mem %#llx-%#llx] is not pmem of one namespace (see 'list -N'); refused\n",
+		start, start + size - 1);
+	return NULL;
+}
+
+/*
+ * Issue 11 item 7: only pmem nothing else claims. A raw namespace gives up
+ * its block device (and its data where map=dev puts struct pages) only when
+ * asked with -f.
+ */
+static int claim_namespace(struct nd_namespace_io *ns, struct dev_pagemap *p, bool force)
+{
+	if (ns->claim) {
+		kprintf("memremap: %s is claimed (%s); refused\n", ns->name,
+			ns->claim_ops ? ns->claim_ops->name : "in use");
+		return -EBUSY;
+	}
+	if (ns->region->ro) {
+		kprintf("memremap: %s is on a read-only region; refused\n", ns->name);
+		return -EROFS;
+	}
+	if (!force) {
+		kprintf("memremap: %s is the raw block device %s; -f takes it (map=dev stores struct pages over its data)\n",
+			ns->name, ns->blockdev);
+		return -EBUSY;
+	}
+	int err = nd_namespace_detach(ns);
+	if (!err)
+		err = nd_namespace_claim(ns, p, &memremap_claim_ops, true);
+	return err;
+}
+
+/* The range is gone (now or when the last pin dropped): the namespace comes back. */
+static void give_back(struct dev_pagemap *p)
+{
+	struct nd_namespace_io *ns = p->owner;
+
+	p->owner = NULL;
+	if (!ns)
+		return;
+	nd_namespace_release(ns, p);
+	nd_namespace_probe(ns);
 }
 
 static int parse_args(char **argv, u64 *start, u64 *size)
@@ -47,20 +115,32 @@ static int cmd_memremap(int argc, char **argv)
 	u64 start, size, tables = kernel_pgtable.nr_tables, memmap_ram = mm_stat(MM_VMEMMAP);
 	struct nd_pfn_placement place;
 	struct dev_pagemap *p = cmd_slot(0, true);
-	bool dev = argc >= 4 && strcmp(argv[3], "dev") == 0;
+	bool dev = argc >= 4 && strcmp(argv[3], "dev") == 0, force = false, base_pages = false;
+	struct nd_namespace_io *ns;
 
+	for (int i = 4; i < argc; i++) {
+		if (!strcmp(argv[i], "-f"))
+			force = true;
+		else if (!strcmp(argv[i], "4k"))
+			base_pages = true;
+		else
+			argc = 0;	/* usage */
+	}
 	if (argc < 4 || parse_args(argv, &start, &size) || (!dev && strcmp(argv[3], "mem"))) {
-		kprintf("usage: memremap <start> <size> mem|dev [4k]\n");
+		kprintf("usage: memremap <start> <size> mem|dev [4k] [-f]\n");
 		return -EINVAL;
 	}
 	if (!p) {
 		kprintf("memremap: all %d slots in use\n", CMD_PGMAPS);
 		return -ENOSPC;
 	}
+	ns = pmem_namespace_of(start, size);
+	if (!ns)
+		return -EINVAL;
 	*p = (struct dev_pagemap){ .range = { start, start + size - 1 },
-				   .type = MEMORY_DEVICE_FS_DAX };
-	if (argc >= 5 && strcmp(argv[4], "4k") == 0)
-		p->flags |= PGMAP_BASE_PAGES;
+				   .type = MEMORY_DEVICE_FS_DAX,
+				   .flags = base_pages ? PGMAP_BASE_PAGES : 0,
+				   .done = give_back };
 	if (dev) {
 		struct nd_pfn_layout l;
 		const char *why;
@@ -70,10 +150,16 @@ static int cmd_memremap(int argc, char **argv)
 			return err;
 		}
 	}
-	/* The range as given: memremap_pages refuses one not 2 MiB aligned at both ends. */
-	int err = memremap_pages(p, dev ? &place.altmap : NULL, NULL);
+	int err = claim_namespace(ns, p, force);
 	if (err)
 		return err;
+	p->owner = ns;
+	/* The range as given: memremap_pages refuses one not 2 MiB aligned at both ends. */
+	err = memremap_pages(p, dev ? &place.altmap : NULL, NULL);
+	if (err) {
+		give_back(p);
+		return err;
+	}
 	kprintf("memremap: [mem %#llx-%#llx] map=%s: vmemmap RAM %llu KiB, page tables +%llu KiB, altmap %llu KiB used + %llu KiB alignment of %llu KiB\n",
 		start, (start + size - 1), dev ? "dev" : "mem",
 		((mm_stat(MM_VMEMMAP) - memmap_ram) >> 10),
@@ -83,8 +169,8 @@ static int cmd_memremap(int argc, char **argv)
 		(dev ? PFN_PHYS(p->altmap.free) >> 10 : 0));
 	return 0;
 }
-SHELL_COMMAND(SHELL_MEMORY, "memremap", cmd_memremap, "memremap <start> <size> mem|dev [4k]",
-	      "give a physical range ZONE_DEVICE struct pages (memmap in RAM or in the range)");
+SHELL_COMMAND(SHELL_MEMORY, "memremap", cmd_memremap, "memremap <start> <size> mem|dev [4k] [-f]",
+	      "give pmem of an unclaimed namespace ZONE_DEVICE struct pages (-f: take a raw one)");
 
 static int cmd_memunmap(int argc, char **argv)
 {
@@ -106,4 +192,4 @@ static int cmd_memunmap(int argc, char **argv)
 	return err == -EINPROGRESS ? 0 : err;
 }
 SHELL_COMMAND(SHELL_MEMORY, "memunmap", cmd_memunmap, "memunmap <start>",
-	      "unregister a range added with memremap");
+	      "unregister a range added with memremap; its namespace comes back");

@@ -56,7 +56,7 @@ int nd_pfn_read_sb(struct nd_namespace_io *ns, struct nd_pfn_sb *sb)
 	return 0;
 }
 
-/* Store the info block durably: non-temporal copy, then a fence (FACTS §1.10). */
+/* Store the info block durably: non-temporal copy, then the region's flush (FACTS §1.10). */
 static int nd_pfn_write_sb(struct nd_namespace_io *ns, const struct nd_pfn_sb *sb)
 {
 	if (ns->region->ro)
@@ -65,7 +65,7 @@ static int nd_pfn_write_sb(struct nd_namespace_io *ns, const struct nd_pfn_sb *s
 	if (err)
 		return err;
 	arch_memcpy_flushcache(phys_to_virt(ns->start + ND_PFN_SB_OFFSET), sb, sizeof(*sb));
-	arch_wmb_pmem();
+	nd_region_flush(ns->region);	/* durable before anything relies on it */
 	pmem_written_add(PMEM_WR_INFOBLOCK, sizeof(*sb));
 	return 0;
 }
@@ -374,7 +374,13 @@ void nd_probe_namespaces(void)
 int nd_namespace_detach(struct nd_namespace_io *ns)
 {
 	struct nd_pfn *pfn = nd_pfn_of(ns);
+	const struct pmem_device *raw = &raw_devs[ns_index(ns)];
 
+	if (pmem_find(ns->blockdev) == raw && raw->dax_refs) {
+		pr_err("%s: %llu direct-access addresses held, cannot detach\n", raw->name,
+		       raw->dax_refs);
+		return -EBUSY;
+	}
 	if (pfn) {
 		int err = pfn_disable(pfn);
 		if (err)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "direct_map.h"
+#include "memremap.h"
 #include "persist.h"
 #include "pmem.h"
 
@@ -11,20 +12,6 @@ static struct pmem_device *devices[PMEM_MAX_DEVICES];
 void pmem_reset(void)
 {
 	memset(devices, 0, sizeof(devices));
-}
-
-/* Map every DIMM's first flush hint so pmem_flush can write it. */
-static int pmem_map_flush_hints(struct nd_namespace_io *ns)
-{
-	for (u32 i = 0; ns && i < ns->region->nr_mappings; i++) {
-		const struct nvdimm *dimm = ns->region->mapping[i].nvdimm;
-		if (dimm && dimm->nr_flush_hints) {
-			int err = direct_map_add(dimm->flush_hint[0], sizeof(u64));
-			if (err)
-				return err;
-		}
-	}
-	return 0;
 }
 
 int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
@@ -43,8 +30,6 @@ int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char 
 	if (slot < 0)
 		return -ENOSPC;
 	int err = direct_map_add(phys, size);
-	if (!err)
-		err = pmem_map_flush_hints(ns);
 	if (err)
 		return err;
 	memset(dev, 0, sizeof(*dev));
@@ -119,39 +104,57 @@ int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir 
 		memcpy(dev->virt + off, buf, len);
 	else
 		arch_memcpy_flushcache(dev->virt + off, buf, len);
-	arch_wmb_pmem();
+	/* Durable on return: the fence, and the DIMMs' write-pending queues drained. */
+	pmem_durable(dev);
 	pmem_written_add(PMEM_WR_BLOCK, len);
 	return 0;
 }
 
-s64 pmem_direct_access(struct pmem_device *dev, u64 sector, void **kaddr, pfn_t *pfn)
+void pmem_durable(struct pmem_device *dev)
+{
+	if (dev->ns)
+		nd_region_flush(dev->ns->region);
+	else
+		arch_wmb_pmem();
+}
+
+/*
+ * The DAX lifetime rule (the seeds'): whoever holds an address holds the
+ * device. In pfn mode that is a pin on the dev_pagemap (memunmap_pages then
+ * waits for it); a raw device, which has no struct pages, counts its own
+ * references and refuses to go while any is out.
+ */
+s64 pmem_direct_access(struct pmem_device *dev, u64 sector, struct pmem_dax *dax)
 {
 	unsigned int shift = (unsigned int)__builtin_ctz(dev->sector_size);
 	u64 end = dev->phys + dev->size;
 
+	memset(dax, 0, sizeof(*dax));
 	if (dev->memmap_end && dev->memmap_end < end)
 		end = dev->memmap_end;
 	/* One check: the sector starts before the device end and the memmap's. */
 	if (end <= dev->phys || sector > (end - dev->phys - 1) >> shift)
 		return -ERANGE;
 	u64 pa = dev->phys + (sector << shift);
-	*kaddr = dev->virt + (sector << shift);
-	*pfn = phys_to_pfn_t(pa, dev->pfn_flags);
+	pfn_t pfn = phys_to_pfn_t(pa, dev->pfn_flags);
+	if (pfn.val & PFN_MAP) {
+		dax->pgmap = pgmap_pin(pfn_t_to_pfn(pfn));
+		if (!dax->pgmap)
+			return -ENXIO;	/* going away */
+	} else {
+		dev->dax_refs++;
+		dax->dev = dev;
+	}
+	dax->kaddr = dev->virt + (sector << shift);
+	dax->pfn = pfn;
 	return (s64)(end - pa);
 }
 
-void pmem_flush(struct pmem_device *dev)
+void pmem_dax_put(struct pmem_dax *dax)
 {
-	const struct nd_region *r = dev->ns ? dev->ns->region : NULL;
-
-	/* Completed writes reach the memory controller first... */
-	arch_wmb_pmem();
-	/* ...then a write to one flush hint per DIMM drains its write-pending
-	 * queue (ACPI 6.4 §5.2.25.8); QEMU gives none, so the fence is all. */
-	for (u32 i = 0; r && i < r->nr_mappings; i++) {
-		const struct nvdimm *dimm = r->mapping[i].nvdimm;
-		if (dimm && dimm->nr_flush_hints)
-			*(volatile u64 *)phys_to_virt(dimm->flush_hint[0]) = 1;
-	}
-	arch_wmb_pmem();
+	if (dax->pgmap)
+		pgmap_unpin(dax->pgmap);
+	if (dax->dev && dax->dev->dax_refs)
+		dax->dev->dax_refs--;
+	memset(dax, 0, sizeof(*dax));
 }

@@ -189,33 +189,77 @@ static int cmd_read(int argc, char **argv)
 }
 SHELL_COMMAND(SHELL_BLOCK, "read", cmd_read, "read DEV SECTOR COUNT", "hex dump of up to 8 sectors");
 
-static int cmd_dax(int argc, char **argv)
-{
-	void *kaddr;
-	pfn_t pfn;
-	u64 off, len;
-	struct pmem_device *dev = io_args(argc < 4 ? 0 : argc, argv, &off, &len);
+/* Addresses `dax ... hold` keeps lent out, until `dax put`. */
+#define DAX_HELD_MAX 16
+static struct pmem_dax dax_held[DAX_HELD_MAX];
 
-	if (!dev)
-		return -EINVAL;
-	s64 avail = pmem_direct_access(dev, off / dev->sector_size, &kaddr, &pfn);
-	if (avail < 0)
-		return report_io_error("dax", dev, (int)avail);
-	struct page *page = pfn_t_to_page(pfn);
-	kprintf("dax %s: sector %llu at pfn %#llx%s%s, %lld bytes mappable, struct page %s",
-		dev->name, (off / dev->sector_size), pfn_t_to_pfn(pfn),
-		pfn.val & PFN_DEV ? " dev" : "", pfn.val & PFN_MAP ? " map" : "", avail,
-		!page			  ? "none" :
-		is_zone_device_page(page) ? "ZONE_DEVICE" :
-					    "ZONE_NORMAL");
-	/* Where the struct page itself is stored: RAM (map=mem) or this namespace (map=dev). */
+static int dax_put_all(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < DAX_HELD_MAX; i++) {
+		if (!dax_held[i].kaddr)
+			continue;
+		pmem_dax_put(&dax_held[i]);
+		n++;
+	}
+	kprintf("dax: %d held address%s given back\n", n, n == 1 ? "" : "es");
+	return 0;
+}
+
+static struct pmem_dax *dax_slot(void)
+{
+	for (int i = 0; i < DAX_HELD_MAX; i++)
+		if (!dax_held[i].kaddr)
+			return &dax_held[i];
+	return NULL;
+}
+
+static void dax_print(const struct pmem_device *dev, u64 sector, const struct pmem_dax *d, s64 avail)
+{
+	struct page *page = pfn_t_to_page(d->pfn);
 	u64 pa, flags;
 	enum pg_level level;
+
+	kprintf("dax %s: sector %llu at pfn %#llx%s%s, %lld bytes mappable, struct page %s",
+		dev->name, sector, pfn_t_to_pfn(d->pfn), d->pfn.val & PFN_DEV ? " dev" : "",
+		d->pfn.val & PFN_MAP ? " map" : "", avail,
+		!page ? "none" : is_zone_device_page(page) ? "ZONE_DEVICE" : "ZONE_NORMAL");
+	/* Where the struct page itself is stored: RAM (map=mem) or this namespace (map=dev). */
 	if (page && pgtable_walk(&kernel_pgtable, (u64)page, &pa, &flags, &level)) {
 		bool on_dev = dev->ns && pa >= dev->ns->start && pa < dev->ns->start + dev->ns->size;
 		kprintf(" stored at %#llx (%s)", pa, on_dev ? "on the device" : "in RAM");
 	}
 	kprintf("\n");
+}
+
+static int cmd_dax(int argc, char **argv)
+{
+	struct pmem_dax d, *held = NULL;
+	u64 off, len;
+
+	if (argc == 2 && !strcmp(argv[1], "put"))
+		return dax_put_all();
+	bool hold = argc == 5 && !strcmp(argv[4], "hold");
+	struct pmem_device *dev = io_args(argc < 4 || (argc > 4 && !hold) ? 0 : argc, argv, &off,
+					  &len);
+	if (!dev)
+		return -EINVAL;
+	if (hold && !(held = dax_slot())) {
+		kprintf("dax: %d addresses held already; 'dax put' first\n", DAX_HELD_MAX);
+		return -ENOSPC;
+	}
+	s64 avail = pmem_direct_access(dev, off / dev->sector_size, &d);
+	if (avail < 0)
+		return report_io_error("dax", dev, (int)avail);
+	dax_print(dev, off / dev->sector_size, &d, avail);
+	if (held) {
+		*held = d;	/* the device stays until 'dax put' */
+		kprintf("dax %s: address held until 'dax put'\n", dev->name);
+	} else {
+		pmem_dax_put(&d);
+	}
 	return 0;
 }
-SHELL_COMMAND(SHELL_BLOCK, "dax", cmd_dax, "dax DEV SECTOR 1", "direct_access: pfn, flags, mappable length");
+SHELL_COMMAND(SHELL_BLOCK, "dax", cmd_dax, "dax DEV SECTOR 1 [hold] | dax put",
+	      "direct_access: pfn, flags, mappable length; hold keeps the device pinned");

@@ -9,8 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch.h"
+#include "direct_map.h"
 #include "memblock.h"
 #include "nvdimm.h"
+#include "persist.h"
 #include "printk.h"
 
 static struct nd_region regions[ND_MAX_REGIONS];
@@ -158,6 +161,35 @@ static struct nd_region *lowest_unpublished(void)
 	return best;
 }
 
+/* Flush hints are MMIO the firmware describes: mapped once, at publication. */
+static void map_flush_hints(struct nd_region *r)
+{
+	for (u32 i = 0; i < r->nr_mappings; i++) {
+		struct nvdimm *d = r->mapping[i].nvdimm;
+		if (!d || !d->nr_flush_hints || direct_map_add(d->flush_hint[0], sizeof(u64)) == 0)
+			continue;
+		pr_warn("nd_region %s: %s flush hint at %#llx cannot be mapped, not used\n",
+			r->name, d->name, d->flush_hint[0]);
+		d->nr_flush_hints = 0;
+	}
+}
+
+void nd_region_flush(struct nd_region *r)
+{
+	/* Completed writes reach the memory controller first... */
+	arch_wmb_pmem();
+	/* ...then one hint write per DIMM drains its write-pending queue. */
+	for (u32 i = 0; r && i < r->nr_mappings; i++) {
+		const struct nvdimm *d = r->mapping[i].nvdimm;
+		if (!d || !d->nr_flush_hints)
+			continue;
+		*(volatile u64 *)phys_to_virt(d->flush_hint[0]) = 1;
+		r->flush_hint_writes++;
+	}
+	/* ...and the hint writes complete before anyone is told it is durable. */
+	arch_wmb_pmem();
+}
+
 void nd_regions_publish(void)
 {
 	struct nd_region *r;
@@ -167,6 +199,7 @@ void nd_regions_publish(void)
 		published[nr_published++] = r;
 		snprintf(r->name, sizeof(r->name), "region%d", r->id);
 		nd_namespace_io_init(r);
+		map_flush_hints(r);
 		print_region(r);
 	}
 }

@@ -445,24 +445,55 @@ static void kmap_pfn_pins_device_pages(void **state)
 {
 	struct dev_pagemap pgmap = pgmap_of(DEV, 4 * MiB);
 	struct snap before = snap();
+	struct kmap km, none;
 
 	(void)state;
-	u8 *r = kmap_pfn(pfn_to_pfn_t(PFN(RAM_BASE), 0));
+	u8 *r = kmap_pfn(pfn_to_pfn_t(PFN(RAM_BASE), 0), &km);
 	assert_ptr_equal(r, phys_to_virt(RAM_BASE));
-	kunmap_pfn(r);
-	assert_null(kmap_pfn(pfn_to_pfn_t(PFN(3 * GiB), 0)));	/* not RAM */
-	assert_null(kmap_pfn(pfn_to_pfn_t(PFN(DEV), PFN_DEV)));	/* not mapped */
-	assert_null(kmap_pfn(pfn_to_pfn_t(PFN(DEV), PFN_DEV | PFN_MAP)));
+	assert_null(km.pgmap);
+	kunmap_pfn(&km);
+	assert_null(kmap_pfn(pfn_to_pfn_t(PFN(3 * GiB), 0), &km));	/* not RAM */
+	assert_null(kmap_pfn(pfn_to_pfn_t(PFN(DEV), PFN_DEV), &km));	/* not mapped */
+	assert_null(kmap_pfn(pfn_to_pfn_t(PFN(DEV), PFN_DEV | PFN_MAP), &km));
 	assert_int_equal(memremap_pages(&pgmap, NULL, NULL), 0);
-	u8 *d = kmap_pfn(pfn_to_pfn_t(PFN(DEV) + 1, PFN_DEV | PFN_MAP));
+	u8 *d = kmap_pfn(pfn_to_pfn_t(PFN(DEV) + 1, PFN_DEV | PFN_MAP), &km);
 	assert_ptr_equal(d, phys_to_virt(DEV + PAGE_SIZE));
+	assert_ptr_equal(km.pgmap, &pgmap);
 	assert_int_equal(pgmap.pins, 1);
 	assert_int_equal(memunmap_pages(&pgmap), -EINPROGRESS);
-	assert_null(kmap_pfn(pfn_to_pfn_t(PFN(DEV) + 2, PFN_DEV | PFN_MAP)));
+	assert_null(kmap_pfn(pfn_to_pfn_t(PFN(DEV) + 2, PFN_DEV | PFN_MAP), &none));
 	d[0] = 7;	/* still mapped for the holder */
-	kunmap_pfn(d);
+	kunmap_pfn(&none);	/* took nothing: drops nothing */
+	assert_int_equal(pgmap.pins, 1);
+	kunmap_pfn(&km);
 	assert_int_equal(pgmap.state, PGMAP_UNREGISTERED);
 	assert_snap(snap(), before);
+}
+
+/*
+ * Regression (issue 11 item 8): kunmap_pfn decided from a fresh lookup
+ * whether to drop a pin. An address of page-less device memory, mapped
+ * before a pgmap was registered over it, took no pin; giving it back
+ * afterwards dropped the pin of the pgmap's real holder.
+ */
+static void kunmap_drops_only_its_own_pin(void **state)
+{
+	struct dev_pagemap pgmap = pgmap_of(DEV, 4 * MiB);
+	struct kmap early, holder;
+
+	(void)state;
+	assert_int_equal(direct_map_add(DEV, 4 * MiB), 0);
+	assert_non_null(kmap_pfn(pfn_to_pfn_t(PFN(DEV) + 1, PFN_DEV), &early));
+	assert_null(early.pgmap);
+	assert_int_equal(memremap_pages(&pgmap, NULL, NULL), 0);
+	assert_non_null(kmap_pfn(pfn_to_pfn_t(PFN(DEV) + 1, PFN_DEV | PFN_MAP), &holder));
+	assert_int_equal(pgmap.pins, 1);
+	kunmap_pfn(&early);
+	assert_int_equal(pgmap.pins, 1);	/* the holder's pin survives */
+	assert_int_equal(memunmap_pages(&pgmap), -EINPROGRESS);
+	kunmap_pfn(&holder);
+	assert_int_equal(pgmap.state, PGMAP_UNREGISTERED);
+	direct_map_remove(DEV, 4 * MiB);
 }
 
 int main(void)
@@ -481,6 +512,7 @@ int main(void)
 		cmocka_unit_test_setup(memremap_every_enomem_unwinds, setup),
 		cmocka_unit_test_setup(pfn_t_helpers, setup),
 		cmocka_unit_test_setup(kmap_pfn_pins_device_pages, setup),
+		cmocka_unit_test_setup(kunmap_drops_only_its_own_pin, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

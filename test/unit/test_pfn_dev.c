@@ -27,6 +27,8 @@ static struct nd_namespace_io *ns;
 /* How the next boot looks: RAM size, the region read-only (an NFIT DIMM not armed). */
 static u64 ram_size = 512 * MiB;
 static bool region_ro;
+static u32 nr_hinted_dimms;	/* DIMMs of the region, each with a flush hint */
+#define HINT_PAGE(i) (1 * GiB + 256 * MiB + (u64)(i) * PAGE_SIZE)	/* scratch RAM */
 
 /*
  * A fresh machine: RAM at 1 GiB, one e820 pmem region at 4 GiB. With
@@ -42,6 +44,14 @@ static void boot(bool keep_pmem)
 	struct nd_bus *bus = nd_bus_register("e820");
 	struct nd_region_desc d = { .start = NS_START, .size = NS_SIZE, .numa_node = -1,
 				    .target_node = -1, .ro = region_ro };
+	for (u32 i = 0; i < nr_hinted_dimms; i++) {
+		struct nvdimm desc = { .handle = i + 1, .nr_flush_hints = 1,
+				       .flush_hint = { HINT_PAGE(i) } };
+		d.mapping[d.nr_mappings++] = (struct nd_mapping){
+			.nvdimm = nvdimm_create(bus, &desc), .size = NS_SIZE / nr_hinted_dimms,
+			.position = (int)i,
+		};
+	}
 	assert_int_equal(nd_region_create(bus, &d, NULL), 0);
 	nd_regions_publish();
 	ns = nd_namespace_find("namespace0.0");
@@ -60,6 +70,7 @@ static int setup(void **state)
 	(void)state;
 	ram_size = 512 * MiB;
 	region_ro = false;
+	nr_hinted_dimms = 0;
 	cpu_features.pdpe1gb = true;
 	boot(false);
 	return 0;
@@ -108,10 +119,14 @@ static void pfn_create_map_dev_layout_and_dax(void **state)
 	assert_int_equal(st->pages_init, PFN_DOWN(NS_SIZE) - 2);
 	assert_int_equal(st->pmem_pages_stored, st->pages_init);
 
-	void *kaddr;
-	pfn_t pfn;
-	s64 avail = pmem_direct_access(dev, 0, &kaddr, &pfn);
+	struct pmem_dax dax;
+	s64 avail = pmem_direct_access(dev, 0, &dax);
+	pfn_t pfn = dax.pfn;
 	assert_int_equal(avail, (s64)dev->size);
+	assert_ptr_equal(dax.pgmap, &nd_pfn_of(ns)->pgmap);	/* the address holds the device */
+	assert_int_equal(nd_pfn_of(ns)->pgmap.pins, 1);
+	pmem_dax_put(&dax);
+	assert_int_equal(nd_pfn_of(ns)->pgmap.pins, 0);
 	assert_int_equal(pfn_t_to_phys(pfn), NS_START + 0x1200000);
 	assert_true(pfn.val & PFN_MAP);
 	struct page *page = pfn_t_to_page(pfn);
@@ -132,8 +147,11 @@ static void pfn_create_map_dev_layout_and_dax(void **state)
 	assert_int_equal(prot, PROT_KERNEL_RW);
 	/* The last sector is mappable for exactly one sector. */
 	u64 last = dev->size / 512 - 1;
-	assert_int_equal(pmem_direct_access(dev, last, &kaddr, &pfn), 512);
-	assert_true(pmem_direct_access(dev, last + 1, &kaddr, &pfn) < 0);
+	assert_int_equal(pmem_direct_access(dev, last, &dax), 512);
+	pmem_dax_put(&dax);
+	assert_true(pmem_direct_access(dev, last + 1, &dax) < 0);
+	assert_null(dax.pgmap);	/* a refusal holds nothing */
+	assert_int_equal(nd_pfn_of(ns)->pgmap.pins, 0);
 }
 
 static void pmem_rw_checks_bounds_and_alignment(void **state)
@@ -170,8 +188,6 @@ static void pmem_4k_sectors(void **state)
 	(void)state;
 	struct nd_pfn_request req = { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true };
 	static u8 buf[8192];
-	void *kaddr;
-	pfn_t pfn;
 
 	ns->sector_size = 4096;
 	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);
@@ -181,8 +197,10 @@ static void pmem_4k_sectors(void **state)
 	assert_int_equal(pmem_rw(dev, 4096, buf, 8192, PMEM_WRITE), 0);
 	assert_int_equal(pmem_rw(dev, 512, buf, 4096, PMEM_WRITE), -EINVAL);
 	assert_int_equal(pmem_rw(dev, 4096, buf, 512, PMEM_READ), -EINVAL);
-	assert_int_equal(pmem_direct_access(dev, 1, &kaddr, &pfn), (s64)dev->size - 4096);
-	assert_int_equal(pfn_t_to_phys(pfn), dev->phys + 4096);
+	struct pmem_dax dax;
+	assert_int_equal(pmem_direct_access(dev, 1, &dax), (s64)dev->size - 4096);
+	assert_int_equal(pfn_t_to_phys(dax.pfn), dev->phys + 4096);
+	pmem_dax_put(&dax);
 }
 
 /* A reboot (fresh machine, same pmem) brings the device back by itself. */
@@ -257,6 +275,30 @@ static void pfn_disable_refused_while_pages_pinned(void **state)
 	assert_int_equal(nd_namespace_reconfigure(ns, &req), -EBUSY);
 	assert_non_null(pmem_find("pmem0m"));
 	pgmap_unpin(pg);
+	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);
+}
+
+/*
+ * Regression (issue 11 item 8): pmem_direct_access handed out addresses with
+ * no pin. Now whoever holds one holds the device: a raw device refuses to
+ * go, a pfn device's pages stay pinned, until the address is given back.
+ */
+static void pfn_direct_access_holds_the_device(void **state)
+{
+	(void)state;
+	struct nd_pfn_request req = { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true };
+	struct pmem_dax dax;
+
+	assert_true(pmem_direct_access(pmem_find("pmem0"), 8, &dax) > 0);
+	assert_int_equal(nd_namespace_reconfigure(ns, &req), -EBUSY);
+	assert_true(host_console_has("pmem0: 1 direct-access addresses held, cannot detach"));
+	assert_non_null(pmem_find("pmem0"));
+	pmem_dax_put(&dax);
+	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);
+	assert_true(pmem_direct_access(pmem_find("pmem0m"), 8, &dax) > 0);
+	assert_int_equal(nd_namespace_reconfigure(ns, &req), -EBUSY);
+	assert_non_null(pmem_find("pmem0m"));
+	pmem_dax_put(&dax);
 	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);
 }
 
@@ -477,6 +519,15 @@ static void pfn_small_edges(void **state)
 	assert_int_equal(nd_pfn_parse_align("2M", &align), 0);
 	cpu_features.pdpe1gb = true;
 	assert_int_equal(nd_pfn_parse_align("1G", &align), 0);
+	/* ndctl's align words, and what it refuses (RELIABILITY D.32). */
+	static const char *const bad[] = { "0", "3", "8K", "4M", "9223372036854775808",
+					   "18446744073709551615", "18446744073709551616", "2G",
+					   "2Mx", "" };
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_int_equal(nd_pfn_parse_align(bad[i], &align), -EINVAL);
+	assert_int_equal(nd_pfn_parse_align("4096", &align), 0);
+	assert_int_equal(align, 4096);
+	assert_int_equal(nd_pfn_parse_align("2097152", &align), 0);
 	/* Destroying a raw namespace zeroes user data: it says so and wants -f. */
 	struct nd_pfn_request raw = { .mode = PFN_MODE_NONE };
 	memset(phys_to_virt(NS_START + ND_PFN_SB_OFFSET), 0x77, 512);
@@ -493,6 +544,38 @@ static void pfn_small_edges(void **state)
 	assert_non_null(pmem_find("pmem1"));
 }
 
+/*
+ * Regression (issue 11 item 11): the flush hints were mapped but never
+ * written. Every durable write (block writes, info blocks) now ends with a
+ * fence, one write to a flush hint of every DIMM of the region, a fence.
+ * The hints point at scratch pages here, so the writes can be seen.
+ */
+static void pfn_durable_writes_hit_every_dimms_flush_hint(void **state)
+{
+	(void)state;
+	struct nd_pfn_request req = { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true };
+	static u8 buf[4096];
+
+	nr_hinted_dimms = 2;
+	boot(false);
+	struct nd_region *r = ns->region;
+	assert_int_equal(r->flush_hint_writes, 0);	/* probing is not a write */
+	assert_int_equal(pmem_rw(pmem_find("pmem0"), 0, buf, sizeof(buf), PMEM_WRITE), 0);
+	assert_int_equal(r->flush_hint_writes, 2);
+	assert_int_equal(*(u64 *)phys_to_virt(HINT_PAGE(0)), 1);
+	assert_int_equal(*(u64 *)phys_to_virt(HINT_PAGE(1)), 1);
+	*(u64 *)phys_to_virt(HINT_PAGE(0)) = 0;
+	assert_int_equal(pmem_rw(pmem_find("pmem0"), 0, buf, sizeof(buf), PMEM_READ), 0);
+	assert_int_equal(r->flush_hint_writes, 2);	/* reads flush nothing */
+	u64 fences = persist_stats.fences;
+	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);	/* info block: durable */
+	assert_int_equal(r->flush_hint_writes, 4);
+	assert_true(persist_stats.fences >= fences + 2);	/* before and after the hints */
+	assert_int_equal(*(u64 *)phys_to_virt(HINT_PAGE(0)), 1);
+	assert_int_equal(pmem_rw(pmem_find("pmem0m"), 512, buf, 512, PMEM_WRITE), 0);
+	assert_int_equal(r->flush_hint_writes, 6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -505,6 +588,8 @@ int main(void)
 		cmocka_unit_test_setup(pfn_bad_field_leaves_namespace_disabled, setup),
 		cmocka_unit_test_setup(pfn_destroy_zeroes_block_and_goes_raw, setup),
 		cmocka_unit_test_setup(pfn_disable_refused_while_pages_pinned, setup),
+		cmocka_unit_test_setup(pfn_direct_access_holds_the_device, setup),
+		cmocka_unit_test_setup(pfn_durable_writes_hit_every_dimms_flush_hint, setup),
 		cmocka_unit_test_setup(pfn_btt_namespace_listed_disabled_never_raw, setup),
 		cmocka_unit_test_setup(pfn_devdax_namespace_listed_disabled_never_raw, setup),
 		cmocka_unit_test_setup(pfn_read_only_region_map_dev_writes_nothing, setup),

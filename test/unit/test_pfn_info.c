@@ -266,6 +266,27 @@ static void pfn_validate_ram_mode_checks_npfns_and_reserve(void **state)
 	assert_string_equal(why, "dataoff inside the 8 KiB info-block reserve");
 }
 
+/*
+ * Regression (issue 11 item 10): a map=dev block with dataoff 0 or 4096
+ * passed validation and failed later, when its altmap did not fit, with a
+ * misleading reason. Validation names the field now.
+ */
+static void pfn_validate_map_dev_dataoff_inside_reserve(void **state)
+{
+	(void)state;
+	struct nd_pfn_layout l;
+	const char *why;
+
+	for (u64 off = 0; off <= 4096; off += 4096) {
+		load("linux-6.1-fsdax-dev-4G");
+		sb.dataoff = off;
+		sb.align = 4096;
+		sb.checksum = nd_pfn_sb_checksum(&sb);
+		assert_int_equal(nd_pfn_validate(&sb, &ns4g, &l, &why), -EINVAL);
+		assert_string_equal(why, "dataoff inside the 8 KiB info-block reserve");
+	}
+}
+
 static void uuid_roundtrip_and_rejects_garbage(void **state)
 {
 	(void)state;
@@ -344,6 +365,7 @@ int main(void)
 		cmocka_unit_test(pfn_validate_ram_mode_checks_npfns_and_reserve),
 		cmocka_unit_test(uuid_roundtrip_and_rejects_garbage),
 		cmocka_unit_test(identify_linux_personalities),
+		cmocka_unit_test(pfn_validate_map_dev_dataoff_inside_reserve),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

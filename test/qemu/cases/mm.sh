@@ -31,9 +31,9 @@ case_mm_ktests_without_1g_pages() {
 # meminfo shows what each mode costs, and everything comes back.
 case_mm_meminfo_figures() {
 	boot mm_meminfo 0 --ram 8G --cmdline "$MM_PMEM \"run=meminfo; \
-memremap 0x100000000 4G dev; meminfo; memunmap 0x100000000; \
-memremap 0x100000000 4G mem; meminfo; memunmap 0x100000000; meminfo; \
-memremap 0x100001000 2M mem; memremap 0x0 2M mem; poweroff\""
+memremap 0x100000000 4G dev -f; meminfo; memunmap 0x100000000; \
+memremap 0x100000000 4G mem -f; meminfo; memunmap 0x100000000; meminfo; \
+memremap 0x100001000 2M mem -f; memremap 0x0 2M mem; poweroff\""
 	expect '^memremap: \[mem 0x100000000-0x1ffffffff\] map=dev: vmemmap RAM 0 KiB, page tables \+[0-9]+ KiB, altmap 65536 KiB used \+ 2040 KiB alignment of 67576 KiB'
 	expect '^memremap: \[mem 0x100000000-0x1ffffffff\] map=mem: vmemmap RAM 65536 KiB'
 	expect '^AltmapUsed: +65536 kB'
@@ -41,7 +41,7 @@ memremap 0x100001000 2M mem; memremap 0x0 2M mem; poweroff\""
 	expect '^DeviceMapped: +4194304 kB'
 	expect '^Vmemmap: +130048 kB'	# RAM's 63 MiB plus the range's 64 MiB
 	expect 'is not a 2 MiB aligned range'
-	expect 'overlaps RAM'
+	expect 'memremap: \[mem 0-0x1fffff\] is not pmem of one namespace'
 	# Every meminfo line outside a registration is identical: nothing leaked.
 	local free
 	free=$(grep -E '^(MemFree|PageTables|Vmemmap|SectionTables):' "$LOG" | paste -sd' ' | \
@@ -52,4 +52,38 @@ memremap 0x100001000 2M mem; memremap 0x0 2M mem; poweroff\""
 		echo "    FAIL: meminfo before and after differ: '$first' vs '$last'"
 		CASE_FAILED=1
 	fi
+}
+
+# Regression (issue 11 item 7): the memremap command took any range, even a
+# namespace's user data under a pfn device or a raw block device. Now only
+# pmem of one namespace nothing claims; a raw one only with -f, and it comes
+# back when the range goes.
+case_mm_memremap_only_unclaimed_pmem() {
+	local dir=build/qemu/mm_claims
+	rm -rf "$dir"
+	boot mm_claims 0 --dir "$dir" --ram 1G --nvdimm 512M --nvdimm 512M --cmdline \
+		'"run=create-namespace -f -e namespace0.0 -m fsdax -M dev; write pmem1 0 8 pattern=0x31; memremap 0x100000000 256M dev -f; memremap 0x120000000 256M dev; memremap 0x120000000 512M mem -f; list -N; write pmem1 0 8 pattern=0x32; memunmap 0x120000000; cmp pmem1 0 8 pattern=0x31; memremap 0x20000000 2M mem -f; poweroff"'
+	expect '^memremap: namespace0.0 is claimed \(pfn\); refused'
+	expect '^memremap: namespace1.0 is the raw block device pmem1; -f takes it'
+	expect '^memremap: \[mem 0x120000000-0x13fffffff\] map=mem'
+	expect '"reason":"claimed by memremap \(map=mem\)"'
+	expect '^pmem1: no such block device'	# gone while the command holds it
+	expect '^memunmap: \[mem 0x120000000-0x13fffffff\] removed'
+	expect '^cmp pmem1: 4096 bytes at 0 match'	# back, data untouched by map=mem
+	expect 'memremap: \[mem 0x20000000-0x201fffff\] is not pmem of one namespace'
+}
+
+# Regression (issue 11 item 8): direct_access handed out addresses with no
+# pin. An address held (dax ... hold) holds its device: reconfiguring is
+# refused until it is given back (dax put).
+case_mm_dax_address_holds_device() {
+	local dir=build/qemu/mm_dax_hold
+	rm -rf "$dir"
+	boot mm_dax_hold 0 --dir "$dir" --ram 1G --nvdimm 512M --cmdline \
+		'"run=dax pmem0 16 1 hold; create-namespace -f -e namespace0.0 -m fsdax -M dev; dax put; create-namespace -f -e namespace0.0 -m fsdax -M dev; dax pmem0m 0 1 hold; destroy-namespace -f namespace0.0; list -N; dax put; destroy-namespace -f namespace0.0; poweroff"'
+	expect '\] pmem0: 1 direct-access addresses held, cannot detach'
+	expect '^dax: 1 held address given back'
+	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev'
+	expect 'pfn0.0: 1 pages pinned, cannot disable'
+	expect '^destroyed 1 namespace'
 }
