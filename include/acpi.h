@@ -42,6 +42,8 @@ struct acpi_table_header {
 /* No sane table is bigger (QEMU's DSDT is 8 KiB; real ones reach ~1 MiB). */
 #define ACPI_TABLE_MAX_LEN (16 * MiB)
 #define ACPI_MAX_TABLES 64
+/* Root table entries read at most (more could not be listed anyway, unless most are bad). */
+#define ACPI_MAX_ROOT_ENTRIES (4 * ACPI_MAX_TABLES)
 
 /* One table listed by the root table that passed its checks. */
 struct acpi_table {

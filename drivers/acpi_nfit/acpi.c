@@ -144,6 +144,12 @@ static void walk_root(const struct acpi_table_header *root, u32 entry_size,
 	if ((root->length - ACPI_HEADER_LEN) % entry_size)
 		pr_warn("ACPI: %s length %u is not a whole number of entries, tail ignored\n",
 			out->root_signature, root->length);
+	/* Each bad entry prints a line: a corrupt root must not flood the console. */
+	if (n > ACPI_MAX_ROOT_ENTRIES) {
+		pr_warn("ACPI: %s has %u entries, only the first %d are read\n",
+			out->root_signature, n, ACPI_MAX_ROOT_ENTRIES);
+		n = ACPI_MAX_ROOT_ENTRIES;
+	}
 	for (u32 i = 0; i < n; i++) {
 		u64 pa = 0;
 		memcpy(&pa, entries + (size_t)i * entry_size, entry_size);
