@@ -32,13 +32,6 @@ static u32 rd32(const u8 *p)
 }
 
 /*
- * Firmware maps have hundreds of descriptors where most neighbours are
- * "RAM" once converted; merging them keeps boot_info's 256 entries enough.
- * e820_sanitize would merge them the same way later. pmem is never merged,
- * so each pmem descriptor stays its own range (e820.h's rule; e820_is_pmem
- * lives in drivers/e820/e820.c, which the loader does not link).
- */
-/*
  * Whether [addr, addr + size) continues `last`. A range whose end wraps past
  * 2^64 is never merged, before or after: merging would wrap the sum or lose
  * the good half when e820_add drops the wrapping range.
@@ -51,6 +44,13 @@ static bool continues(const struct boot_mem_range *last, u64 addr, u64 size, u32
 	       last->addr + last->size == addr && addr + size >= addr;
 }
 
+/*
+ * Firmware maps have hundreds of descriptors where most neighbours are
+ * "RAM" once converted; merging them keeps boot_info's 256 entries enough.
+ * e820_sanitize would merge them the same way later. pmem is never merged,
+ * so each pmem descriptor stays its own range (e820.h's rule; e820_is_pmem
+ * lives in drivers/e820/e820.c, which the loader does not link).
+ */
 static void add_range(struct boot_info *bi, u64 addr, u64 size, u32 type)
 {
 	struct boot_mem_range *last = bi->nr_mem ? &bi->mem[bi->nr_mem - 1] : NULL;
@@ -78,10 +78,10 @@ void efi_memmap_to_boot_info(const void *map, u64 map_size, u64 desc_size, struc
 	for (u64 off = 0; off <= map_size - DESC_MIN_SIZE; off += desc_size) {
 		const u8 *d = p + off;
 		u64 pages = rd64(d + DESC_NR_PAGES);
+		u32 type = e820_type_from_efi(rd32(d + DESC_TYPE), rd64(d + DESC_ATTRIBUTE));
+
 		if (pages <= (~0ULL >> PAGE_SHIFT))
-			add_range(
-				bi, rd64(d + DESC_PHYS_START), pages << PAGE_SHIFT,
-				e820_type_from_efi(rd32(d + DESC_TYPE), rd64(d + DESC_ATTRIBUTE)));
+			add_range(bi, rd64(d + DESC_PHYS_START), pages << PAGE_SHIFT, type);
 		if (desc_size > map_size - off)
 			break;
 	}
