@@ -7,8 +7,8 @@
  * Input: byte 0 = flags, then chunks, each le16 length + bytes.
  *  - flags bits 0-1, where the RSDP (chunk 0) is: 0 the boot loader's copy
  *    in boot_info, 1 an EFI system table's configuration table, 2 the BIOS
- *    area 0xE0000-0xFFFFF, 3 the EBDA; byte 1 of chunk 0's slot picks the
- *    16-byte step for 2 and 3 (taken from the flags' high bits).
+ *    area 0xE0000-0xFFFFF, 3 the EBDA; for 2 and 3 the flags' high nibble
+ *    picks where in the area (a 16-byte boundary, as the scan wants).
  *  - bit 2: recompute the checksums (RSDP v1 and v2 sums, every chunk with
  *    a table header), so that what lies behind them is reached; bit 3: set
  *    each chunk's header length to the chunk's length first.
