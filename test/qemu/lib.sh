@@ -42,10 +42,25 @@ expect_not() {
 	fi
 }
 
-# ktest_clean: TAP summary with zero failures.
+# expect_ktest_pass: a TAP summary with some tests passed and none failed.
+# Skipped tests ("ok N - NAME # SKIP reason") are counted apart and allowed
+# here: a case that needs a test to run says so with expect_ktest_ran.
 expect_ktest_pass() {
-	expect '^ktest: [1-9][0-9]* passed, 0 failed'
+	expect '^ktest: [1-9][0-9]* passed, 0 failed, [0-9]+ skipped$'
 	expect_not '^not ok'
+}
+
+# expect_ktest_ran NAME...: each named test ran and passed (not skipped,
+# not failed, not missing from the run).
+expect_ktest_ran() {
+	local name
+	for name in "$@"; do
+		if ! grep -Eq "^ok [0-9]+ - $name\$" "$LOG"; then
+			echo "    FAIL: ktest $name did not run and pass:"
+			grep -E "^(not )?ok [0-9]+ - $name( |\$)" "$LOG" | sed 's/^/    | /'
+			CASE_FAILED=1
+		fi
+	done
 }
 
 # The lines of the log matching a pattern, timestamps removed.
