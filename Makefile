@@ -146,11 +146,21 @@ $(BUILD)/host/libcore.a: $(HOST_CORE)
 # Each test links the core's archive if it tests the core, else everything.
 unit_lib = $(BUILD)/host/$(if $(filter $(1),$(CORE_UNIT_TESTS)),libcore.a,libportable.a)
 
+# Tests that run a real arch/x86_64 file on the host CPU in place of its
+# fake in test/host/: the object comes before the archive, so the fake is
+# never pulled in. persist.c's instructions (clwb, clflushopt, clflush,
+# movnti, sfence) are unprivileged.
+UNIT_REAL_ARCH_test_persist := arch/x86_64/persist.c
+HOST_REAL_ARCH := $(sort $(foreach v,$(filter UNIT_REAL_ARCH_%,$(.VARIABLES)),$($(v))))
+unit_objs = $(patsubst %,$(BUILD)/host/%.o,$(UNIT_REAL_ARCH_$(1)))
+# Objects, not intermediates: keep them between builds.
+.SECONDARY: $(patsubst %,$(BUILD)/host/%.o,$(HOST_REAL_ARCH))
+
 .SECONDEXPANSION:
-$(BUILD)/host/unit/%: test/unit/%.c $$(call unit_lib,%)
+$(BUILD)/host/unit/%: test/unit/%.c $$(call unit_lib,%) $$(call unit_objs,%)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  HOSTLD  $@',:)
-	$(Q)$(HOST_CC) $(HOST_CFLAGS) $< $(call unit_lib,$*) $(HOST_LDLIBS) -o $@
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) $< $(call unit_objs,$*) $(call unit_lib,$*) $(HOST_LDLIBS) -o $@
 
 tools: $(TOOLS)
 $(BUILD)/tools/pmemk-infoblock: tools/infoblock/infoblock.c $(BUILD)/host/libportable.a
@@ -231,4 +241,4 @@ clean:
 	rm -rf $(BUILD)/efi $(BUILD)/esp $(BUILD)/BOOTX64.EFI $(BUILD)/netboot $(BUILD)/efi-cache $(BUILD)/netboot-cache
 	rm -rf $(BUILD)/bench
 
--include $(KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d)
+-include $(KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d) $(patsubst %,$(BUILD)/host/%.d,$(HOST_REAL_ARCH))
