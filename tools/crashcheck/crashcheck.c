@@ -1,0 +1,257 @@
+/*
+ * pmemk-crashcheck: judge a namespace backing file after QEMU was killed in
+ * the middle of a write of a seq=N pattern (test/qemu/cases/crash.sh), and
+ * lay such patterns down from the host. The seq=N words are the shell's
+ * (nd_seq_word, nd_util.h): each 8-byte word encodes its block-device
+ * offset, so a word is either what was there before (REF), what the write
+ * was storing there, or foreign data, and which it is can be told exactly.
+ *
+ *   check IMAGE REF --range OFF LEN --base DATAOFF --seq N [--update]
+ *       Outside the file range [OFF, OFF + LEN) IMAGE must equal REF byte
+ *       for byte (the info block at 4 KiB is reported on its own); inside,
+ *       each 8-byte word must equal REF's or nd_seq_word(N, offset -
+ *       DATAOFF). Prints what it found; exit 0 if so, 1 if not. --update
+ *       then copies IMAGE's range into REF: REF is the next write's "before".
+ *   fill IMAGE --range OFF LEN --base DATAOFF --seq N
+ *       Store seq=N words into the range as `write` in the guest would.
+ *
+ * OFF, LEN and DATAOFF are multiples of 8; sizes take K/M/G suffixes.
+ * Changes reach the files through the page cache (a shared mapping, no
+ * msync): what QEMU maps next sees them, and a crash test needs no more.
+ * Built with -O2 and no sanitizers: a crash case reads 1 GiB per kill.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nd_pfn_sb.h"
+#include "nd_util.h"
+
+static const char usage_text[] =
+	"usage: pmemk-crashcheck check IMAGE REF --range OFF LEN --base DATAOFF --seq N [--update]\n"
+	"       pmemk-crashcheck fill IMAGE --range OFF LEN --base DATAOFF --seq N\n";
+
+struct opts {
+	const char *cmd, *image, *ref;
+	u64 off, len, base, seq;
+	bool have_range, have_base, have_seq, update;
+};
+
+/* A whole file mapped: its bytes and size. */
+struct map {
+	u8 *p;
+	u64 size;
+};
+
+static __noreturn void usage_error(const char *msg)
+{
+	if (msg)
+		fprintf(stderr, "pmemk-crashcheck: %s\n", msg);
+	fputs(usage_text, stderr);
+	exit(2);
+}
+
+/* A C number with an optional K, M or G suffix. */
+static u64 num_arg(const char *name, const char *v)
+{
+	char *end = NULL;
+	u64 x = v ? strtoull(v, &end, 0) : 0;
+	int shift = 0;
+
+	if (end && *end)
+		shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : -1;
+	if (!v || end == v || shift < 0 || (shift && end[1]) || x > (~0ULL >> shift)) {
+		fprintf(stderr, "pmemk-crashcheck: %s: bad number '%s'\n", name, v ? v : "");
+		exit(2);
+	}
+	return x << shift;
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	int files = 0;
+
+	*o = (struct opts){ 0 };
+	if (argc < 3)
+		usage_error(NULL);
+	o->cmd = argv[1];
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--range") && i + 2 < argc) {
+			o->off = num_arg(a, argv[i + 1]);
+			o->len = num_arg(a, argv[i + 2]);
+			o->have_range = true;
+			i += 2;
+		} else if (!strcmp(a, "--base") && i + 1 < argc) {
+			o->base = num_arg(a, argv[++i]);
+			o->have_base = true;
+		} else if (!strcmp(a, "--seq") && i + 1 < argc) {
+			o->seq = num_arg(a, argv[++i]);
+			o->have_seq = true;
+		} else if (!strcmp(a, "--update")) {
+			o->update = true;
+		} else if (a[0] != '-' && files < 2) {
+			*(files++ ? &o->ref : &o->image) = a;
+		} else {
+			usage_error("unknown argument");
+		}
+	}
+	if (!o->image || !o->have_range || !o->have_base || !o->have_seq)
+		usage_error("IMAGE, --range, --base and --seq are needed");
+	if ((o->off | o->len | o->base) % 8 || o->off < o->base)
+		usage_error("OFF, LEN and DATAOFF must be multiples of 8, OFF >= DATAOFF");
+}
+
+/* Map a file read-only or shared read-write; the range must lie inside it. */
+static struct map map_file(const char *path, bool write, const struct opts *o)
+{
+	struct stat st;
+	int fd = open(path, write ? O_RDWR : O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		fprintf(stderr, "pmemk-crashcheck: %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	struct map m = { .size = (u64)st.st_size };
+	if (o->off + o->len > m.size || o->off + o->len < o->off) {
+		fprintf(stderr, "pmemk-crashcheck: %s: range past the end (%llu bytes)\n", path,
+			m.size);
+		exit(2);
+	}
+	m.p = mmap(NULL, m.size, write ? PROT_READ | PROT_WRITE : PROT_READ,
+		   MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (m.p == MAP_FAILED) {
+		fprintf(stderr, "pmemk-crashcheck: mmap %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	close(fd);
+	return m;
+}
+
+static u64 word_at(const u8 *p, u64 off)
+{
+	u64 w;
+
+	memcpy(&w, p + off, 8);
+	return w;
+}
+
+/* The first differing byte of [from, to) of a and b, or `to`. */
+static u64 first_diff(const u8 *a, const u8 *b, u64 from, u64 to)
+{
+	const u64 step = 1 * MiB;
+
+	for (u64 at = from; at < to; at += step) {
+		u64 n = to - at < step ? to - at : step;
+		if (memcmp(a + at, b + at, n))
+			for (u64 i = at; i < at + n; i++)
+				if (a[i] != b[i])
+					return i;
+	}
+	return to;
+}
+
+/* Everything outside the range identical; reports the first difference. */
+static bool check_outside(const struct map *img, const struct map *ref, const struct opts *o)
+{
+	const u64 ib = ND_PFN_SB_OFFSET, ie = ib + ND_PFN_SB_SIZE;
+	bool ok = true;
+
+	if (img->size != ref->size) {
+		printf("crashcheck: size %llu, reference %llu\n", img->size, ref->size);
+		return false;
+	}
+	if (ie <= img->size) {
+		bool same = !memcmp(img->p + ib, ref->p + ib, ND_PFN_SB_SIZE);
+		printf("crashcheck: info block at %#llx: %s\n", ib, same ? "identical" : "CHANGED");
+		ok &= same;
+	}
+	u64 before = first_diff(img->p, ref->p, 0, o->off);
+	u64 after = first_diff(img->p, ref->p, o->off + o->len, img->size);
+	u64 d = before < o->off ? before : after;
+	if (d < img->size) {
+		printf("crashcheck: byte %#llx outside the write changed: %#x, was %#x\n", d,
+		       img->p[d], ref->p[d]);
+		return false;
+	}
+	printf("crashcheck: %llu bytes outside [%#llx, %#llx) identical\n", img->size - o->len,
+	       o->off, o->off + o->len);
+	return ok;
+}
+
+/* Each word of the range old or new; counts and the first few foreign ones. */
+static bool check_inside(const struct map *img, const struct map *ref, const struct opts *o)
+{
+	u64 fresh = 0, old = 0, foreign = 0, last_new = 0, first_old = o->len;
+
+	for (u64 at = o->off; at < o->off + o->len; at += 8) {
+		u64 w = word_at(img->p, at), was = word_at(ref->p, at);
+		u64 want = nd_seq_word(o->seq, at - o->base);
+		if (w == want && w != was) {
+			fresh++;
+			last_new = at - o->off + 8;
+		} else if (w == was) {
+			old++;
+			if (first_old == o->len && w != want)
+				first_old = at - o->off;
+		} else if (foreign++ < 5) {
+			printf("crashcheck: FOREIGN word at %#llx (device offset %#llx): %#018llx, "
+			       "old %#018llx, seq=%llu %#018llx\n",
+			       at, at - o->base, w, was, o->seq, want);
+		}
+	}
+	printf("crashcheck: %llu words in the write: %llu new (seq=%llu), %llu old, %llu foreign\n",
+	       o->len / 8, fresh, o->seq, old, foreign);
+	if (fresh && last_new <= first_old)
+		printf("crashcheck: new data is a prefix of %llu bytes\n", last_new);
+	else if (fresh)
+		printf("crashcheck: new data ends at %#llx, old data from %#llx\n", last_new,
+		       first_old);
+	return foreign == 0;
+}
+
+static int cmd_check(const struct opts *o)
+{
+	if (!o->ref)
+		usage_error("check needs IMAGE and REF");
+	struct map img = map_file(o->image, false, o), ref = map_file(o->ref, o->update, o);
+	bool ok = check_outside(&img, &ref, o);
+	ok &= check_inside(&img, &ref, o);
+	if (ok && o->update)
+		memcpy(ref.p + o->off, img.p + o->off, o->len);
+	printf("crashcheck: %s\n", ok ? "ok" : "FAILED");
+	return ok ? 0 : 1;
+}
+
+static int cmd_fill(const struct opts *o)
+{
+	struct map img = map_file(o->image, true, o);
+
+	for (u64 at = o->off; at < o->off + o->len; at += 8) {
+		u64 w = nd_seq_word(o->seq, at - o->base);
+		memcpy(img.p + at, &w, 8);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	parse_args(argc, argv, &o);
+	if (!strcmp(o.cmd, "check"))
+		return cmd_check(&o);
+	if (!strcmp(o.cmd, "fill"))
+		return cmd_fill(&o);
+	usage_error("unknown command");
+}
