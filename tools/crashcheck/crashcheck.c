@@ -14,6 +14,9 @@
  *       then copies IMAGE's range into REF: REF is the next write's "before".
  *   fill IMAGE --range OFF LEN --base DATAOFF --seq N
  *       Store seq=N words into the range as `write` in the guest would.
+ *   same IMAGE REF [--range OFF LEN]
+ *       IMAGE and REF (same size) are identical outside [OFF, OFF + LEN);
+ *       ranges that are holes in both (sparse files) are skipped unread.
  *
  * OFF, LEN and DATAOFF are multiples of 8; sizes take K/M/G suffixes.
  * Changes reach the files through the page cache (a shared mapping, no
@@ -35,7 +38,8 @@
 
 static const char usage_text[] =
 	"usage: pmemk-crashcheck check IMAGE REF --range OFF LEN --base DATAOFF --seq N [--update]\n"
-	"       pmemk-crashcheck fill IMAGE --range OFF LEN --base DATAOFF --seq N\n";
+	"       pmemk-crashcheck fill IMAGE --range OFF LEN --base DATAOFF --seq N\n"
+	"       pmemk-crashcheck same IMAGE REF [--range OFF LEN]\n";
 
 struct opts {
 	const char *cmd, *image, *ref;
@@ -101,6 +105,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		} else {
 			usage_error("unknown argument");
 		}
+	}
+	if (!strcmp(o->cmd, "same")) {
+		if (!o->ref)
+			usage_error("same needs IMAGE and REF");
+		return;
 	}
 	if (!o->image || !o->have_range || !o->have_base || !o->have_seq)
 		usage_error("IMAGE, --range, --base and --seq are needed");
@@ -240,6 +249,90 @@ static int cmd_fill(const struct opts *o)
 	return 0;
 }
 
+/* The next byte at or after `at` that is data in fd (not a hole), or `size`. */
+static u64 next_data(int fd, u64 at, u64 size)
+{
+	off_t d = lseek(fd, (off_t)at, SEEK_DATA);
+
+	return d < 0 ? size : (u64)d;
+}
+
+static u64 next_hole(int fd, u64 at, u64 size)
+{
+	off_t h = lseek(fd, (off_t)at, SEEK_HOLE);
+
+	return h < 0 ? size : (u64)h;
+}
+
+/* Compare [from, to) of two files by pread; the first difference or `to`. */
+static u64 diff_span(int a, int b, u64 from, u64 to)
+{
+	static u8 x[1 << 20], y[1 << 20];
+
+	for (u64 at = from; at < to;) {
+		size_t n = to - at < sizeof(x) ? (size_t)(to - at) : sizeof(x);
+		if (pread(a, x, n, (off_t)at) != (ssize_t)n ||
+		    pread(b, y, n, (off_t)at) != (ssize_t)n) {
+			perror("pmemk-crashcheck: pread");
+			exit(2);
+		}
+		if (memcmp(x, y, n))
+			for (size_t i = 0; i < n; i++)
+				if (x[i] != y[i])
+					return at + i;
+		at += n;
+	}
+	return to;
+}
+
+/* The first difference of [from, to), skipping what is a hole in both. */
+static u64 diff_sparse(int a, int b, u64 from, u64 to)
+{
+	u64 at = from;
+
+	while (at < to) {
+		u64 da = next_data(a, at, to), db = next_data(b, at, to);
+		at = da < db ? da : db;
+		if (at >= to)
+			break;
+		u64 ha = da == at ? next_hole(a, at, to) : da;
+		u64 hb = db == at ? next_hole(b, at, to) : db;
+		u64 end = ha > hb ? ha : hb;
+		end = end < to ? end : to;
+		u64 d = diff_span(a, b, at, end);
+		if (d < end)
+			return d;
+		at = end;
+	}
+	return to;
+}
+
+static int cmd_same(const struct opts *o)
+{
+	struct stat sa, sb;
+	int a = open(o->image, O_RDONLY), b = open(o->ref, O_RDONLY);
+
+	if (a < 0 || b < 0 || fstat(a, &sa) || fstat(b, &sb)) {
+		perror("pmemk-crashcheck");
+		return 2;
+	}
+	u64 size = (u64)sa.st_size, off = o->have_range ? o->off : 0;
+	u64 end = o->have_range ? o->off + o->len : 0;
+	if (sa.st_size != sb.st_size || end > size || end < off) {
+		printf("crashcheck: %s and %s differ in size or the range is outside them\n",
+		       o->image, o->ref);
+		return 1;
+	}
+	u64 before = diff_sparse(a, b, 0, off), after = diff_sparse(a, b, end, size);
+	u64 d = before < off ? before : after;
+	if (d < size) {
+		printf("crashcheck: %s differs from %s at byte %#llx\n", o->image, o->ref, d);
+		return 1;
+	}
+	printf("crashcheck: %s is %s outside [%#llx, %#llx)\n", o->image, o->ref, off, end);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -253,5 +346,7 @@ int main(int argc, char **argv)
 		return cmd_check(&o);
 	if (!strcmp(o.cmd, "fill"))
 		return cmd_fill(&o);
+	if (!strcmp(o.cmd, "same"))
+		return cmd_same(&o);
 	usage_error("unknown command");
 }
