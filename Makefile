@@ -73,7 +73,7 @@ CORE_DIRS       := lib/ mm/ nvdimm/
 HOST_CORE       := $(patsubst %,$(BUILD)/host/%.o,$(filter $(addsuffix %,$(CORE_DIRS)),$(portable-y)) \
 	$(wildcard test/host/*.c))
 CORE_UNIT_TESTS := test_altmap test_cmdline test_memblock test_memmap_init test_memremap \
-	test_nvdimm test_page_alloc test_pfn_dev test_pfn_info test_pgtable test_vmemmap
+	test_ns_cycles test_nvdimm test_page_alloc test_pfn_dev test_pfn_info test_pgtable test_vmemmap
 
 .PHONY: all tools iso run test test-deps test-unit test-qemu test-fuzz fuzz clean deps newlib help \
 	efi netboot test-boot bench FORCE
