@@ -1,8 +1,10 @@
 /*
  * In-kernel tests, run inside QEMU with ktest=all|NAME,... and reported as
- * TAP 13, ending with "ktest: N passed, M failed". Register with KTEST;
- * name tests module_behaviour_condition. A test fails if any KT_ check
- * fails; checks print the failing expression and location as TAP comments.
+ * TAP 13, ending with "ktest: N passed, M failed, K skipped". Register with
+ * KTEST; name tests module_behaviour_condition. A test fails if any KT_
+ * check fails; checks print the failing expression and location as TAP
+ * comments. A test that cannot run here calls ktest_skip() and returns: it
+ * is reported with TAP's "# SKIP" directive and never counted as passed.
  */
 #ifndef PMEMK_KTEST_H
 #define PMEMK_KTEST_H
@@ -32,6 +34,13 @@ extern const struct ktest *const __stop_ktests[] __attribute__((weak));
 void ktest_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * Mark the running test skipped, with a one-line reason (what this boot
+ * lacks, e.g. "no pmem range of 4096 MiB"); the caller returns. A test that
+ * also failed a check is reported as failed.
+ */
+void ktest_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #define KT_ASSERT(cond)                                                     \
 	do {                                                                \
 		if (!(cond)) {                                              \
@@ -49,7 +58,10 @@ void ktest_fail(const char *file, int line, const char *fmt, ...)
 				   #a, #b, _a, _b);                         \
 	} while (0)
 
-/* Run the tests named in `spec` ("all" or comma-separated names). Returns failures. */
+/*
+ * Run the tests named in `spec` ("all" or comma-separated names). Returns
+ * the failures (names matching no test included); skips are not failures.
+ */
 int ktest_run(const char *spec);
 
 #endif

@@ -28,6 +28,16 @@ bool uuid_is_null(const u8 uuid[16]);
 /* A random (version 4) uuid from the 64-bit random source given. */
 void uuid_gen(u8 uuid[16], u64 (*rand64)(void));
 
+/*
+ * The seq=N test pattern (the shell's write/cmp, tools/crashcheck): the
+ * 8-byte word at byte `off` of a block device holds this value, so every
+ * word says which pattern wrote it and where it belongs.
+ */
+static inline u64 nd_seq_word(u64 seed, u64 off)
+{
+	return (off * 0x9E3779B97F4A7C15ULL) ^ seed;
+}
+
 /* In a checker taking `const char **why`: give the one-line reason, return err. */
 #define REJECT(err, msg)                                                                           \
 	do {                                                                                       \

@@ -1,4 +1,8 @@
-/* The in-kernel test runner: selects tests, prints TAP 13 and a summary line. */
+/*
+ * The in-kernel test runner: selects tests, prints TAP 13 ("ok N - name",
+ * "not ok N - name", "ok N - name # SKIP reason") and a summary line that
+ * counts passed, failed and skipped tests apart.
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +13,8 @@
 #include "shell.h"
 
 static int current_failures;
+static bool current_skipped;
+static char skip_reason[160];
 
 void ktest_fail(const char *file, int line, const char *fmt, ...)
 {
@@ -20,6 +26,16 @@ void ktest_fail(const char *file, int line, const char *fmt, ...)
 	va_end(ap);
 	kprintf("    # %s:%d: check failed: %s\n", file, line, msg);
 	current_failures++;
+}
+
+void ktest_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(skip_reason, sizeof(skip_reason), fmt, ap);
+	va_end(ap);
+	current_skipped = true;
 }
 
 static bool selected(const struct ktest *t, const char *spec)
@@ -69,7 +85,7 @@ static int count_unknown(const char *spec)
 
 int ktest_run(const char *spec)
 {
-	int total = 0, passed = 0, failed, n = 0;
+	int total = 0, passed = 0, skipped = 0, failed, n = 0;
 
 	for (const struct ktest *const *t = __start_ktests; t < __stop_ktests; t++)
 		total += selected(*t, spec);
@@ -78,18 +94,23 @@ int ktest_run(const char *spec)
 		if (!selected(*t, spec))
 			continue;
 		current_failures = 0;
+		current_skipped = false;
 		kprintf("# %s\n", (*t)->name);
 		(*t)->fn();
 		n++;
-		if (current_failures == 0) {
+		if (current_failures) {
+			kprintf("not ok %d - %s\n", n, (*t)->name);
+		} else if (current_skipped) {
+			/* TAP 13's directive: ok, but nothing was proven. */
+			skipped++;
+			kprintf("ok %d - %s # SKIP %s\n", n, (*t)->name, skip_reason);
+		} else {
 			passed++;
 			kprintf("ok %d - %s\n", n, (*t)->name);
-		} else {
-			kprintf("not ok %d - %s\n", n, (*t)->name);
 		}
 	}
-	failed = n - passed + count_unknown(spec);
-	kprintf("ktest: %d passed, %d failed\n", passed, failed);
+	failed = n - passed - skipped + count_unknown(spec);
+	kprintf("ktest: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed;
 }
 

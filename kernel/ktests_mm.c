@@ -56,8 +56,8 @@ static bool mm_snap_equal(struct mm_snap a, struct mm_snap b)
 
 /*
  * The first pmem range of the e820 map at least min bytes long. Without one
- * the test is skipped (it passes with a "# SKIP" line: ktest=all runs under
- * other memory layouts too); mm.sh boots the layout and rejects the skip.
+ * the test is skipped (TAP "# SKIP", counted apart: ktest=all runs under
+ * other memory layouts too); mm.sh boots the layout and checks each test ran.
  */
 static bool find_pmem(u64 min, u64 *start, u64 *size)
 {
@@ -70,7 +70,7 @@ static bool find_pmem(u64 min, u64 *start, u64 *size)
 			return true;
 		}
 	}
-	kprintf("# SKIP: no pmem range of %llu MiB (boot with memmap=nn!ss)\n", (min >> 20));
+	ktest_skip("no pmem range of %llu MiB (boot with memmap=nn!ss)", (min >> 20));
 	return false;
 }
 
@@ -342,7 +342,7 @@ KTEST(mm_memremap_adjacent_to_ram_shares_its_section)
 		}
 	}
 	if (!start) {
-		kprintf("# SKIP: no small pmem range right after RAM (memmap=64M!0x204000000 with 8G)\n");
+		ktest_skip("no small pmem range right after RAM (memmap=64M!0x204000000 with 8G)");
 		return;
 	}
 	struct mm_snap before = mm_snap();

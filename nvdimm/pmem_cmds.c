@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nd_util.h"
 #include "pgtable.h"
 #include "pmem.h"
 #include "printk.h"
@@ -41,20 +42,16 @@ bad:
 	return -EINVAL;
 }
 
-static u64 seq_word(u64 seed, u64 off)
-{
-	return (off * 0x9E3779B97F4A7C15ULL) ^ seed;
-}
-
 static void fill(const struct io_pattern *p, u8 *buf, u64 off, u64 len)
 {
 	if (!p->seq) {
 		memset(buf, (int)p->value, len);
 		return;
 	}
+	/* __builtin_: under -ffreestanding a plain memcpy is a call per word. */
 	for (u64 i = 0; i < len; i += 8) {
-		u64 w = seq_word(p->value, off + i);
-		memcpy(buf + i, &w, 8);
+		u64 w = nd_seq_word(p->value, off + i);
+		__builtin_memcpy(buf + i, &w, 8);
 	}
 }
 
@@ -105,6 +102,9 @@ static int io_loop(struct pmem_device *dev, u64 off, u64 len, const struct io_pa
 		}
 		err = pmem_rw(dev, off + done, buf, n, PMEM_READ);
 		fill(p, want, off + done, n);
+		/* memcmp first: a loop per byte makes cmp crawl under TCG. */
+		if (err || !memcmp(buf, want, n))
+			continue;
 		for (u64 i = 0; !err && i < n; i++) {
 			if (buf[i] != want[i]) {
 				*mismatch = off + done + i;

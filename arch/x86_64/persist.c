@@ -3,6 +3,11 @@
  * CLFLUSHOPT, CLFLUSH, MOVNTI, SFENCE). A copy to pmem is: unaligned head
  * with ordinary stores then written back, 8-byte aligned body with MOVNTI
  * (bypasses the cache), tail like the head; the caller fences once after.
+ *
+ * The instructions are unprivileged, so test/unit/test_persist.c runs this
+ * very file on the host CPU and watches every store, write-back and fence
+ * through the HOST_TEST-only trace hook (test/host/persist_trace.h). In the
+ * kernel build the hook compiles to nothing.
  */
 #include <string.h>
 
@@ -10,6 +15,21 @@
 #include "params.h"
 #include "persist.h"
 #include "printk.h"
+
+#ifdef HOST_TEST
+#include "persist_trace.h"
+
+void (*persist_trace_hook)(enum persist_event ev, const void *addr, size_t len);
+#define trace(ev, addr, len)                                                                       \
+	do {                                                                                       \
+		if (persist_trace_hook)                                                            \
+			persist_trace_hook((ev), (addr), (len));                                   \
+	} while (0)
+#else
+#define trace(ev, addr, len)                                                                       \
+	do {                                                                                       \
+	} while (0)
+#endif
 
 struct persist_ops persist_ops;
 struct persist_stats persist_stats;
@@ -117,12 +137,15 @@ static inline void flush_line(const void *p)
 	switch (persist_ops.flush) {
 	case PERSIST_FLUSH_CLWB:
 		__asm__ volatile("clwb %0" : "+m"(*(volatile char *)p));
+		trace(PERSIST_EV_CLWB, p, 1);
 		break;
 	case PERSIST_FLUSH_CLFLUSHOPT:
 		__asm__ volatile("clflushopt %0" : "+m"(*(volatile char *)p));
+		trace(PERSIST_EV_CLFLUSHOPT, p, 1);
 		break;
 	default:
 		__asm__ volatile("clflush %0" : "+m"(*(volatile char *)p));
+		trace(PERSIST_EV_CLFLUSH, p, 1);
 		break;
 	}
 }
@@ -144,6 +167,7 @@ void arch_wmb_pmem(void)
 {
 	/* Orders the NT stores and write-backs before anything that follows. */
 	__asm__ volatile("sfence" ::: "memory");
+	trace(PERSIST_EV_SFENCE, NULL, 0);
 	persist_stats.fences++;
 }
 
@@ -159,6 +183,7 @@ static inline u64 load64(const u8 *s)
 static inline void movnti(u64 *d, u64 w)
 {
 	__asm__ volatile("movnti %1, %0" : "=m"(*d) : "r"(w));
+	trace(PERSIST_EV_MOVNTI, d, 8);
 }
 
 /*
@@ -197,12 +222,14 @@ void arch_memcpy_flushcache(void *dst, const void *src, size_t n)
 	persist_stats.bytes_flushcache += n;
 	if (persist_ops.copy == PERSIST_COPY_CACHED) {
 		memcpy(d, s, n);
+		trace(PERSIST_EV_STORE, d, n);
 		arch_flush_cache(d, n);
 		return;
 	}
 	size_t head = MIN(n, (size_t)(ALIGN_UP((u64)d, 8) - (u64)d));
 	if (head) {
 		memcpy(d, s, head);
+		trace(PERSIST_EV_STORE, d, head);
 		arch_flush_cache(d, head);
 		d += head, s += head, n -= head;
 	}
@@ -211,6 +238,7 @@ void arch_memcpy_flushcache(void *dst, const void *src, size_t n)
 	d += words * 8, s += words * 8, n -= words * 8;
 	if (n) {
 		memcpy(d, s, n);
+		trace(PERSIST_EV_STORE, d, n);
 		arch_flush_cache(d, n);
 	}
 }

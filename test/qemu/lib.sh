@@ -42,13 +42,66 @@ expect_not() {
 	fi
 }
 
-# ktest_clean: TAP summary with zero failures.
+# expect_ktest_pass: a TAP summary with some tests passed and none failed.
+# Skipped tests ("ok N - NAME # SKIP reason") are counted apart and allowed
+# here: a case that needs a test to run says so with expect_ktest_ran.
 expect_ktest_pass() {
-	expect '^ktest: [1-9][0-9]* passed, 0 failed'
+	expect '^ktest: [1-9][0-9]* passed, 0 failed, [0-9]+ skipped$'
 	expect_not '^not ok'
+}
+
+# expect_ktest_ran NAME...: each named test ran and passed (not skipped,
+# not failed, not missing from the run).
+expect_ktest_ran() {
+	local name
+	for name in "$@"; do
+		if ! grep -Eq "^ok [0-9]+ - $name\$" "$LOG"; then
+			echo "    FAIL: ktest $name did not run and pass:"
+			grep -E "^(not )?ok [0-9]+ - $name( |\$)" "$LOG" | sed 's/^/    | /'
+			CASE_FAILED=1
+		fi
+	done
 }
 
 # The lines of the log matching a pattern, timestamps removed.
 lines() {
 	grep -E -- "$1" "$LOG" | sed 's/^\[ *[0-9.]*\] //' | tr -d '\r'
+}
+
+# boot_kill NAME PATTERN DELAY [run-qemu options...]: boot, wait until the
+# serial log has a line matching the extended regex PATTERN (polled every
+# 10 ms), wait DELAY seconds more (e.g. 0.125), then SIGKILL QEMU, as a
+# power cut would: the backing files keep what the guest stored. LOG is the
+# plain-text log. KILLED is 1 if QEMU was still running at the kill, else 0;
+# the case fails if PATTERN never appeared.
+boot_kill() {
+	local name=$1 pattern=$2 delay=$3 pid
+	shift 3
+	LOG=$LOGDIR/$name.log
+	mkdir -p "$LOGDIR"
+	rm -f "$LOG" "$LOG.raw" "$LOG.pid"
+	tools/run-qemu --log "$LOG.raw" --pidfile "$LOG.pid" --timeout 120 "$@" \
+		</dev/null 2>"$LOG.stderr" &
+	local runner=$! polls=0
+	until grep -Eq -- "$pattern" "$LOG.raw" 2>/dev/null; do
+		if ! kill -0 "$runner" 2>/dev/null || [ $polls -ge 6000 ]; then
+			break
+		fi
+		sleep 0.01
+		polls=$((polls + 1))
+	done
+	grep -Eq -- "$pattern" "$LOG.raw" 2>/dev/null || {
+		echo "    FAIL: $name: the log never matched: $pattern"
+		CASE_FAILED=1
+	}
+	sleep "$delay"
+	KILLED=0
+	pid=$(cat "$LOG.pid" 2>/dev/null) || pid=
+	# Only the QEMU this call started: its command line names our pidfile.
+	if [ -n "$pid" ] && grep -qF -- "$LOG.pid" "/proc/$pid/cmdline" 2>/dev/null &&
+		kill -9 "$pid" 2>/dev/null; then
+		KILLED=1
+	fi
+	wait "$runner" 2>/dev/null
+	sed -e 's/\r$//' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$LOG.raw" >"$LOG" 2>/dev/null || true
 }

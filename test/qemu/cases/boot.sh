@@ -33,6 +33,9 @@ case_cpu_without_1g_pages() {
 	boot cpu_qemu64 0 --cpu qemu64 --ram 512M --cmdline 'ktest=paging_*'
 	expect 'cpu: pse yes, pdpe1gb no'
 	expect 'direct map with 2 MiB leaves'
+	expect_ktest_ran paging_kernel_sections_have_their_permissions \
+		paging_x86_entries_have_the_sdm_bits paging_null_and_identity_unmapped \
+		paging_direct_map_covers_ram
 	expect_ktest_pass
 }
 
@@ -82,6 +85,7 @@ case_bad_parameters_are_reported() {
 	expect '\] memmap=64M!64G: \[mem .*\] is not usable RAM'
 	expect '\] loglevel=x: expected a number'
 	expect_not 'persistent \(type 12\)'
+	expect_ktest_ran cmdline_params_registered
 	expect_ktest_pass
 }
 

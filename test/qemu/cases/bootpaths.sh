@@ -100,10 +100,12 @@ case_bootpath_efi_shell_load_options() {
 	expect '\] boot: EFI loader: ExitBootServices succeeded on try 2 \(map key went stale\)'
 	expect '\] boot: efi \(gnu-efi\)'
 	expect "\] Command line: $args\$"
+	expect_ktest_ran cmdline_params_registered
 	expect_ktest_pass
 	efi=$(lines '\] memmap=garbage')
 
 	boot bootpath_grub_bad_value 0 --ram 512M --cmdline "$args"
+	expect_ktest_ran cmdline_params_registered
 	expect_ktest_pass
 	grub=$(lines '\] memmap=garbage')
 	if [ -z "$efi" ] || [ "$efi" != "$grub" ]; then
