@@ -120,7 +120,8 @@ struct memremap_stats {
  * Register pgmap->range as ZONE_DEVICE memory: check it, add the direct
  * map, sections and vmemmap (struct pages in the altmap's free pfns when
  * `altmap` is given, else in RAM), and initialise every struct page with
- * zone DEVICE and the pgmap, except the altmap's reserve. The altmap is
+ * zone DEVICE and the pgmap, the altmap's reserve as PG_reserved without a
+ * pgmap. The altmap is
  * copied into pgmap. On success, if `stats` is not NULL, *stats says what
  * the steps cost; on error *stats is left alone. Returns 0 or a negative
  * errno, nothing left behind: -EINVAL bad range or altmap; -EBUSY the range

@@ -181,16 +181,26 @@ static int pgmap_map_direct(struct dev_pagemap *pgmap)
  * Zone DEVICE and the owner in every struct page but the altmap's reserve:
  * one template, stored section by section; where a section's struct pages
  * lie in the altmap (pmem), only those that differ are stored and counted.
+ * The altmap's reserve gets PG_reserved pages with no pgmap: every struct
+ * page of the range is initialised, so a walker never reads garbage.
  */
 static void pgmap_init_pages(struct dev_pagemap *pgmap, struct memremap_stats *st)
 {
 	struct page tmpl = { .flags = ZONE_DEVICE, .pgmap = pgmap };
+	/* The altmap's reserve (info block, padding): no page of the device's (B8). */
+	struct page reserved = { .flags = ZONE_DEVICE | PG_reserved };
 	const struct vmem_altmap *altmap = pgmap_altmap(pgmap);
 	u64 start = pgmap_pfn(pgmap), end = start + pgmap_nr_pages(pgmap);
 	u64 stored = 0;
 
-	if (altmap)
-		start = MAX(start, altmap->base_pfn + altmap->reserve);
+	if (altmap) {
+		u64 rsv_end = MIN(end, altmap->base_pfn + altmap->reserve);
+		if (vmemmap_in_altmap(start, altmap))
+			stored += memmap_init_range_pmem(start, rsv_end, &reserved);
+		else
+			memmap_init_range(start, rsv_end, &reserved);
+		start = MAX(start, rsv_end);
+	}
 	for (u64 s = start, e; s < end; s = e) {
 		e = MIN(end, ALIGN_DOWN(s, PAGES_PER_SECTION) + PAGES_PER_SECTION);
 		if (vmemmap_in_altmap(s, altmap))
@@ -199,7 +209,7 @@ static void pgmap_init_pages(struct dev_pagemap *pgmap, struct memremap_stats *s
 			memmap_init_range(s, e, &tmpl);
 	}
 	pmem_written_add(PMEM_WR_MEMMAP, stored * sizeof(struct page));
-	st->pages_init = end - start;
+	st->pages_init = end - pgmap_pfn(pgmap);
 	st->pmem_pages_stored = stored;
 }
 
