@@ -1,0 +1,71 @@
+/*
+ * Symmetric multiprocessing, first step (issue 14 item 1): the CPUs the
+ * MADT lists are started (INIT-SIPI-SIPI through the xAPIC) and each parks
+ * in a halt loop with its own stack, GDT, TSS and per-CPU data (GS base),
+ * woken by an IPI only to run what smp_call_on_each() gives it. Nothing
+ * else runs on the APs: mm/, nvdimm/ and the shell assume one CPU.
+ */
+#ifndef PMEMK_SMP_H
+#define PMEMK_SMP_H
+
+#include "arch.h"
+#include "types.h"
+
+#define SMP_MAX_CPUS ARCH_MAX_CPUS	/* arch_cpu_id() indexes per-CPU arrays */
+
+enum cpu_state {
+	CPU_ABSENT,	/* listed by the MADT without Enabled (hot-plug slot) */
+	CPU_SKIPPED,	/* enabled, not started: nr_cpus= or nosmp */
+	CPU_FAILED,	/* started but never reported in */
+	CPU_ONLINE,	/* reported in, parked in its idle loop */
+};
+
+/* What smp_init() knows of each CPU, in MADT order (the BSP is CPU 0). */
+struct cpu_info {
+	u32 apic_id;
+	u32 acpi_uid;
+	enum cpu_state state;
+	/* Reported by the CPU itself once online: its local APIC's ID, GS's CPU number. */
+	u32 seen_apic_id, seen_cpu;
+};
+
+/* CPU 0's per-CPU data and GS base: first thing in kmain, before any arch_cpu_id(). */
+void smp_boot_cpu_init(void);
+
+/*
+ * Start every enabled CPU the MADT lists (madt_init() ran), at most
+ * nr_cpus= in all, none with nosmp. Prints one line per CPU that fails
+ * and a summary. Safe to call once, after the heap is up.
+ */
+struct boot_info;
+void smp_init(const struct boot_info *bi);
+
+u32 smp_nr_cpus(void);		/* CPUs listed (the BSP included) */
+u32 smp_nr_online(void);	/* of those, online */
+u32 smp_max_cpus(void);		/* nr_cpus= (1 with nosmp; SMP_MAX_CPUS when not given) */
+const struct cpu_info *smp_cpu(u32 n);	/* n < smp_nr_cpus() */
+/* This CPU's number (0 = the BSP), read from its per-CPU data through GS. */
+u32 smp_processor_id(void);
+const char *cpu_state_name(enum cpu_state s);
+/* The APIC ID this CPU's local APIC reports (0 before smp_init). */
+u32 smp_apic_id_here(void);
+
+/* The vector of the wake-up IPI (its handler only acknowledges it). */
+#define SMP_IPI_VECTOR 0xF0
+
+/* Send a fixed IPI with `vector` to online CPU `cpu`: 0, -ENODEV, -ETIMEDOUT. */
+int smp_send_ipi(u32 cpu, u8 vector);
+
+typedef void (*smp_call_fn)(void *arg);
+/*
+ * Run fn(arg) on every online CPU, the caller's included, and wait until
+ * all have returned. One call at a time (a lock of rank
+ * LOCK_RANK_SMP_CALL). Only from the boot CPU for now: the APs are the
+ * ones idling. Returns 0; -ETIMEDOUT (one line per CPU) when a CPU has
+ * not finished within 60 s (it may still run fn later); -EBUSY (one line
+ * per CPU) when a CPU still runs an earlier call that timed out: it is
+ * not given this one.
+ */
+int smp_call_on_each(smp_call_fn fn, void *arg);
+
+#endif
