@@ -1,0 +1,352 @@
+/*
+ * e1000: the Intel 82540EM (8086:100e), QEMU's default NIC for `pc`
+ * (Intel PCI/PCI-X Family of Gigabit Ethernet Controllers Software
+ * Developer's Manual, 317453: §13 registers, §3.2 receive and §3.3
+ * transmit descriptors, §14 initialisation; QEMU's model in FACTS-2 §5.3).
+ * Polled, with every interrupt masked: poll() reads the descriptors' DD
+ * bits. Legacy descriptors, 2 KiB receive buffers (a frame of at most 1518
+ * bytes fits one), one transmit descriptor per fragment.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "arch.h"
+#include "netdev.h"
+#include "pci.h"
+#include "printk.h"
+
+#define E1000_CTRL 0x0000
+#define E1000_STATUS 0x0008
+#define E1000_EERD 0x0014
+#define E1000_ICR 0x00C0
+#define E1000_IMC 0x00D8
+#define E1000_RCTL 0x0100
+#define E1000_TCTL 0x0400
+#define E1000_TIPG 0x0410
+#define E1000_RDBAL 0x2800
+#define E1000_RDBAH 0x2804
+#define E1000_RDLEN 0x2808
+#define E1000_RDH 0x2810
+#define E1000_RDT 0x2818
+#define E1000_TDBAL 0x3800
+#define E1000_TDBAH 0x3804
+#define E1000_TDLEN 0x3808
+#define E1000_TDH 0x3810
+#define E1000_TDT 0x3818
+#define E1000_MTA 0x5200
+#define E1000_RAL0 0x5400
+#define E1000_RAH0 0x5404
+
+#define CTRL_ASDE (1u << 5)
+#define CTRL_SLU (1u << 6)
+#define CTRL_RST (1u << 26)
+#define STATUS_LU (1u << 1)
+#define EERD_START 1u
+#define EERD_DONE (1u << 4)
+#define RAH_AV (1u << 31)
+#define RCTL_EN (1u << 1)
+#define RCTL_BAM (1u << 15)
+#define RCTL_SECRC (1u << 26)	/* strip the FCS; BSIZE 00 = 2048 bytes */
+#define TCTL_EN (1u << 1)
+#define TCTL_PSP (1u << 3)
+#define TCTL_CT(x) ((u32)(x) << 4)
+#define TCTL_COLD(x) ((u32)(x) << 12)
+#define TIPG_82540 (10u | 8u << 10 | 6u << 20)	/* IPGT, IPGR1, IPGR2 for copper (§13.4.34) */
+
+#define RXD_STAT_DD 0x01
+#define RXD_STAT_EOP 0x02
+#define TXD_CMD_EOP 0x01
+#define TXD_CMD_IFCS 0x02
+#define TXD_CMD_RS 0x08
+#define TXD_STAT_DD 0x01
+
+struct e1000_rx_desc {
+	u64 addr;
+	u16 length;
+	u16 csum;
+	u8 status;
+	u8 errors;
+	u16 special;
+};
+
+struct e1000_tx_desc {
+	u64 addr;
+	u16 length;
+	u8 cso;
+	u8 cmd;
+	u8 status;
+	u8 css;
+	u16 special;
+};
+
+#define E1000_NDESC 128		/* both rings; 128 x 16 bytes, a multiple of 128 (§13.4.27) */
+#define E1000_RXBUF 2048
+
+struct e1000 {
+	struct netdev nd;
+	struct pci_dev *pci;
+	volatile u8 *regs;
+	volatile struct e1000_rx_desc *rx;
+	volatile struct e1000_tx_desc *tx;
+	struct netdev_dma rx_ring, tx_ring, rxbuf;
+	unsigned int rx_next;		/* next descriptor the device fills */
+	unsigned int tx_tail;		/* next free descriptor (TDT) */
+	unsigned int tx_clean;		/* first descriptor of the oldest frame in flight */
+	unsigned int tx_used;
+	u16 tx_last[E1000_NDESC];	/* per frame's first descriptor: its last one */
+	void *tx_cookie[E1000_NDESC];
+};
+
+static struct e1000 e1000s[NETDEV_MAX];
+static unsigned int nr_e1000s;
+
+static inline u32 rd(struct e1000 *e, u32 reg)
+{
+	return *(volatile u32 *)(e->regs + reg);
+}
+
+static inline void wr(struct e1000 *e, u32 reg, u32 v)
+{
+	*(volatile u32 *)(e->regs + reg) = v;
+}
+
+static bool e1000_link_up(struct netdev *nd)
+{
+	struct e1000 *e = nd->priv;
+
+	return rd(e, E1000_STATUS) & STATUS_LU;
+}
+
+static int e1000_xmit(struct netdev *nd, const struct netdev_frag *frags, unsigned int nr,
+		      void *cookie)
+{
+	struct e1000 *e = nd->priv;
+	u64 total = 0;
+
+	if (!nr || nr > NETDEV_MAX_FRAGS)
+		return -EINVAL;
+	for (unsigned int i = 0; i < nr; i++) {
+		if (!frags[i].len || frags[i].len > ETH_FRAME_MAX)
+			return -EINVAL;
+		total += frags[i].len;
+	}
+	if (total > ETH_FRAME_MAX || total < 14)
+		return -EINVAL;
+	if (E1000_NDESC - 1 - e->tx_used < nr) {	/* one slot stays empty: TDT == TDH means idle */
+		nd->stats.tx_busy++;
+		return -EAGAIN;
+	}
+	unsigned int first = e->tx_tail, t = first;
+	for (unsigned int i = 0; i < nr; i++) {
+		volatile struct e1000_tx_desc *d = &e->tx[t];
+		d->addr = frags[i].pa;
+		d->length = (u16)frags[i].len;
+		d->cso = 0;
+		d->css = 0;
+		d->special = 0;
+		d->status = 0;
+		d->cmd = TXD_CMD_IFCS | (i + 1 == nr ? TXD_CMD_EOP | TXD_CMD_RS : 0);
+		e->tx_last[first] = (u16)t;
+		t = (t + 1) % E1000_NDESC;
+	}
+	e->tx_cookie[first] = cookie;
+	e->tx_used += nr;
+	e->tx_tail = t;
+	arch_dma_wmb();		/* the descriptors before the tail that hands them over */
+	wr(e, E1000_TDT, t);
+	nd->stats.tx_frames++;
+	nd->stats.tx_bytes += total;
+	return 0;
+}
+
+/* Frames whose last descriptor has DD are done (RS asks for the write-back, §3.3.3). */
+static void tx_reap(struct e1000 *e)
+{
+	while (e->tx_used) {
+		unsigned int first = e->tx_clean, last = e->tx_last[first];
+		if (!(e->tx[last].status & TXD_STAT_DD))
+			break;
+		arch_dma_rmb();
+		unsigned int n = (last + E1000_NDESC - first) % E1000_NDESC + 1;
+		e->tx_used -= n;
+		e->tx_clean = (last + 1) % E1000_NDESC;
+		void *cookie = e->tx_cookie[first];
+		e->tx_cookie[first] = NULL;
+		if (e->nd.tx_done)
+			e->nd.tx_done(&e->nd, cookie);
+	}
+}
+
+static unsigned int e1000_poll(struct netdev *nd, unsigned int budget)
+{
+	struct e1000 *e = nd->priv;
+	unsigned int done = 0;
+
+	tx_reap(e);
+	while (done < budget) {
+		volatile struct e1000_rx_desc *d = &e->rx[e->rx_next];
+		u8 status = d->status;
+		if (!(status & RXD_STAT_DD))
+			break;
+		arch_dma_rmb();	/* DD before the length and the data */
+		u16 len = d->length;
+		if (!(status & RXD_STAT_EOP) || d->errors || len < 14 || len > E1000_RXBUF) {
+			nd->stats.rx_dropped++;
+		} else {
+			nd->stats.rx_frames++;
+			nd->stats.rx_bytes += len;
+			if (nd->rx)
+				nd->rx(nd, (u8 *)e->rxbuf.va + (u64)e->rx_next * E1000_RXBUF, len);
+		}
+		d->status = 0;
+		arch_dma_wmb();
+		wr(e, E1000_RDT, e->rx_next);	/* this one is the device's again */
+		e->rx_next = (e->rx_next + 1) % E1000_NDESC;
+		done++;
+	}
+	return done;
+}
+
+static const struct netdev_ops e1000_ops = {
+	.xmit = e1000_xmit,
+	.poll = e1000_poll,
+	.link_up = e1000_link_up,
+};
+
+static bool e1000_match(const struct pci_dev *d)
+{
+	return d->vendor == 0x8086 && d->device == 0x100e;
+}
+
+/* The MAC: from RAL0/RAH0 if the EEPROM load filled them, else the EEPROM's words 0-2 (§5.6). */
+static int read_mac(struct e1000 *e)
+{
+	u32 ral = rd(e, E1000_RAL0), rah = rd(e, E1000_RAH0);
+
+	if (rah & RAH_AV) {
+		for (unsigned int i = 0; i < 4; i++)
+			e->nd.mac[i] = (u8)(ral >> (8 * i));
+		e->nd.mac[4] = (u8)rah;
+		e->nd.mac[5] = (u8)(rah >> 8);
+		return 0;
+	}
+	for (u32 w = 0; w < 3; w++) {
+		u32 v = 0;
+		wr(e, E1000_EERD, w << 8 | EERD_START);
+		for (unsigned int i = 0; !((v = rd(e, E1000_EERD)) & EERD_DONE); i++)
+			if (i > 100000)
+				return -EIO;
+		e->nd.mac[2 * w] = (u8)(v >> 16);
+		e->nd.mac[2 * w + 1] = (u8)(v >> 24);
+	}
+	wr(e, E1000_RAL0, e->nd.mac[0] | e->nd.mac[1] << 8 | e->nd.mac[2] << 16 |
+				  (u32)e->nd.mac[3] << 24);
+	wr(e, E1000_RAH0, e->nd.mac[4] | e->nd.mac[5] << 8 | RAH_AV);
+	return 0;
+}
+
+static int rings_setup(struct e1000 *e)
+{
+	if (netdev_dma_alloc(&e->rx_ring, E1000_NDESC * sizeof(struct e1000_rx_desc)) ||
+	    netdev_dma_alloc(&e->tx_ring, E1000_NDESC * sizeof(struct e1000_tx_desc)) ||
+	    netdev_dma_alloc(&e->rxbuf, (u64)E1000_NDESC * E1000_RXBUF))
+		return -ENOMEM;	/* nothing given to the device yet: the caller frees */
+	u64 rx_pa = e->rx_ring.pa, tx_pa = e->tx_ring.pa;
+	e->rx = e->rx_ring.va;
+	e->tx = e->tx_ring.va;
+	for (unsigned int i = 0; i < E1000_NDESC; i++)
+		e->rx[i].addr = e->rxbuf.pa + (u64)i * E1000_RXBUF;
+	/* Receive (§14.4): all but one descriptor to the device. */
+	wr(e, E1000_RDBAL, (u32)rx_pa);
+	wr(e, E1000_RDBAH, (u32)(rx_pa >> 32));
+	wr(e, E1000_RDLEN, E1000_NDESC * sizeof(struct e1000_rx_desc));
+	wr(e, E1000_RDH, 0);
+	wr(e, E1000_RDT, E1000_NDESC - 1);
+	wr(e, E1000_RCTL, RCTL_EN | RCTL_BAM | RCTL_SECRC);
+	/* Transmit (§14.5): full duplex collision distance. */
+	wr(e, E1000_TDBAL, (u32)tx_pa);
+	wr(e, E1000_TDBAH, (u32)(tx_pa >> 32));
+	wr(e, E1000_TDLEN, E1000_NDESC * sizeof(struct e1000_tx_desc));
+	wr(e, E1000_TDH, 0);
+	wr(e, E1000_TDT, 0);
+	wr(e, E1000_TIPG, TIPG_82540);
+	wr(e, E1000_TCTL, TCTL_EN | TCTL_PSP | TCTL_CT(0x0F) | TCTL_COLD(0x40));
+	return 0;
+}
+
+/* Reset the device, so it forgets the rings, and free them. */
+static void e1000_release(struct e1000 *e)
+{
+	wr(e, E1000_CTRL, rd(e, E1000_CTRL) | CTRL_RST);
+	for (unsigned int i = 0; (rd(e, E1000_CTRL) & CTRL_RST) && i < 1000000; i++)
+		;
+	netdev_dma_free(&e->rx_ring);
+	netdev_dma_free(&e->tx_ring);
+	netdev_dma_free(&e->rxbuf);
+}
+
+static int e1000_probe(struct pci_dev *d)
+{
+	if (nr_e1000s == NETDEV_MAX)
+		return -ENOSPC;
+	struct e1000 *e = &e1000s[nr_e1000s];
+	char name[8], mac[18];
+
+	memset(e, 0, sizeof(*e));
+	e->pci = d;
+	e->nd.driver = "e1000";
+	e->nd.ops = &e1000_ops;
+	e->nd.priv = e;
+	e->nd.mtu = 1500;
+	pci_name(d, name);
+	if (d->bar[0].type != PCI_BAR_MEM32 && d->bar[0].type != PCI_BAR_MEM64) {
+		pr_err("e1000 %s: BAR0 is not a memory BAR\n", name);
+		return -ENODEV;
+	}
+	if (d->bar[0].size < 0x20000) {
+		pr_err("e1000 %s: BAR0 is %llu bytes, the registers need 128 KiB\n", name,
+		       d->bar[0].size);
+		return -ENODEV;
+	}
+	pci_enable(d, false, true);
+	e->regs = pci_map_bar(d, 0);
+	if (!e->regs)
+		return -ENODEV;
+	/* Reset (§14.3), then every interrupt masked: pmemk polls. */
+	wr(e, E1000_CTRL, rd(e, E1000_CTRL) | CTRL_RST);
+	for (unsigned int i = 0; rd(e, E1000_CTRL) & CTRL_RST; i++)
+		if (i > 1000000) {
+			pr_err("e1000 %s: does not come out of reset\n", name);
+			return -EIO;
+		}
+	wr(e, E1000_IMC, 0xFFFFFFFF);
+	(void)rd(e, E1000_ICR);
+	wr(e, E1000_CTRL, (rd(e, E1000_CTRL) | CTRL_SLU | CTRL_ASDE) & ~(1u << 3 | 1u << 7 | 1u << 31));
+	if (read_mac(e)) {
+		pr_err("e1000 %s: EEPROM read of the MAC address timed out\n", name);
+		return -EIO;
+	}
+	for (u32 i = 0; i < 128; i++)
+		wr(e, E1000_MTA + 4 * i, 0);
+	if (rings_setup(e)) {
+		pr_err("e1000 %s: no memory for the rings\n", name);
+		e1000_release(e);
+		return -ENOMEM;
+	}
+	int rc = netdev_register(&e->nd);
+	if (rc) {
+		e1000_release(e);
+		return rc;
+	}
+	nr_e1000s++;
+	pr_info("%s: e1000 at %s, MAC %s, %u-entry rings, link %s\n", e->nd.name, name,
+		netdev_mac_str(e->nd.mac, mac), E1000_NDESC, e1000_link_up(&e->nd) ? "up" : "down");
+	return 0;
+}
+
+static const struct pci_driver e1000_driver = {
+	.name = "e1000",
+	.match = e1000_match,
+	.probe = e1000_probe,
+};
+PCI_DRIVER(e1000_driver);

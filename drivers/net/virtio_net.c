@@ -1,0 +1,496 @@
+/*
+ * virtio-net over virtio 1.0 modern PCI (OASIS virtio 1.0 cs04: §4.1.4 the
+ * PCI capabilities, §4.1.4.3 common configuration, §2.4 split virtqueues,
+ * §3.1.1 initialisation, §5.1 network device; QEMU's device in FACTS-2
+ * §5.3). Polled: the receive queue's used ring is read by poll(), finished
+ * sends are reaped there too; the device is asked for no interrupt.
+ *
+ * Queues: 0 receive, 1 transmit, each of VNET_QSIZE descriptors in one
+ * physically contiguous block (descriptor table, available ring, used ring
+ * at the next 4 KiB). Receive buffers are 2 KiB each, one descriptor each
+ * (no MRG_RXBUF, no GSO: a frame is at most 1514 bytes plus the header).
+ * A frame sent is the 12-byte header, from an array indexed by the chain's
+ * first descriptor, then the caller's fragments, chained.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "arch.h"
+#include "netdev.h"
+#include "pci.h"
+#include "printk.h"
+
+#define VIRTIO_VENDOR 0x1af4
+#define VIRTIO_NET_TRANSITIONAL 0x1000	/* subsystem id 1 = network */
+#define VIRTIO_NET_MODERN 0x1041	/* 0x1040 + device type 1 */
+
+/* struct virtio_pci_cap (§4.1.4): in a vendor-specific capability. */
+#define VIRTIO_CAP_CFG_TYPE 3
+#define VIRTIO_CAP_BAR 4
+#define VIRTIO_CAP_OFFSET 8
+#define VIRTIO_CAP_LENGTH 12
+#define VIRTIO_CAP_NOTIFY_MULT 16	/* struct virtio_pci_notify_cap */
+#define VIRTIO_PCI_CAP_COMMON_CFG 1
+#define VIRTIO_PCI_CAP_NOTIFY_CFG 2
+#define VIRTIO_PCI_CAP_ISR_CFG 3
+#define VIRTIO_PCI_CAP_DEVICE_CFG 4
+
+/* struct virtio_pci_common_cfg (§4.1.4.3), offsets. */
+#define VCOM_DFSELECT 0
+#define VCOM_DF 4
+#define VCOM_GFSELECT 8
+#define VCOM_GF 12
+#define VCOM_NUM_QUEUES 18
+#define VCOM_STATUS 20
+#define VCOM_Q_SELECT 22
+#define VCOM_Q_SIZE 24
+#define VCOM_Q_ENABLE 28
+#define VCOM_Q_NOTIFY_OFF 30
+#define VCOM_Q_DESC 32
+#define VCOM_Q_AVAIL 40
+#define VCOM_Q_USED 48
+#define VCOM_LEN 56
+
+/* Device status (§2.1). */
+#define VSTAT_ACK 1
+#define VSTAT_DRIVER 2
+#define VSTAT_DRIVER_OK 4
+#define VSTAT_FEATURES_OK 8
+#define VSTAT_FAILED 0x80
+
+/* Feature bits (§6, §5.1.3). */
+#define VIRTIO_NET_F_MAC 5
+#define VIRTIO_NET_F_STATUS 16
+#define VIRTIO_F_VERSION_1 32
+#define VIRTIO_NET_S_LINK_UP 1
+
+/* Split virtqueue (§2.4.5, §2.4.6, §2.4.8). */
+#define VRING_DESC_F_NEXT 1
+#define VRING_DESC_F_WRITE 2
+
+struct vring_desc {
+	u64 addr;
+	u32 len;
+	u16 flags;
+	u16 next;
+};
+
+struct vring_used_elem {
+	u32 id;
+	u32 len;
+};
+
+#define VNET_QSIZE 128		/* a power of two, at most the device's maximum */
+#define VNET_RXBUF 2048
+#define VNET_HDR_LEN 12		/* struct virtio_net_hdr with num_buffers (VERSION_1, §5.1.6) */
+
+struct vq {
+	u16 index, size;
+	volatile struct vring_desc *desc;
+	volatile u16 *avail;	/* flags, idx, ring[size], used_event */
+	volatile u16 *used;	/* flags, idx, then vring_used_elem[size] at +4 */
+	volatile u16 *notify;
+	struct netdev_dma ring;
+	u16 avail_idx;		/* next slot of the available ring */
+	u16 last_used;		/* next used entry to read */
+	u16 free_head, num_free;
+	void *cookie[VNET_QSIZE];
+};
+
+struct vnet {
+	struct netdev nd;
+	struct pci_dev *pci;
+	volatile u8 *common, *device;
+	volatile u8 *notify_base;
+	u32 notify_mult;
+	u64 features;
+	struct vq rx, tx;
+	struct netdev_dma rxbuf;	/* VNET_QSIZE buffers of VNET_RXBUF */
+	struct netdev_dma txhdr;	/* VNET_QSIZE headers of VNET_HDR_LEN (all zero) */
+	bool bad_reported;
+};
+
+static struct vnet vnets[NETDEV_MAX];
+static unsigned int nr_vnets;
+
+static inline void w8(volatile u8 *b, unsigned int off, u8 v)
+{
+	*(volatile u8 *)(b + off) = v;
+}
+
+static inline void w16(volatile u8 *b, unsigned int off, u16 v)
+{
+	*(volatile u16 *)(b + off) = v;
+}
+
+static inline void w32(volatile u8 *b, unsigned int off, u32 v)
+{
+	*(volatile u32 *)(b + off) = v;
+}
+
+static inline u8 r8(volatile u8 *b, unsigned int off)
+{
+	return *(volatile u8 *)(b + off);
+}
+
+static inline u16 r16(volatile u8 *b, unsigned int off)
+{
+	return *(volatile u16 *)(b + off);
+}
+
+static inline u32 r32(volatile u8 *b, unsigned int off)
+{
+	return *(volatile u32 *)(b + off);
+}
+
+/* A 64-bit field as two 32-bit writes, low first (§4.1.3.1 allows it). */
+static inline void w64(volatile u8 *b, unsigned int off, u64 v)
+{
+	w32(b, off, (u32)v);
+	w32(b, off + 4, (u32)(v >> 32));
+}
+
+/*
+ * Find the structure of cfg_type through the vendor capabilities and map
+ * it; need: the least length pmemk reads. NULL with a line if missing.
+ */
+static volatile u8 *find_cfg(struct vnet *v, u8 type, u32 need, u8 *cap_out)
+{
+	const struct pci_dev *d = v->pci;
+
+	for (u8 c = pci_find_cap(d, PCI_CAP_ID_VNDR, 0); c; c = pci_find_cap(d, PCI_CAP_ID_VNDR, c)) {
+		if (pci_read8(d, (u8)(c + VIRTIO_CAP_CFG_TYPE)) != type)
+			continue;
+		u8 bar = pci_read8(d, (u8)(c + VIRTIO_CAP_BAR));
+		u32 off = pci_read32(d, (u8)(c + VIRTIO_CAP_OFFSET));
+		u32 len = pci_read32(d, (u8)(c + VIRTIO_CAP_LENGTH));
+		if (bar >= d->nr_bars || d->bar[bar].type < PCI_BAR_MEM32 || len < need ||
+		    (u64)off + len > d->bar[bar].size)
+			continue;	/* one we cannot use; the spec allows more of each type */
+		volatile u8 *base = pci_map_bar(d, bar);
+		if (!base)
+			return NULL;
+		if (cap_out)
+			*cap_out = c;
+		return base + off;
+	}
+	pr_err("%s: no usable virtio capability of type %u (length >= %u in a memory BAR)\n",
+	       v->nd.name, type, need);
+	return NULL;
+}
+
+static int vq_setup(struct vnet *v, struct vq *q, u16 index)
+{
+	u64 used_off = ALIGN_UP(16ULL * VNET_QSIZE + 6 + 2ULL * VNET_QSIZE, PAGE_SIZE);
+
+	w16(v->common, VCOM_Q_SELECT, index);
+	u16 max = r16(v->common, VCOM_Q_SIZE);
+	if (max < VNET_QSIZE) {
+		pr_err("%s: queue %u holds %u descriptors, pmemk needs %u\n", v->nd.name, index,
+		       max, VNET_QSIZE);
+		return -ENODEV;
+	}
+	if (netdev_dma_alloc(&q->ring, used_off + 6 + 8ULL * VNET_QSIZE)) {
+		pr_err("%s: no memory for queue %u\n", v->nd.name, index);
+		return -ENOMEM;
+	}
+	u8 *va = q->ring.va;
+	u64 pa = q->ring.pa;
+	q->index = index;
+	q->size = VNET_QSIZE;
+	q->desc = (volatile struct vring_desc *)va;
+	q->avail = (volatile u16 *)(va + 16 * VNET_QSIZE);
+	q->used = (volatile u16 *)(va + used_off);
+	for (u16 i = 0; i < VNET_QSIZE; i++)
+		q->desc[i].next = (u16)(i + 1);
+	q->free_head = 0;
+	q->num_free = VNET_QSIZE;
+	w16(v->common, VCOM_Q_SIZE, VNET_QSIZE);
+	w64(v->common, VCOM_Q_DESC, pa);
+	w64(v->common, VCOM_Q_AVAIL, pa + 16 * VNET_QSIZE);
+	w64(v->common, VCOM_Q_USED, pa + used_off);
+	q->notify = (volatile u16 *)(v->notify_base +
+				     (u32)r16(v->common, VCOM_Q_NOTIFY_OFF) * v->notify_mult);
+	w16(v->common, VCOM_Q_ENABLE, 1);
+	return 0;
+}
+
+/* Hand descriptor chain `head` to the device (§2.4.7.2). */
+static void vq_publish(struct vq *q, u16 head)
+{
+	q->avail[2 + q->avail_idx % q->size] = head;
+	arch_dma_wmb();		/* the ring entry before the index that exposes it */
+	q->avail_idx++;
+	q->avail[1] = q->avail_idx;
+}
+
+static void vq_notify(struct vq *q)
+{
+	arch_dma_wmb();		/* the index before the doorbell */
+	*q->notify = q->index;
+}
+
+static void rx_post_all(struct vnet *v)
+{
+	struct vq *q = &v->rx;
+
+	for (u16 i = 0; i < q->size; i++) {
+		q->desc[i].addr = v->rxbuf.pa + (u64)i * VNET_RXBUF;
+		q->desc[i].len = VNET_RXBUF;
+		q->desc[i].flags = VRING_DESC_F_WRITE;
+		vq_publish(q, i);
+	}
+	q->num_free = 0;
+}
+
+static bool vnet_link_up(struct netdev *nd)
+{
+	struct vnet *v = nd->priv;
+
+	if (!(v->features & (1ULL << VIRTIO_NET_F_STATUS)))
+		return true;	/* no status field: always up (§5.1.4) */
+	return r16(v->device, 6) & VIRTIO_NET_S_LINK_UP;
+}
+
+static void bad_device(struct vnet *v, const char *what, u32 val)
+{
+	if (!v->bad_reported)
+		pr_err("%s: device returned %s %u, ignored (reported once)\n", v->nd.name, what, val);
+	v->bad_reported = true;
+}
+
+static int vnet_xmit(struct netdev *nd, const struct netdev_frag *frags, unsigned int nr,
+		     void *cookie)
+{
+	struct vnet *v = nd->priv;
+	struct vq *q = &v->tx;
+	u64 total = 0;
+
+	if (!nr || nr > NETDEV_MAX_FRAGS)
+		return -EINVAL;
+	for (unsigned int i = 0; i < nr; i++)
+		total += frags[i].len;
+	if (total > ETH_FRAME_MAX || total < 14)
+		return -EINVAL;
+	if (q->num_free < nr + 1) {
+		nd->stats.tx_busy++;
+		return -EAGAIN;
+	}
+	u16 head = q->free_head, d = head;
+	q->desc[d].addr = v->txhdr.pa + (u64)head * VNET_HDR_LEN;
+	q->desc[d].len = VNET_HDR_LEN;
+	for (unsigned int i = 0; i < nr; i++) {
+		q->desc[d].flags = VRING_DESC_F_NEXT;
+		d = q->desc[d].next;
+		q->desc[d].addr = frags[i].pa;
+		q->desc[d].len = frags[i].len;
+	}
+	q->desc[d].flags = 0;
+	q->free_head = q->desc[d].next;
+	q->num_free = (u16)(q->num_free - (nr + 1));
+	q->cookie[head] = cookie;
+	vq_publish(q, head);
+	vq_notify(q);
+	nd->stats.tx_frames++;
+	nd->stats.tx_bytes += total;
+	return 0;
+}
+
+/* Give finished chains back to the free list and tell their owners. */
+static void tx_reap(struct vnet *v)
+{
+	struct vq *q = &v->tx;
+	u16 used_idx = q->used[1];
+
+	arch_dma_rmb();		/* the used index before the entries it covers */
+	while (q->last_used != used_idx) {
+		volatile struct vring_used_elem *e =
+			(volatile struct vring_used_elem *)(q->used + 2) + q->last_used % q->size;
+		u32 id = e->id;
+		q->last_used++;
+		if (id >= q->size) {
+			bad_device(v, "transmit id", id);
+			continue;
+		}
+		u16 d = (u16)id, n = 1;
+		while ((q->desc[d].flags & VRING_DESC_F_NEXT) && n < q->size) {
+			d = q->desc[d].next;
+			n++;
+		}
+		q->desc[d].next = q->free_head;
+		q->free_head = (u16)id;
+		q->num_free = (u16)(q->num_free + n);
+		void *cookie = q->cookie[id];
+		q->cookie[id] = NULL;
+		if (v->nd.tx_done)
+			v->nd.tx_done(&v->nd, cookie);
+	}
+}
+
+static unsigned int vnet_poll(struct netdev *nd, unsigned int budget)
+{
+	struct vnet *v = nd->priv;
+	struct vq *q = &v->rx;
+	unsigned int done = 0;
+
+	tx_reap(v);
+	u16 used_idx = q->used[1];
+	arch_dma_rmb();
+	while (q->last_used != used_idx && done < budget) {
+		volatile struct vring_used_elem *e =
+			(volatile struct vring_used_elem *)(q->used + 2) + q->last_used % q->size;
+		u32 id = e->id, len = e->len;
+		q->last_used++;
+		if (id >= q->size) {
+			bad_device(v, "receive id", id);
+			continue;	/* that buffer is lost to the ring */
+		}
+		if (len < VNET_HDR_LEN + 14 || len > VNET_RXBUF) {
+			nd->stats.rx_dropped++;
+		} else {
+			nd->stats.rx_frames++;
+			nd->stats.rx_bytes += len - VNET_HDR_LEN;
+			if (nd->rx)
+				nd->rx(nd, (u8 *)v->rxbuf.va + (u64)id * VNET_RXBUF + VNET_HDR_LEN,
+				       len - VNET_HDR_LEN);
+		}
+		vq_publish(q, (u16)id);	/* the descriptor still names its buffer */
+		done++;
+	}
+	if (done)
+		vq_notify(q);
+	return done;
+}
+
+static const struct netdev_ops vnet_ops = {
+	.xmit = vnet_xmit,
+	.poll = vnet_poll,
+	.link_up = vnet_link_up,
+};
+
+static bool vnet_match(const struct pci_dev *d)
+{
+	if (d->vendor != VIRTIO_VENDOR)
+		return false;
+	return d->device == VIRTIO_NET_MODERN ||
+	       (d->device == VIRTIO_NET_TRANSITIONAL && d->subsys_id == 1);
+}
+
+/*
+ * Give up on the device: reset it so that it forgets the rings, free them,
+ * and mark it FAILED (§2.1.1).
+ */
+static int vnet_fail(struct vnet *v, const char *why, int rc)
+{
+	if (v->common) {
+		w8(v->common, VCOM_STATUS, 0);
+		for (unsigned int i = 0; r8(v->common, VCOM_STATUS) && i < 1000000; i++)
+			;
+	}
+	netdev_dma_free(&v->rx.ring);
+	netdev_dma_free(&v->tx.ring);
+	netdev_dma_free(&v->rxbuf);
+	netdev_dma_free(&v->txhdr);
+	if (v->common)
+		w8(v->common, VCOM_STATUS, VSTAT_FAILED);
+	pr_err("%s: %s\n", v->nd.name, why);
+	return rc;
+}
+
+/* Reset, then ACK and DRIVER (§3.1.1 steps 1-3). */
+static int vnet_reset(struct vnet *v)
+{
+	w8(v->common, VCOM_STATUS, 0);
+	for (unsigned int i = 0; r8(v->common, VCOM_STATUS); i++)
+		if (i > 1000000)
+			return vnet_fail(v, "device does not reset", -EIO);
+	w8(v->common, VCOM_STATUS, VSTAT_ACK);
+	w8(v->common, VCOM_STATUS, VSTAT_ACK | VSTAT_DRIVER);
+	return 0;
+}
+
+/* Features (§3.1.1 steps 4-6): VERSION_1 required, MAC and STATUS taken when offered. */
+static int vnet_features(struct vnet *v)
+{
+	u64 dev;
+
+	w32(v->common, VCOM_DFSELECT, 0);
+	dev = r32(v->common, VCOM_DF);
+	w32(v->common, VCOM_DFSELECT, 1);
+	dev |= (u64)r32(v->common, VCOM_DF) << 32;
+	if (!(dev & (1ULL << VIRTIO_F_VERSION_1)))
+		return vnet_fail(v, "device does not offer VIRTIO_F_VERSION_1 (legacy only)", -ENODEV);
+	v->features = dev & ((1ULL << VIRTIO_F_VERSION_1) | (1ULL << VIRTIO_NET_F_MAC) |
+			     (1ULL << VIRTIO_NET_F_STATUS));
+	w32(v->common, VCOM_GFSELECT, 0);
+	w32(v->common, VCOM_GF, (u32)v->features);
+	w32(v->common, VCOM_GFSELECT, 1);
+	w32(v->common, VCOM_GF, (u32)(v->features >> 32));
+	w8(v->common, VCOM_STATUS, VSTAT_ACK | VSTAT_DRIVER | VSTAT_FEATURES_OK);
+	if (!(r8(v->common, VCOM_STATUS) & VSTAT_FEATURES_OK))
+		return vnet_fail(v, "device refused the features", -ENODEV);
+	return 0;
+}
+
+static int vnet_map(struct vnet *v)
+{
+	u8 ncap = 0;
+
+	v->common = find_cfg(v, VIRTIO_PCI_CAP_COMMON_CFG, VCOM_LEN, NULL);
+	v->notify_base = find_cfg(v, VIRTIO_PCI_CAP_NOTIFY_CFG, 2, &ncap);
+	v->device = find_cfg(v, VIRTIO_PCI_CAP_DEVICE_CFG, 8, NULL);
+	if (!v->common || !v->notify_base || !v->device)
+		return -ENODEV;
+	v->notify_mult = pci_read32(v->pci, (u8)(ncap + VIRTIO_CAP_NOTIFY_MULT));
+	return 0;
+}
+
+static int vnet_probe(struct pci_dev *d)
+{
+	if (nr_vnets == NETDEV_MAX)
+		return -ENOSPC;
+	struct vnet *v = &vnets[nr_vnets];
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	v->pci = d;
+	pci_name(d, v->nd.name);	/* until netdev_register names it */
+	v->nd.driver = "virtio-net";
+	v->nd.ops = &vnet_ops;
+	v->nd.priv = v;
+	v->nd.mtu = 1500;
+	pci_enable(d, false, true);
+	if ((rc = vnet_map(v)) || (rc = vnet_reset(v)) || (rc = vnet_features(v)))
+		return rc;
+	if (r16(v->common, VCOM_NUM_QUEUES) < 2)
+		return vnet_fail(v, "fewer than 2 queues", -ENODEV);
+	if ((rc = vq_setup(v, &v->rx, 0)) || (rc = vq_setup(v, &v->tx, 1)))
+		return vnet_fail(v, "queue setup failed", rc);
+	if (netdev_dma_alloc(&v->rxbuf, (u64)VNET_QSIZE * VNET_RXBUF) ||
+	    netdev_dma_alloc(&v->txhdr, (u64)VNET_QSIZE * VNET_HDR_LEN))
+		return vnet_fail(v, "no memory for buffers", -ENOMEM);
+	rx_post_all(v);
+	if (v->features & (1ULL << VIRTIO_NET_F_MAC))
+		for (unsigned int i = 0; i < ETH_ALEN; i++)
+			v->nd.mac[i] = r8(v->device, i);
+	else
+		memcpy(v->nd.mac, (u8[]){ 0x52, 0x54, 0x00, 0x00, 0x00, (u8)(0x10 + nr_vnets) },
+		       ETH_ALEN);
+	w8(v->common, VCOM_STATUS, VSTAT_ACK | VSTAT_DRIVER | VSTAT_FEATURES_OK | VSTAT_DRIVER_OK);
+	vq_notify(&v->rx);
+	if ((rc = netdev_register(&v->nd)))
+		return vnet_fail(v, "not registered", rc);
+	nr_vnets++;
+	char mac[18], name[8];
+	pr_info("%s: virtio-net at %s, MAC %s, %u-entry queues, link %s\n", v->nd.name,
+		pci_name(d, name), netdev_mac_str(v->nd.mac, mac), VNET_QSIZE,
+		vnet_link_up(&v->nd) ? "up" : "down");
+	return 0;
+}
+
+static const struct pci_driver vnet_driver = {
+	.name = "virtio-net",
+	.match = vnet_match,
+	.probe = vnet_probe,
+};
+PCI_DRIVER(vnet_driver);

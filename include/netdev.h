@@ -1,0 +1,86 @@
+/*
+ * The netdev interface: what a NIC driver offers the network stack, and
+ * nothing about PCI or lwIP. A frame is sent as a list of fragments given by
+ * physical address and length, so that data can go to the NIC from wherever
+ * it lies (later: pmem pages named by pfn_t) without being copied; the
+ * fragments must stay untouched until the driver reports the send done with
+ * tx_done(cookie). Received frames are handed to rx() in the driver's own
+ * buffers, which are reused once rx() returns.
+ *
+ * pmemk polls: netdev_poll_all() (from the shell's idle loop and from
+ * commands that wait) reaps each NIC's finished sends and delivers what it
+ * received. Nothing runs in interrupt context.
+ */
+#ifndef PMEMK_NETDEV_H
+#define PMEMK_NETDEV_H
+
+#include "types.h"
+
+#define NETDEV_MAX 4
+#define NETDEV_MAX_FRAGS 16	/* fragments of one frame */
+#define ETH_ALEN 6
+#define ETH_FRAME_MAX 1514	/* without the FCS: 14-byte header + 1500 */
+
+struct netdev_frag {
+	u64 pa;		/* physical address; the driver gives it to the device as is */
+	u32 len;
+};
+
+struct netdev;
+
+struct netdev_ops {
+	/*
+	 * Queue one frame of nr fragments (total ETH_FRAME_MAX at most).
+	 * Returns 0 (tx_done(cookie) follows from a later poll), -EAGAIN when
+	 * the ring is full (nothing queued: try again after a poll), or
+	 * -EINVAL for a frame the device cannot take.
+	 */
+	int (*xmit)(struct netdev *nd, const struct netdev_frag *frags, unsigned int nr,
+		    void *cookie);
+	/* Reap finished sends and deliver up to budget received frames; returns frames delivered. */
+	unsigned int (*poll)(struct netdev *nd, unsigned int budget);
+	bool (*link_up)(struct netdev *nd);
+};
+
+struct netdev_stats {
+	u64 rx_frames, rx_bytes, rx_dropped;	/* dropped: bad length or errors flagged */
+	u64 tx_frames, tx_bytes, tx_busy;	/* busy: xmit refused with -EAGAIN */
+};
+
+struct netdev {
+	char name[8];			/* eth0, eth1, ... (netdev_register) */
+	const char *driver;		/* "virtio-net", "e1000" */
+	u8 mac[ETH_ALEN];
+	u16 mtu;
+	const struct netdev_ops *ops;
+	void *priv;			/* the driver's */
+	/* Set by the stack before the first poll: */
+	void (*rx)(struct netdev *nd, const void *frame, u32 len);
+	void (*tx_done)(struct netdev *nd, void *cookie);
+	void *stack;			/* the stack's */
+	struct netdev_stats stats;
+};
+
+/* Memory a NIC reaches by DMA: physically contiguous, zeroed, page aligned. */
+struct netdev_dma {
+	u64 pa;		/* 0: not allocated */
+	void *va;
+	unsigned int order;
+};
+
+/* Allocate at least bytes; -ENOMEM (d->pa stays 0) if the page allocator has no such block. */
+int netdev_dma_alloc(struct netdev_dma *d, u64 bytes);
+/* Give it back (nothing if never allocated); the device must no longer use it. */
+void netdev_dma_free(struct netdev_dma *d);
+
+/* Give the device a name (ethN, in registration order); -ENOSPC past NETDEV_MAX. */
+int netdev_register(struct netdev *nd);
+unsigned int netdev_count(void);
+struct netdev *netdev_get(unsigned int i);
+struct netdev *netdev_by_name(const char *name);
+/* Poll every registered device once. */
+void netdev_poll_all(unsigned int budget);
+/* "52:54:00:12:34:56" into buf (at least 18 bytes). */
+const char *netdev_mac_str(const u8 *mac, char *buf);
+
+#endif
