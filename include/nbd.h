@@ -1,0 +1,141 @@
+/*
+ * The NBD server's protocol engine (fixed newstyle; FACTS-2 §4, the NBD
+ * project's doc/proto.md): a per-connection state machine that knows
+ * nothing of TCP or pmem. Bytes from the client go in through
+ * nbd_conn_input(); what the server sends comes out of a bounded buffer
+ * (nbd_conn_output / nbd_conn_sent), refilled by the engine as it drains
+ * (a READ of 32 MiB is produced piece by piece). Exports are reached
+ * through struct nbd_export's callbacks, which the glue binds to block
+ * devices. Every field on the wire is big-endian.
+ *
+ * What it serves: options EXPORT_NAME, ABORT, LIST, INFO and GO (with
+ * NBD_INFO_EXPORT, NAME and BLOCK_SIZE), ERR_UNSUP for the rest (structured
+ * replies included: simple replies only); commands READ, WRITE (FUA),
+ * DISC, FLUSH, WRITE_ZEROES (FUA). Bad input from the client gets the
+ * protocol's error or a close, never a crash.
+ */
+#ifndef PMEMK_NBD_H
+#define PMEMK_NBD_H
+
+#include "types.h"
+
+#define NBD_PORT 10809
+#define NBD_MAX_PAYLOAD (32u << 20)	/* largest READ/WRITE served (BLOCK_SIZE max) */
+#define NBD_OPT_MAX 4096		/* longest option data read; longer ones are skipped */
+#define NBD_OUTBUF (64u << 10)		/* bytes the engine buffers for sending */
+#define NBD_WBUF (64u << 10)		/* WRITE data gathered before it goes to the device */
+
+/* Transmission flags (FACTS-2 §4.1). */
+#define NBD_FLAG_HAS_FLAGS (1u << 0)
+#define NBD_FLAG_READ_ONLY (1u << 1)
+#define NBD_FLAG_SEND_FLUSH (1u << 2)
+#define NBD_FLAG_SEND_FUA (1u << 3)
+#define NBD_FLAG_SEND_WRITE_ZEROES (1u << 6)
+#define NBD_FLAG_CAN_MULTI_CONN (1u << 8)
+
+/* Errors in simple replies (FACTS-2 §4.2). */
+#define NBD_EPERM 1
+#define NBD_EIO 5
+#define NBD_ENOMEM 12
+#define NBD_EINVAL 22
+#define NBD_ENOSPC 28
+#define NBD_EOVERFLOW 75
+
+struct nbd_export {
+	const char *name;
+	u64 size;		/* bytes */
+	u32 block;		/* smallest request granularity (the sector size), a power of two */
+	bool ro;
+	void *ctx;
+	/* 0 or a negative errno; off and len are multiples of block, inside size. */
+	int (*read)(void *ctx, u64 off, void *buf, u32 len);
+	/* Durable when it returns 0. */
+	int (*write)(void *ctx, u64 off, const void *buf, u32 len);
+	/* Make every completed write durable. */
+	int (*flush)(void *ctx);
+};
+
+/* The exports a connection may ask for (the glue's table). */
+struct nbd_exports {
+	const struct nbd_export *(*lookup)(void *arg, const char *name);
+	const struct nbd_export *(*nth)(void *arg, unsigned int i);	/* NULL past the last */
+	void *arg;
+};
+
+enum nbd_state {
+	NBD_S_CLIENT_FLAGS,	/* handshake sent, waiting for the client's flags */
+	NBD_S_OPTIONS,		/* option haggling */
+	NBD_S_TRANSMISSION,	/* requests */
+	NBD_S_CLOSED,		/* send what is buffered, then close */
+};
+
+struct nbd_stats {
+	u64 reads, writes, flushes, zeroes, errors;
+	u64 bytes_read, bytes_written;
+	u64 bytes_by_ref;	/* READ data handed out by reference (zero copy), part of bytes_read */
+};
+
+struct nbd_conn {
+	enum nbd_state state;
+	const struct nbd_exports *exports;
+	const struct nbd_export *exp;	/* chosen by EXPORT_NAME or GO */
+	bool no_zeroes;			/* the client agreed to NO_ZEROES */
+	const char *close_reason;	/* why the engine closed (NULL: client's DISC/ABORT) */
+	/* Input being gathered: a header, an option's data. */
+	u8 in[NBD_OPT_MAX + 32];
+	u32 in_len, in_need;
+	/* An option or write payload being skipped, a write being taken in. */
+	u64 skip;
+	u8 phase;			/* options: header or data next */
+	u32 opt, opt_len;		/* the option whose data is being read */
+	u64 w_off, w_left;		/* WRITE: where the next byte goes, bytes still to come */
+	u64 cookie;
+	u16 cmd_flags;
+	int w_err;			/* first error of the WRITE (NBD_E*) */
+	u8 *wbuf;
+	u32 wbuf_len;
+	/* A READ reply being produced: copied into the buffer, or handed out by reference. */
+	u64 r_off, r_left;
+	bool zero_copy;			/* set by the caller after init: READ data by reference */
+	u64 z_off, z_left;
+	/* Output. */
+	u8 *out;
+	u32 out_head, out_len;
+	struct nbd_stats stats;
+};
+
+/*
+ * Start a connection: buffers from malloc (-ENOMEM) and the server's
+ * greeting queued. exports must outlive the connection.
+ */
+int nbd_conn_init(struct nbd_conn *c, const struct nbd_exports *exports);
+void nbd_conn_free(struct nbd_conn *c);
+
+/*
+ * Feed bytes from the client. Returns how many were consumed: fewer than
+ * len when the engine waits for its output to drain (call again with the
+ * rest after nbd_conn_sent). Nothing is consumed once the state is CLOSED.
+ */
+size_t nbd_conn_input(struct nbd_conn *c, const u8 *data, size_t len);
+
+/* The bytes waiting to be sent (contiguous), or 0. */
+u32 nbd_conn_output(struct nbd_conn *c, const u8 **data);
+/*
+ * n of them were sent; the engine refills the buffer (READ data) and acts
+ * on input it took in earlier but had no room to answer, if it can now.
+ */
+void nbd_conn_sent(struct nbd_conn *c, u32 n);
+
+/*
+ * With zero_copy: READ data the caller sends straight from the export (at
+ * byte *off, up to the returned length; 0: none now). It comes after the
+ * buffered output, so it is offered only once nbd_conn_output() is empty.
+ */
+u32 nbd_conn_output_ref(struct nbd_conn *c, u64 *off);
+/* n bytes of it were handed to the transport (which must keep the device alive until sent). */
+void nbd_conn_ref_sent(struct nbd_conn *c, u32 n);
+
+/* True when the connection should be closed now (closed and everything sent). */
+bool nbd_conn_done(const struct nbd_conn *c);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * lwIP 2.1.3 configuration for pmemk (defaults and meanings: lwIP's
+ * src/include/lwip/opt.h). NO_SYS=1: pmemk has one CPU, no threads and no
+ * interrupts from NICs, so the raw (callback) API driven from one polling
+ * loop (net_poll: the NICs' receive rings, then sys_check_timeouts) is all
+ * it needs; no locks, no mailboxes, no sequential API.
+ */
+#ifndef PMEMK_LWIPOPTS_H
+#define PMEMK_LWIPOPTS_H
+
+#define NO_SYS 1
+#define SYS_LIGHTWEIGHT_PROT 0
+#define LWIP_TIMERS 1
+#define LWIP_SOCKET 0
+#define LWIP_NETCONN 0
+
+/* Protocols: IPv4, ARP, ICMP, raw (ping), UDP, TCP, DHCP. */
+#define LWIP_IPV4 1
+#define LWIP_IPV6 0
+#define LWIP_ARP 1
+#define LWIP_ETHERNET 1
+#define LWIP_ICMP 1
+#define LWIP_RAW 1
+#define LWIP_UDP 1
+#define LWIP_TCP 1
+/* SOF_REUSEADDR: net-sink/net-source/net-echo bind a port again right after a connection on it closed. */
+#define SO_REUSE 1
+#define LWIP_DHCP 1
+#define LWIP_DNS 0
+#define LWIP_IGMP 0
+#define LWIP_AUTOIP 0
+#define IP_REASSEMBLY 0
+#define IP_FRAG 0
+/* QEMU's DHCP server is the only one on its network: no ARP probe of the offer (saves a second). */
+#define DHCP_DOES_ARP_CHECK 0
+#define ETHARP_SUPPORT_STATIC_ENTRIES 0
+
+#define LWIP_NETIF_HOSTNAME 1
+#define LWIP_NETIF_STATUS_CALLBACK 1
+#define LWIP_NETIF_LINK_CALLBACK 1
+#define LWIP_SINGLE_NETIF 0
+
+/* Memory: lwIP's heap is newlib's malloc; pools are static arrays. */
+#define MEM_LIBC_MALLOC 1
+#define MEM_ALIGNMENT 8
+#define MEMP_NUM_PBUF 128		/* PBUF_REF/ROM: zero-copy sends later */
+#define MEMP_NUM_RAW_PCB 4
+#define MEMP_NUM_UDP_PCB 8
+#define MEMP_NUM_TCP_PCB 40		/* 16 NBD clients and a margin */
+#define MEMP_NUM_TCP_PCB_LISTEN 8
+#define PBUF_POOL_SIZE 512		/* received frames (copied in from the NIC's buffers) */
+
+/* TCP: a window of 32 full segments, as much again queued for sending. */
+#define TCP_MSS 1460
+#define TCP_WND (32 * TCP_MSS)
+#define TCP_SND_BUF (32 * TCP_MSS)
+#define TCP_SND_QUEUELEN (4 * TCP_SND_BUF / TCP_MSS)
+#define MEMP_NUM_TCP_SEG (2 * TCP_SND_QUEUELEN)
+#define TCP_QUEUE_OOSEQ 1
+#define LWIP_TCP_KEEPALIVE 1
+
+/* Checksums in software (neither NIC is asked to offload). */
+#define LWIP_CHKSUM_ALGORITHM 3
+
+#define LWIP_STATS 0
+#define LWIP_DEBUG 0
+
+#endif

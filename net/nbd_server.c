@@ -1,0 +1,651 @@
+/*
+ * The NBD server on lwIP (TCP port 10809): the exports table bound to pmem
+ * block devices, one protocol engine (net/nbd_proto.c) per connection, and
+ * the shell commands and nbd.export= parameter that configure it. Nothing
+ * is served unless configured.
+ *
+ * An export holds the device the way DAX users do (pmem_direct_access at
+ * sector 0, released by nbd-unexport), so the namespace cannot be torn down
+ * under connected clients: destroy/reconfigure is refused while exported,
+ * and nbd-unexport is refused while clients are connected to it.
+ * READ data goes from pmem to the NIC without a copy (nbd.zerocopy=, on by
+ * default): lwIP queues segments pointing into the export's direct map,
+ * and the NIC reads them by DMA (the CPU still reads them once for the TCP
+ * checksum). WRITE data is copied once, from the engine's buffer into pmem
+ * with the durable copy. Sector-mode (BTT) devices, which have no direct
+ * access, are not exported yet.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lwip/tcp.h>
+
+#include "nbd.h"
+#include "net.h"
+#include "net_priv.h"
+#include "arch.h"
+#include "params.h"
+#include "persist.h"
+#include "pmem.h"
+#include "printk.h"
+#include "shell.h"
+
+#define NBD_MAX_EXPORTS 8
+#define NBD_MAX_CLIENTS 32
+
+struct srv_export {
+	bool used;		/* slots are never moved: clients point into them */
+	struct nbd_export exp;
+	struct pmem_device *dev;
+	struct pmem_dax hold;
+	char name[24];
+	unsigned int clients;
+};
+
+struct client {
+	struct tcp_pcb *pcb;
+	struct nbd_conn conn;
+	struct pbuf *pending;		/* received, not yet consumed */
+	u16 pending_off;
+	struct srv_export *counted;	/* the export this client is counted on */
+	bool used;
+	bool closing;			/* closed, waiting for queued data to be acknowledged */
+	unsigned int closing_polls;
+};
+
+static struct srv_export exports_tab[NBD_MAX_EXPORTS];
+static struct client clients[NBD_MAX_CLIENTS];
+static struct tcp_pcb *listener;
+static const char *boot_exports;
+static bool zero_copy = true;
+
+static int nbd_zerocopy_param(const char *val)
+{
+	if (val && !strcmp(val, "off"))
+		zero_copy = false;
+	else if (!val || !strcmp(val, "on"))
+		zero_copy = true;
+	else {
+		pr_err("nbd.zerocopy=%s: on or off\n", val);
+		return -EINVAL;
+	}
+	return 0;
+}
+KERNEL_PARAM("nbd.zerocopy", nbd_zerocopy_param,
+	     "on (default): READ data goes from pmem to the NIC without a copy; off: copied");
+
+/* nbd.allow=: who may connect (host order); no list: anyone. */
+#define NBD_MAX_ALLOW 16
+static struct net_cidr allow[NBD_MAX_ALLOW];
+static unsigned int nr_allow;
+static bool allow_set;
+
+static int nbd_allow_param(const char *val)
+{
+	char err[96];
+
+	if (cidr_list_parse(val, allow, NBD_MAX_ALLOW, &nr_allow, err, sizeof(err))) {
+		/* Refuse everyone rather than serve a network the admin meant to keep out. */
+		pr_err("nbd.allow=%s: %s; no client will be accepted\n", val ? val : "", err);
+		nr_allow = 0;
+		allow_set = true;
+		return -EINVAL;
+	}
+	allow_set = true;
+	return 0;
+}
+KERNEL_PARAM("nbd.allow", nbd_allow_param,
+	     "who may connect to the NBD server: A.B.C.D[/LEN],... (default: anyone)");
+
+static int exp_read(void *ctx, u64 off, void *buf, u32 len)
+{
+	return pmem_rw(((struct srv_export *)ctx)->dev, off, buf, len, PMEM_READ);
+}
+
+static int exp_write(void *ctx, u64 off, const void *buf, u32 len)
+{
+	return pmem_rw(((struct srv_export *)ctx)->dev, off, (void *)buf, len, PMEM_WRITE);
+}
+
+static int exp_flush(void *ctx)
+{
+	pmem_durable(((struct srv_export *)ctx)->dev);
+	return 0;
+}
+
+static struct srv_export *export_find(const char *name)
+{
+	for (unsigned int i = 0; i < NBD_MAX_EXPORTS; i++)
+		if (exports_tab[i].used && !strcmp(exports_tab[i].name, name))
+			return &exports_tab[i];
+	return NULL;
+}
+
+static const struct nbd_export *tab_lookup(void *arg, const char *name)
+{
+	(void)arg;
+	struct srv_export *e = export_find(name);
+	return e ? &e->exp : NULL;
+}
+
+static const struct nbd_export *tab_nth(void *arg, unsigned int i)
+{
+	(void)arg;
+	for (unsigned int k = 0; k < NBD_MAX_EXPORTS; k++)
+		if (exports_tab[k].used && i-- == 0)
+			return &exports_tab[k].exp;
+	return NULL;
+}
+
+static const struct nbd_exports exports_ops = { tab_lookup, tab_nth, NULL };
+
+/* ---- connections ---- */
+
+/* What closed connections did, for nbd-list. */
+static struct nbd_stats totals;
+
+/* One line for a connection that did I/O (its pcb still valid). */
+static void client_report(const struct client *cl)
+{
+	const struct nbd_stats *st = &cl->conn.stats;
+
+	if (st->reads || st->writes)
+		pr_info("nbd: client %s:%u done: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes)\n",
+			ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port, st->reads,
+			st->bytes_read, st->bytes_by_ref, st->writes, st->bytes_written);
+}
+
+static void client_free(struct client *cl)
+{
+	const struct nbd_stats *st = &cl->conn.stats;
+
+	totals.reads += st->reads;
+	totals.writes += st->writes;
+	totals.bytes_read += st->bytes_read;
+	totals.bytes_by_ref += st->bytes_by_ref;
+	totals.bytes_written += st->bytes_written;
+	if (cl->counted)
+		cl->counted->clients--;
+	if (cl->pending)
+		pbuf_free(cl->pending);
+	nbd_conn_free(&cl->conn);
+	memset(cl, 0, sizeof(*cl));
+}
+
+static void client_detach(struct tcp_pcb *pcb)
+{
+	tcp_arg(pcb, NULL);
+	tcp_recv(pcb, NULL);
+	tcp_sent(pcb, NULL);
+	tcp_err(pcb, NULL);
+	tcp_poll(pcb, NULL, 0);
+}
+
+/*
+ * Close a connection. Segments still queued may reference the export's
+ * pmem (zero copy), so the client stays counted on the export (which keeps
+ * the device) until TCP has them acknowledged; a peer that never
+ * acknowledges is reset after 30 s.
+ */
+static void client_close(struct client *cl)
+{
+	struct tcp_pcb *pcb = cl->pcb;
+
+	if (!cl->closing && cl->conn.close_reason)
+		pr_info("nbd: client %s:%u closed: %s\n", ipaddr_ntoa(&pcb->remote_ip),
+			pcb->remote_port, cl->conn.close_reason);
+	cl->closing = true;
+	if (tcp_sndqueuelen(pcb) && cl->closing_polls < 30)
+		return;		/* on_sent / on_poll come back here */
+	client_report(cl);
+	client_detach(pcb);
+	if (tcp_sndqueuelen(pcb) || tcp_close(pcb) != ERR_OK)
+		tcp_abort(pcb);
+	client_free(cl);
+}
+
+/* Feed what was received, send what the engine has, as far as each side allows. */
+static void client_run(struct client *cl)
+{
+	bool progress = true;
+
+	if (cl->closing) {
+		client_close(cl);
+		return;
+	}
+	while (progress) {
+		progress = false;
+		while (cl->pending) {
+			struct pbuf *q = cl->pending;
+			size_t n = nbd_conn_input(&cl->conn, (const u8 *)q->payload + cl->pending_off,
+						  q->len - cl->pending_off);
+			if (n) {
+				cl->pending_off = (u16)(cl->pending_off + n);
+				tcp_recved(cl->pcb, (u16)n);
+				progress = true;
+			}
+			if (cl->pending_off < q->len)
+				break;
+			cl->pending = q->next;
+			if (cl->pending)
+				pbuf_ref(cl->pending);
+			pbuf_free(q);
+			cl->pending_off = 0;
+		}
+		if (!cl->counted && cl->conn.exp) {
+			cl->counted = (struct srv_export *)cl->conn.exp->ctx;
+			cl->counted->clients++;
+		}
+		const u8 *data;
+		u64 roff;
+		u32 n = nbd_conn_output(&cl->conn, &data);
+		u32 room = tcp_sndbuf(cl->pcb);
+		bool queue_ok = tcp_sndqueuelen(cl->pcb) < TCP_SND_QUEUELEN - 4;
+		if (n && room && queue_ok) {
+			u16 len = (u16)MIN(MIN(n, room), 0xFFFFu);
+			if (tcp_write(cl->pcb, data, len, TCP_WRITE_FLAG_COPY) == ERR_OK) {
+				nbd_conn_sent(&cl->conn, len);
+				progress = true;
+			}
+		} else if (!n && room && queue_ok && (n = nbd_conn_output_ref(&cl->conn, &roff))) {
+			/*
+			 * Zero copy: lwIP queues PBUF_ROM segments pointing into the
+			 * export's pmem; linkoutput hands their physical addresses to
+			 * the NIC. The export's hold keeps the pages there.
+			 */
+			const struct srv_export *e = cl->conn.exp->ctx;
+			u16 len = (u16)MIN(MIN(n, room), 0xFFFFu);
+			if (tcp_write(cl->pcb, e->dev->virt + roff, len, 0) == ERR_OK) {
+				nbd_conn_ref_sent(&cl->conn, len);
+				progress = true;
+			}
+		}
+	}
+	tcp_output(cl->pcb);
+	if (nbd_conn_done(&cl->conn))
+		client_close(cl);
+}
+
+static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+	struct client *cl = arg;
+
+	if (p && cl->closing) {	/* nothing more is read from a closed connection */
+		tcp_recved(pcb, p->tot_len);
+		pbuf_free(p);
+		return ERR_OK;
+	}
+	if (!p || err != ERR_OK) {
+		if (p)
+			pbuf_free(p);
+		client_close(cl);	/* the client went away (perhaps mid-request) */
+		return ERR_OK;
+	}
+	if (cl->pending)
+		pbuf_cat(cl->pending, p);
+	else
+		cl->pending = p;
+	client_run(cl);
+	return ERR_OK;
+}
+
+static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
+{
+	(void)pcb;
+	(void)len;
+	client_run(arg);
+	return ERR_OK;
+}
+
+static err_t on_poll(void *arg, struct tcp_pcb *pcb)
+{
+	struct client *cl = arg;
+
+	(void)pcb;
+	if (cl->closing)
+		cl->closing_polls++;
+	client_run(cl);
+	return ERR_OK;
+}
+
+static void on_err(void *arg, err_t err)
+{
+	struct client *cl = arg;
+
+	(void)err;
+	cl->pcb = NULL;		/* lwIP has freed it */
+	client_free(cl);
+}
+
+static u64 refused;
+
+static err_t refused_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+	(void)arg;
+	(void)err;
+	if (p) {		/* nothing a refused client sends is looked at */
+		tcp_recved(pcb, p->tot_len);
+		pbuf_free(p);
+		return ERR_OK;
+	}
+	tcp_recv(pcb, NULL);
+	tcp_poll(pcb, NULL, 0);
+	if (tcp_close(pcb) != ERR_OK) {
+		tcp_abort(pcb);
+		return ERR_ABRT;
+	}
+	return ERR_OK;
+}
+
+static err_t refused_poll(void *arg, struct tcp_pcb *pcb)
+{
+	(void)arg;
+	tcp_recv(pcb, NULL);
+	tcp_poll(pcb, NULL, 0);
+	if (tcp_close(pcb) != ERR_OK) {
+		tcp_abort(pcb);
+		return ERR_ABRT;
+	}
+	return ERR_OK;
+}
+
+static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+	struct client *cl = NULL;
+
+	(void)arg;
+	if (err != ERR_OK || !pcb)
+		return ERR_VAL;
+	if (allow_set && !cidr_list_match(allow, nr_allow,
+					  lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip))))) {
+		pr_warn("nbd: refusing %s:%u: not in nbd.allow\n", ipaddr_ntoa(&pcb->remote_ip),
+			pcb->remote_port);
+		refused++;
+		/* Closed at the first poll (not from inside lwIP's accept path): a FIN, not a reset. */
+		tcp_arg(pcb, NULL);
+		tcp_recv(pcb, refused_recv);
+		tcp_poll(pcb, refused_poll, 1);
+		return ERR_OK;
+	}
+	for (unsigned int i = 0; i < NBD_MAX_CLIENTS && !cl; i++)
+		if (!clients[i].used)
+			cl = &clients[i];
+	if (!cl || nbd_conn_init(&cl->conn, &exports_ops)) {
+		pr_warn("nbd: refusing %s:%u: %s\n", ipaddr_ntoa(&pcb->remote_ip), pcb->remote_port,
+			cl ? "no memory" : "too many clients");
+		tcp_abort(pcb);
+		return ERR_ABRT;
+	}
+	cl->used = true;
+	cl->pcb = pcb;
+	cl->conn.zero_copy = zero_copy;
+	tcp_arg(pcb, cl);
+	tcp_recv(pcb, on_recv);
+	tcp_sent(pcb, on_sent);
+	tcp_err(pcb, on_err);
+	tcp_poll(pcb, on_poll, 2);
+	tcp_nagle_disable(pcb);
+	client_run(cl);
+	return ERR_OK;
+}
+
+static int listen_start(void)
+{
+	if (listener)
+		return 0;
+	if (!net_nr_ifs) {
+		pr_err("nbd: no network interface is up, not listening\n");
+		return -ENETDOWN;
+	}
+	struct tcp_pcb *pcb = tcp_new();
+	if (!pcb || tcp_bind(pcb, IP_ANY_TYPE, NBD_PORT) != ERR_OK) {
+		if (pcb)
+			tcp_close(pcb);
+		pr_err("nbd: cannot bind port %d\n", NBD_PORT);
+		return -EADDRINUSE;
+	}
+	listener = tcp_listen(pcb);
+	if (!listener) {
+		tcp_close(pcb);
+		return -ENOMEM;
+	}
+	tcp_accept(listener, on_accept);
+	pr_info("nbd: listening on port %d\n", NBD_PORT);
+	return 0;
+}
+
+/* ---- exports ---- */
+
+static int export_add(const char *spec)
+{
+	char name[24];
+	size_t n = strcspn(spec, ":");
+	bool ro = false;
+
+	if (spec[n]) {
+		if (strcmp(spec + n, ":ro")) {
+			pr_err("nbd: export %s: only :ro may follow the device name\n", spec);
+			return -EINVAL;
+		}
+		ro = true;
+	}
+	if (!n || n >= sizeof(name)) {
+		pr_err("nbd: export '%s': not a device name\n", spec);
+		return -EINVAL;
+	}
+	memcpy(name, spec, n);
+	name[n] = '\0';
+	if (export_find(name)) {
+		pr_err("nbd: %s is exported already\n", name);
+		return -EEXIST;
+	}
+	struct srv_export *e = NULL;
+	for (unsigned int i = 0; i < NBD_MAX_EXPORTS && !e; i++)
+		if (!exports_tab[i].used)
+			e = &exports_tab[i];
+	if (!e) {
+		pr_err("nbd: %d exports at most\n", NBD_MAX_EXPORTS);
+		return -ENOSPC;
+	}
+	struct pmem_device *dev = pmem_find(name);
+	if (!dev) {
+		pr_err("nbd: no block device %s\n", name);
+		return -ENODEV;
+	}
+	if (dev->sector_size & (dev->sector_size - 1) || dev->sector_size > 4096) {
+		pr_err("nbd: %s: sector size %u is not a power of two up to 4096\n", name,
+		       dev->sector_size);
+		return -EINVAL;
+	}
+	memset(e, 0, sizeof(*e));
+	s64 r = pmem_direct_access(dev, 0, &e->hold);
+	if (r < 0) {
+		pr_err("nbd: %s cannot be held (%s), not exported\n", name,
+		       r == -EOPNOTSUPP ? "sector mode is not exported yet" : "going away");
+		return (int)r;
+	}
+	memcpy(e->name, name, n + 1);
+	e->dev = dev;
+	e->exp = (struct nbd_export){ e->name, dev->size, dev->sector_size, ro || dev->ro,
+				      e, exp_read, exp_write, exp_flush };
+	e->used = true;
+	pr_info("nbd: exporting %s (%llu bytes, %s)\n", name, dev->size,
+		e->exp.ro ? "read-only" : "read-write");
+	listen_start();	/* without a NIC: a line; the export stays configured */
+	return 0;
+}
+
+static int export_remove(const char *name)
+{
+	struct srv_export *e = export_find(name);
+
+	if (!e) {
+		pr_err("nbd: %s is not exported\n", name);
+		return -ENOENT;
+	}
+	if (e->clients) {
+		pr_err("nbd: %s: busy: exported to %u client%s\n", name, e->clients,
+		       e->clients == 1 ? "" : "s");
+		return -EBUSY;
+	}
+	/* Clients still haggling hold no pointer to it; connected ones are counted above. */
+	pmem_dax_put(&e->hold);
+	e->used = false;
+	pr_info("nbd: %s no longer exported\n", name);
+	return 0;
+}
+
+static int nbd_export_param(const char *val)
+{
+	if (!val || !*val) {
+		pr_err("nbd.export= needs DEV[:ro],...\n");
+		return -EINVAL;
+	}
+	boot_exports = val;
+	return 0;
+}
+KERNEL_PARAM("nbd.export", nbd_export_param,
+	     "serve block devices over NBD on port 10809: DEV[:ro],... (e.g. pmem1m:ro)");
+
+void nbd_boot(void)
+{
+	char spec[64];
+
+	for (const char *p = boot_exports; p && *p;) {
+		size_t n = strcspn(p, ",");
+		if (n < sizeof(spec)) {
+			memcpy(spec, p, n);
+			spec[n] = '\0';
+			export_add(spec);
+		} else {
+			pr_err("nbd.export: entry longer than %zu characters ignored\n", sizeof(spec) - 1);
+		}
+		p += n + (p[n] == ',');
+	}
+}
+
+static int cmd_nbd_export(int argc, char **argv)
+{
+	if (argc != 2) {
+		kprintf("usage: nbd-export DEV[:ro]\n");
+		return -EINVAL;
+	}
+	return export_add(argv[1]);
+}
+SHELL_COMMAND(SHELL_NET, "nbd-export", cmd_nbd_export, "nbd-export DEV[:ro]",
+	      "serve a block device over NBD (port 10809)");
+
+static int cmd_nbd_unexport(int argc, char **argv)
+{
+	if (argc != 2) {
+		kprintf("usage: nbd-unexport DEV\n");
+		return -EINVAL;
+	}
+	return export_remove(argv[1]);
+}
+SHELL_COMMAND(SHELL_NET, "nbd-unexport", cmd_nbd_unexport, "nbd-unexport DEV",
+	      "stop serving it (refused while clients are connected to it)");
+
+static int cmd_nbd_list(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1) {
+		kprintf("usage: nbd-list\n");
+		return -EINVAL;
+	}
+	if (!tab_nth(NULL, 0))
+		kprintf("nbd: nothing exported\n");
+	for (unsigned int i = 0; i < NBD_MAX_EXPORTS; i++) {
+		const struct srv_export *e = &exports_tab[i];
+		if (!e->used)
+			continue;
+		kprintf("%s %llu bytes %s, %u client%s\n", e->name, e->exp.size,
+			e->exp.ro ? "ro" : "rw", e->clients, e->clients == 1 ? "" : "s");
+	}
+	if (!allow_set) {
+		kprintf("allowed: anyone (no nbd.allow=)\n");
+	} else {
+		kprintf("allowed:");
+		for (unsigned int i = 0; i < nr_allow; i++) {
+			char c[20];
+			cidr_format(&allow[i], c, sizeof(c));
+			kprintf(" %s", c);
+		}
+		kprintf("%s; %llu connection%s refused\n", nr_allow ? "" : " nobody (nbd.allow= was invalid)",
+			refused, refused == 1 ? "" : "s");
+	}
+	kprintf("closed connections: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes); zero copy %s\n",
+		totals.reads, totals.bytes_read, totals.bytes_by_ref, totals.writes, totals.bytes_written,
+		zero_copy ? "on" : "off");
+	for (unsigned int i = 0; i < NBD_MAX_CLIENTS; i++) {
+		const struct client *cl = &clients[i];
+		if (!cl->used)
+			continue;
+		const struct nbd_stats *s = &cl->conn.stats;
+		kprintf("client %s:%u %s%s: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes), %llu flushes, %llu errors\n",
+			ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port,
+			cl->conn.exp ? cl->conn.exp->name : "(haggling)", cl->closing ? " closing" : "",
+			s->reads, s->bytes_read, s->bytes_by_ref, s->writes, s->bytes_written,
+			s->flushes, s->errors);
+	}
+	return 0;
+}
+SHELL_COMMAND(SHELL_NET, "nbd-list", cmd_nbd_list, "nbd-list",
+	      "NBD exports with their clients, and each client's requests");
+
+/*
+ * The in-guest baseline for the benchmark (tools/bench-net): what the CPU
+ * alone does with the export's bytes, 64 KiB at a time as a copying server
+ * would. Read: memcpy from the pmem into one RAM buffer. Write: the durable
+ * copy (arch_memcpy_flushcache, one fence at the end) of bytes just read
+ * from the same place back into it, so the device's data stays as it was;
+ * only the write copies are timed. An untimed read pass first: a fresh
+ * sparse backing file costs the host a page fault per first touch.
+ */
+static int cmd_nbd_memcpy(int argc, char **argv)
+{
+	u64 size = 0;
+	const char *end;
+
+	if (argc != 3 || parse_size(argv[2], &size, &end) || *end || !size) {
+		kprintf("usage: nbd-memcpy DEV BYTES   (BYTES may end in K, M, G)\n");
+		return -EINVAL;
+	}
+	struct pmem_device *dev = pmem_find(argv[1]);
+	if (!dev || !dev->virt) {
+		kprintf("nbd-memcpy: %s: no block device with direct access\n", argv[1]);
+		return -ENODEV;
+	}
+	const u32 chunk = 64u << 10;
+	size = MIN(size, dev->size) & ~(u64)(chunk - 1);
+	u8 *buf = malloc(chunk);
+	if (!buf || !size) {
+		free(buf);
+		kprintf("nbd-memcpy: %s: nothing to copy\n", argv[1]);
+		return -ENOMEM;
+	}
+	u8 *pm = dev->virt;
+	for (u64 off = 0; off < size; off += chunk)	/* untimed: the host's first touch */
+		memcpy(buf, pm + off, chunk);
+	u64 t0 = arch_cycles();
+	for (u64 off = 0; off < size; off += chunk)
+		memcpy(buf, pm + off, chunk);
+	u64 rd = arch_cycles_to_ns(arch_cycles() - t0), wc = 0;
+	for (u64 off = 0; off < size; off += chunk) {
+		memcpy(buf, pm + off, chunk);
+		u64 c = arch_cycles();
+		arch_memcpy_flushcache(pm + off, buf, chunk);
+		wc += arch_cycles() - c;
+	}
+	u64 c = arch_cycles();
+	arch_wmb_pmem();
+	wc += arch_cycles() - c;
+	u64 wr = arch_cycles_to_ns(wc);
+	free(buf);
+	kprintf("nbd-memcpy: %s: %llu bytes: read %llu KiB/s, write %llu KiB/s\n", argv[1], size,
+		rd ? size * 1000000000ull / rd / 1024 : 0, wr ? size * 1000000000ull / wr / 1024 : 0);
+	return 0;
+}
+SHELL_COMMAND(SHELL_NET, "nbd-memcpy", cmd_nbd_memcpy, "nbd-memcpy DEV BYTES",
+	      "benchmark baseline: memcpy DEV's first BYTES into RAM, and the durable copy back");

@@ -1,0 +1,280 @@
+/*
+ * The glue between netdevs and lwIP (NO_SYS=1, raw API): one lwIP netif per
+ * netdev, frames in and out, address configuration from ip= or DHCP, and
+ * the polling loop. Sends go to the NIC without a copy: the pbuf chain
+ * becomes the fragment list and is held (pbuf_ref) until the NIC reports
+ * it done; lwIP then does not rewrite a TCP segment still in flight
+ * (tcp_output_segment_busy). Received frames are copied into a pool pbuf.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <lwip/dhcp.h>
+#include <lwip/etharp.h>
+#include <lwip/init.h>
+#include <lwip/netif.h>
+#include <lwip/pbuf.h>
+#include <lwip/sys.h>
+#include <lwip/timeouts.h>
+#include <netif/ethernet.h>
+
+#include "arch.h"
+#include "net.h"
+#include "net_priv.h"
+#include "netdev.h"
+#include "params.h"
+#include "printk.h"
+#include "shell.h"
+
+struct net_if net_ifs[NETDEV_MAX];
+unsigned int net_nr_ifs;
+static struct ipconfig ipcfg;	/* zeroed: DHCP */
+static bool net_ready;
+
+static int ip_param(const char *val)
+{
+	char err[160];
+
+	if (ipconfig_parse(val, &ipcfg, err, sizeof(err))) {
+		pr_err("%s; using DHCP\n", err);
+		memset(&ipcfg, 0, sizeof(ipcfg));
+		return -EINVAL;
+	}
+	return 0;
+}
+KERNEL_PARAM("ip", ip_param,
+	     "network address: dhcp (default), off, or ADDR::GW:MASK:HOST:DEV:off (Linux's ip=)");
+
+static void tx_done(struct netdev *nd, void *cookie)
+{
+	(void)nd;
+	pbuf_free(cookie);
+}
+
+/* lwIP's linkoutput: the pbuf chain as the frame's fragments. */
+static err_t linkoutput(struct netif *netif, struct pbuf *p)
+{
+	struct net_if *ni = netif->state;
+	struct netdev_frag frags[NETDEV_MAX_FRAGS];
+	unsigned int n = 0;
+
+	for (struct pbuf *q = p; q; q = q->next) {
+		if (!q->len)
+			continue;
+		if (n == NETDEV_MAX_FRAGS) {
+			ni->tx_linearized++;
+			return net_output_copy(ni, p);
+		}
+		frags[n++] = (struct netdev_frag){ virt_to_phys(q->payload), q->len };
+	}
+	pbuf_ref(p);
+	for (int tries = 0; tries < 1000; tries++) {
+		int rc = ni->nd->ops->xmit(ni->nd, frags, n, p);
+		if (rc == 0)
+			return ERR_OK;
+		if (rc != -EAGAIN)
+			break;
+		ni->nd->ops->poll(ni->nd, 0);	/* reap finished sends, then again */
+	}
+	pbuf_free(p);
+	ni->tx_dropped++;
+	return ERR_IF;
+}
+
+/* A chain of more fragments than the NIC takes: one copy into a single pbuf. */
+err_t net_output_copy(struct net_if *ni, struct pbuf *p)
+{
+	struct pbuf *c = pbuf_clone(PBUF_RAW, PBUF_RAM, p);
+
+	if (!c) {
+		ni->tx_dropped++;
+		return ERR_MEM;
+	}
+	err_t e = linkoutput(&ni->netif, c);
+	pbuf_free(c);
+	return e;
+}
+
+static void rx(struct netdev *nd, const void *frame, u32 len)
+{
+	struct net_if *ni = nd->stack;
+	struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16)len, PBUF_POOL);
+
+	if (!p) {
+		ni->rx_nomem++;
+		return;
+	}
+	pbuf_take(p, frame, (u16)len);
+	if (ni->netif.input(p, &ni->netif) != ERR_OK)
+		pbuf_free(p);
+}
+
+static err_t netif_setup(struct netif *netif)
+{
+	struct net_if *ni = netif->state;
+
+	netif->name[0] = 'e';
+	netif->name[1] = 't';
+	netif->hwaddr_len = ETH_HWADDR_LEN;
+	memcpy(netif->hwaddr, ni->nd->mac, ETH_HWADDR_LEN);
+	netif->mtu = ni->nd->mtu;
+	netif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET;
+	netif->output = etharp_output;
+	netif->linkoutput = linkoutput;
+	netif_set_hostname(netif, ipcfg.hostname[0] ? ipcfg.hostname : "pmemk");
+	return ERR_OK;
+}
+
+static void print_addr(struct net_if *ni, const char *how)
+{
+	char a[16], m[16], g[16];
+
+	pr_info("%s: %s/%s gateway %s (%s)\n", ni->nd->name,
+		ip4addr_ntoa_r(netif_ip4_addr(&ni->netif), a, sizeof(a)),
+		ip4addr_ntoa_r(netif_ip4_netmask(&ni->netif), m, sizeof(m)),
+		ip4addr_ntoa_r(netif_ip4_gw(&ni->netif), g, sizeof(g)), how);
+}
+
+/* DHCP bound (or renewed with a new address): say so once per address. */
+static void status_cb(struct netif *netif)
+{
+	struct net_if *ni = netif->state;
+	u32 a = ip4_addr_get_u32(netif_ip4_addr(netif));
+
+	if (a && a != ni->announced && ni->mode == IPCONFIG_DHCP) {
+		ni->announced = a;
+		print_addr(ni, "DHCP");
+	}
+}
+
+static ip4_addr_t ip4(u32 host_order)
+{
+	ip4_addr_t a;
+
+	ip4_addr_set_u32(&a, lwip_htonl(host_order));
+	return a;
+}
+
+static void if_configure(struct net_if *ni, bool chosen)
+{
+	ni->mode = chosen ? ipcfg.mode : IPCONFIG_DHCP;
+	if (ipcfg.mode == IPCONFIG_STATIC && !chosen)
+		ni->mode = IPCONFIG_OFF;	/* a static ip= configures its device only */
+	if (ni->mode == IPCONFIG_STATIC) {
+		ip4_addr_t a = ip4(ipcfg.addr), m = ip4(ipcfg.mask), g = ip4(ipcfg.gw);
+		netif_set_addr(&ni->netif, &a, &m, &g);
+		print_addr(ni, "ip=");
+		etharp_gratuitous(&ni->netif);	/* QEMU's slirp learns our MAC from it (FACTS-2 §5.2) */
+	} else if (ni->mode == IPCONFIG_DHCP) {
+		if (dhcp_start(&ni->netif) != ERR_OK)
+			pr_err("%s: DHCP could not start\n", ni->nd->name);
+	}
+}
+
+static void if_add(struct netdev *nd)
+{
+	struct net_if *ni = &net_ifs[net_nr_ifs];
+	ip4_addr_t zero = { 0 };
+
+	memset(ni, 0, sizeof(*ni));
+	ni->nd = nd;
+	nd->stack = ni;
+	nd->rx = rx;
+	nd->tx_done = tx_done;
+	if (!netif_add(&ni->netif, &zero, &zero, &zero, ni, netif_setup, ethernet_input)) {
+		pr_err("%s: lwIP refused the interface\n", nd->name);
+		return;
+	}
+	net_nr_ifs++;
+	netif_set_status_callback(&ni->netif, status_cb);
+	netif_set_up(&ni->netif);
+	ni->link = nd->ops->link_up(nd);
+	if (ni->link)
+		netif_set_link_up(&ni->netif);
+}
+
+/* Follow each NIC's link state into lwIP. */
+static void link_watch(void)
+{
+	for (unsigned int i = 0; i < net_nr_ifs; i++) {
+		struct net_if *ni = &net_ifs[i];
+		bool up = ni->nd->ops->link_up(ni->nd);
+		if (up == ni->link)
+			continue;
+		ni->link = up;
+		pr_info("%s: link %s\n", ni->nd->name, up ? "up" : "down");
+		if (up)
+			netif_set_link_up(&ni->netif);
+		else
+			netif_set_link_down(&ni->netif);
+	}
+}
+
+void net_poll(void)
+{
+	static u32 last_link_check;
+
+	if (!net_ready)
+		return;
+	netdev_poll_all(64);
+	sys_check_timeouts();
+	u32 now = sys_now();
+	if (now - last_link_check >= 500) {
+		last_link_check = now;
+		link_watch();
+	}
+}
+SHELL_IDLE(net_poll);
+
+bool net_if_has_addr(const struct net_if *ni)
+{
+	return ip4_addr_get_u32(netif_ip4_addr(&ni->netif)) != 0;
+}
+
+/* Wait for DHCP on the interfaces that use it, up to ms; true if all have an address. */
+bool net_wait_dhcp(u32 ms)
+{
+	u32 t0 = sys_now();
+
+	for (;;) {
+		bool all = true;
+		for (unsigned int i = 0; i < net_nr_ifs; i++)
+			if (net_ifs[i].mode == IPCONFIG_DHCP && !net_if_has_addr(&net_ifs[i]))
+				all = false;
+		if (all)
+			return true;
+		if (sys_now() - t0 >= ms)
+			return false;
+		net_poll();
+	}
+}
+
+void net_init(void)
+{
+	if (!netdev_count() || ipcfg.mode == IPCONFIG_OFF) {
+		if (netdev_count())
+			pr_info("net: ip=off, NICs left unconfigured\n");
+		nbd_boot();	/* exports configured, not served */
+		return;
+	}
+	lwip_init();
+	struct netdev *chosen = ipcfg.device[0] ? netdev_by_name(ipcfg.device) : netdev_get(0);
+	if (!chosen) {
+		pr_err("net: ip= names device %s, which does not exist; using %s\n", ipcfg.device,
+		       netdev_get(0)->name);
+		chosen = netdev_get(0);
+	}
+	for (unsigned int i = 0; i < netdev_count(); i++)
+		if_add(netdev_get(i));
+	net_ready = true;
+	for (unsigned int i = 0; i < net_nr_ifs; i++) {
+		if_configure(&net_ifs[i], net_ifs[i].nd == chosen);
+		if (net_ifs[i].nd == chosen)
+			netif_set_default(&net_ifs[i].netif);
+	}
+	/* run= and ktest= come next and may need the address: give DHCP a few seconds. */
+	if (!net_wait_dhcp(5000))
+		pr_warn("net: no DHCP answer within 5 s, still asking in the background\n");
+	nbd_boot();
+}

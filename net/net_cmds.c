@@ -1,0 +1,501 @@
+/*
+ * Network shell commands: ip addr, ping (ICMP echo over a raw pcb) and
+ * net-echo (a TCP echo service for tests). Commands that wait poll the
+ * stack themselves and stop early on Ctrl-C from the console.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lwip/icmp.h>
+#include <lwip/inet_chksum.h>
+#include <lwip/ip.h>
+#include <lwip/prot/ip4.h>
+#include <lwip/raw.h>
+#include <lwip/sys.h>
+#include <lwip/tcp.h>
+#include <lwip/timeouts.h>
+
+#include "arch.h"
+#include "net.h"
+#include "net_priv.h"
+#include "params.h"
+#include "printk.h"
+#include "shell.h"
+
+/* Ctrl-C typed on the console? (Other bytes are dropped while a command waits.) */
+static bool interrupted(void)
+{
+	return arch_console_trygetc() == 3;
+}
+
+static int cmd_ip(int argc, char **argv)
+{
+	if (argc != 2 || (strcmp(argv[1], "addr") && strcmp(argv[1], "a"))) {
+		kprintf("usage: ip addr\n");
+		return -EINVAL;
+	}
+	if (!netdev_count())
+		kprintf("ip: no network interfaces\n");
+	for (unsigned int i = 0; i < netdev_count(); i++) {
+		struct netdev *nd = netdev_get(i);
+		struct net_if *ni = nd->stack;
+		char mac[18], a[16], g[16];
+		kprintf("%u: %s: %s link/ether %s mtu %u (%s)\n", i + 1, nd->name,
+			nd->ops->link_up(nd) ? "UP" : "DOWN", netdev_mac_str(nd->mac, mac), nd->mtu,
+			nd->driver);
+		if (ni && net_if_has_addr(ni)) {
+			u32 m = lwip_ntohl(ip4_addr_get_u32(netif_ip4_netmask(&ni->netif)));
+			kprintf("    inet %s/%d gateway %s (%s)\n",
+				ip4addr_ntoa_r(netif_ip4_addr(&ni->netif), a, sizeof(a)),
+				m ? 32 - __builtin_ctz(m) : 0,
+				ip4addr_ntoa_r(netif_ip4_gw(&ni->netif), g, sizeof(g)),
+				ni->mode == IPCONFIG_STATIC ? "ip=" : "DHCP");
+		} else {
+			kprintf("    no address%s\n", ni && ni->mode == IPCONFIG_DHCP ? " (DHCP asking)" : "");
+		}
+		kprintf("    RX %llu frames %llu bytes %llu dropped; TX %llu frames %llu bytes %llu ring-full\n",
+			nd->stats.rx_frames, nd->stats.rx_bytes, nd->stats.rx_dropped + (ni ? ni->rx_nomem : 0),
+			nd->stats.tx_frames, nd->stats.tx_bytes, nd->stats.tx_busy);
+	}
+	return 0;
+}
+SHELL_COMMAND(SHELL_NET, "ip", cmd_ip, "ip addr", "network interfaces: MAC, link, address, counters");
+
+/* ---- ping ---- */
+
+#define PING_ID 0x706d	/* "pm" */
+#define PING_DATA 56
+
+static struct {
+	u16 seq;		/* the request outstanding */
+	bool replied;
+	ip_addr_t from;
+} ping_state;
+
+/* Raw ICMP input: eat echo replies with our id and the outstanding sequence number. */
+static u8 ping_recv(void *arg, struct raw_pcb *pcb, struct pbuf *p, const ip_addr_t *addr)
+{
+	struct icmp_echo_hdr h;
+
+	(void)arg;
+	(void)pcb;
+	if (p->tot_len < IP_HLEN)
+		return 0;
+	u16 hlen = (u16)(IPH_HL((struct ip_hdr *)p->payload) * 4);
+	if (p->len < IP_HLEN || pbuf_copy_partial(p, &h, sizeof(h), hlen) != sizeof(h))
+		return 0;
+	if (h.type != ICMP_ER || h.id != lwip_htons(PING_ID))
+		return 0;
+	if (lwip_ntohs(h.seqno) == ping_state.seq) {
+		ping_state.replied = true;
+		ip_addr_copy(ping_state.from, *addr);
+	}
+	pbuf_free(p);
+	return 1;
+}
+
+static err_t ping_send(struct raw_pcb *pcb, const ip_addr_t *to, u16 seq)
+{
+	u16 len = sizeof(struct icmp_echo_hdr) + PING_DATA;
+	struct pbuf *p = pbuf_alloc(PBUF_IP, len, PBUF_RAM);
+
+	if (!p)
+		return ERR_MEM;
+	struct icmp_echo_hdr *h = p->payload;
+	h->type = ICMP_ECHO;
+	h->code = 0;
+	h->chksum = 0;
+	h->id = lwip_htons(PING_ID);
+	h->seqno = lwip_htons(seq);
+	for (u16 i = 0; i < PING_DATA; i++)
+		((u8 *)(h + 1))[i] = (u8)i;
+	h->chksum = inet_chksum(h, len);
+	err_t e = raw_sendto(pcb, p, to);
+	pbuf_free(p);
+	return e;
+}
+
+static int cmd_ping(int argc, char **argv)
+{
+	unsigned int count = 3, received = 0;
+	const char *host = NULL;
+	ip_addr_t to;
+	u32 a;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-c") && i + 1 < argc)
+			count = (unsigned int)strtoul(argv[++i], NULL, 0);
+		else if (!host)
+			host = argv[i];
+		else
+			host = NULL, i = argc;
+	}
+	if (!host || !count || count > 1000) {
+		kprintf("usage: ping [-c COUNT] A.B.C.D   (COUNT 1-1000)\n");
+		return -EINVAL;
+	}
+	if (!ipv4_parse(host, &a)) {
+		kprintf("ping: %s is not an IPv4 address\n", host);
+		return -EINVAL;
+	}
+	if (!net_nr_ifs) {
+		kprintf("ping: no network interface is up\n");
+		return -ENETDOWN;
+	}
+	ip_addr_set_ip4_u32(&to, lwip_htonl(a));
+	struct raw_pcb *pcb = raw_new(IP_PROTO_ICMP);
+	if (!pcb) {
+		kprintf("ping: no raw pcb free\n");
+		return -ENOMEM;
+	}
+	raw_recv(pcb, ping_recv, NULL);
+	raw_bind(pcb, IP_ADDR_ANY);
+	for (unsigned int seq = 1; seq <= count; seq++) {
+		ping_state.seq = (u16)seq;
+		ping_state.replied = false;
+		u32 t0 = sys_now();
+		u64 c0 = arch_cycles();
+		err_t e = ping_send(pcb, &to, (u16)seq);
+		if (e != ERR_OK)
+			kprintf("ping: %s: send failed (lwIP error %d)\n", host, e);
+		while (e == ERR_OK && !ping_state.replied && sys_now() - t0 < 1000 && !interrupted())
+			net_poll();
+		if (ping_state.replied) {
+			u64 us = arch_cycles_to_ns(arch_cycles() - c0) / 1000;
+			char f[16];
+			kprintf("%u bytes from %s: icmp_seq=%u time=%llu.%03llu ms\n",
+				(unsigned int)(sizeof(struct icmp_echo_hdr) + PING_DATA),
+				ipaddr_ntoa_r(&ping_state.from, f, sizeof(f)), seq, us / 1000, us % 1000);
+			received++;
+		} else if (e == ERR_OK) {
+			kprintf("ping: %s: no reply to icmp_seq=%u\n", host, seq);
+		}
+		while (seq < count && sys_now() - t0 < 1000)	/* one request a second */
+			net_poll();
+	}
+	raw_remove(pcb);
+	kprintf("ping: %s: %u sent, %u received\n", host, count, received);
+	return received ? 0 : -EHOSTUNREACH;
+}
+SHELL_COMMAND(SHELL_NET, "ping", cmd_ping, "ping [-c COUNT] A.B.C.D",
+	      "ICMP echo requests, one a second (3 unless -c), each waits 1 s for its reply");
+
+/* ---- net-echo ---- */
+
+static unsigned int echo_closed;
+static u64 echo_bytes;
+
+static void echo_close(struct tcp_pcb *pcb)
+{
+	tcp_arg(pcb, NULL);
+	tcp_recv(pcb, NULL);
+	tcp_err(pcb, NULL);
+	if (tcp_close(pcb) != ERR_OK)
+		tcp_abort(pcb);
+	echo_closed++;
+}
+
+/* Echo what arrives; ERR_MEM (lwIP keeps the data and offers it again) when the send buffer is full. */
+static err_t echo_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+	(void)arg;
+	if (!p || err != ERR_OK) {
+		if (p)
+			pbuf_free(p);
+		echo_close(pcb);
+		return ERR_OK;
+	}
+	if (tcp_sndbuf(pcb) < p->tot_len || tcp_sndqueuelen(pcb) + pbuf_clen(p) > TCP_SND_QUEUELEN)
+		return ERR_MEM;	/* nothing queued: lwIP offers the same data again later */
+	for (struct pbuf *q = p; q; q = q->next) {
+		if (tcp_write(pcb, q->payload, q->len, TCP_WRITE_FLAG_COPY) != ERR_OK) {
+			/* Part of it may be queued: offering it again would echo that twice. */
+			kprintf("net-echo: out of memory queueing the echo, connection aborted\n");
+			pbuf_free(p);
+			tcp_arg(pcb, NULL);
+			tcp_err(pcb, NULL);
+			tcp_abort(pcb);
+			echo_closed++;
+			return ERR_ABRT;
+		}
+	}
+	tcp_recved(pcb, p->tot_len);
+	echo_bytes += p->tot_len;
+	pbuf_free(p);
+	tcp_output(pcb);
+	return ERR_OK;
+}
+
+static void echo_err(void *arg, err_t err)
+{
+	(void)arg;
+	(void)err;
+	echo_closed++;	/* the pcb is already gone */
+}
+
+static err_t echo_accept(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+	(void)arg;
+	if (err != ERR_OK || !pcb)
+		return ERR_VAL;
+	char a[16];
+	kprintf("net-echo: connection from %s:%u\n",
+		ipaddr_ntoa_r(&pcb->remote_ip, a, sizeof(a)), pcb->remote_port);
+	tcp_recv(pcb, echo_recv);
+	tcp_err(pcb, echo_err);
+	return ERR_OK;
+}
+
+static int cmd_net_echo(int argc, char **argv)
+{
+	unsigned long port = argc > 1 ? strtoul(argv[1], NULL, 0) : 0;
+	unsigned long conns = argc > 2 ? strtoul(argv[2], NULL, 0) : 1;
+
+	if (argc < 2 || argc > 3 || !port || port > 65535 || !conns) {
+		kprintf("usage: net-echo PORT [CONNECTIONS]\n");
+		return -EINVAL;
+	}
+	if (!net_nr_ifs) {
+		kprintf("net-echo: no network interface is up\n");
+		return -ENETDOWN;
+	}
+	struct tcp_pcb *l = tcp_new();
+	if (l)
+		ip_set_option(l, SOF_REUSEADDR);	/* the last run's connection may linger */
+	if (!l || tcp_bind(l, IP_ANY_TYPE, (u16)port) != ERR_OK) {
+		kprintf("net-echo: cannot bind port %lu\n", port);
+		if (l)
+			tcp_close(l);
+		return -EADDRINUSE;
+	}
+	struct tcp_pcb *listener = tcp_listen(l);
+	if (!listener) {
+		tcp_close(l);
+		kprintf("net-echo: cannot listen\n");
+		return -ENOMEM;
+	}
+	tcp_accept(listener, echo_accept);
+	echo_closed = 0;
+	echo_bytes = 0;
+	kprintf("net-echo: listening on port %lu for %lu connection%s (Ctrl-C stops)\n", port, conns,
+		conns == 1 ? "" : "s");
+	bool stopped = false;
+	while (echo_closed < conns && !(stopped = interrupted()))
+		net_poll();
+	tcp_close(listener);
+	kprintf("net-echo: %s after %u connection%s, %llu bytes echoed\n",
+		stopped ? "stopped" : "done", echo_closed, echo_closed == 1 ? "" : "s", echo_bytes);
+	return stopped ? -EINTR : 0;
+}
+SHELL_COMMAND(SHELL_NET, "net-echo", cmd_net_echo, "net-echo PORT [CONNECTIONS]",
+	      "TCP echo service on PORT until CONNECTIONS (1) clients have closed");
+
+/*
+ * ---- net-sink / net-source: raw TCP throughput, for the benchmark ----
+ *
+ * What the stack and the NIC carry without NBD: net-sink takes bytes and
+ * drops them (acknowledged to TCP as they arrive, as the NBD server does),
+ * net-source sends BYTES from one static buffer by reference (no copy, as
+ * zero-copy READ does), so NBD's figures read as a fraction of these. Both
+ * serve CONNECTIONS (1) clients one after the other on PORT and print what
+ * each moved and the guest's own time for it; the benchmark times them from
+ * the host (tools/bench-net).
+ */
+#define SOURCE_BUF (64u << 10)
+static u8 source_buf[SOURCE_BUF] __attribute__((aligned(4096)));
+
+static struct {
+	struct tcp_pcb *pcb;	/* the connection being served, or NULL */
+	bool source;		/* net-source: sending */
+	u64 bytes, goal;	/* moved so far; net-source: to send */
+	u64 t0;			/* arch_cycles() at accept */
+	unsigned int done;	/* connections finished */
+	bool failed;
+} thr;
+
+static void thr_finish(struct tcp_pcb *pcb, bool aborted)
+{
+	u64 ns = arch_cycles_to_ns(arch_cycles() - thr.t0);
+	u64 kib_s = ns ? thr.bytes * 1000000000ull / ns / 1024 : 0;
+
+	kprintf("%s: connection %u: %llu bytes in %llu.%03llu ms (%llu KiB/s guest time)%s\n",
+		thr.source ? "net-source" : "net-sink", thr.done + 1, thr.bytes, ns / 1000000,
+		ns / 1000 % 1000, kib_s, aborted ? ", aborted" : "");
+	if (aborted)
+		thr.failed = true;
+	if (pcb) {
+		tcp_arg(pcb, NULL);
+		tcp_recv(pcb, NULL);
+		tcp_sent(pcb, NULL);
+		tcp_err(pcb, NULL);
+		if (tcp_close(pcb) != ERR_OK)
+			tcp_abort(pcb);
+	}
+	thr.pcb = NULL;
+	thr.done++;
+}
+
+static err_t sink_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+	(void)arg;
+	if (!p || err != ERR_OK) {
+		if (p)
+			pbuf_free(p);
+		thr_finish(pcb, false);	/* the client closed: everything arrived */
+		return ERR_OK;
+	}
+	thr.bytes += p->tot_len;
+	tcp_recved(pcb, p->tot_len);
+	pbuf_free(p);
+	return ERR_OK;
+}
+
+/* Queue as much of the rest as the send buffer takes, by reference. */
+static void source_fill(struct tcp_pcb *pcb)
+{
+	while (thr.bytes < thr.goal) {
+		u32 room = tcp_sndbuf(pcb);
+		if (!room || tcp_sndqueuelen(pcb) >= TCP_SND_QUEUELEN - 4)
+			break;
+		u64 left = thr.goal - thr.bytes;
+		u32 off = (u32)(thr.bytes % SOURCE_BUF);
+		u16 len = (u16)MIN(MIN(MIN(left, (u64)room), (u64)(SOURCE_BUF - off)), 0xFFFFull);
+		if (tcp_write(pcb, source_buf + off, len, 0) != ERR_OK)
+			break;
+		thr.bytes += len;
+	}
+	tcp_output(pcb);
+}
+
+static err_t source_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
+{
+	(void)arg;
+	(void)len;
+	source_fill(pcb);
+	if (thr.bytes == thr.goal && !tcp_sndqueuelen(pcb))
+		thr_finish(pcb, false);	/* all acknowledged: close */
+	return ERR_OK;
+}
+
+/* Data from a net-source client is dropped; its close before the end aborts. */
+static err_t source_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+	(void)arg;
+	if (!p || err != ERR_OK) {
+		if (p)
+			pbuf_free(p);
+		thr_finish(pcb, thr.bytes < thr.goal || tcp_sndqueuelen(pcb));
+		return ERR_OK;
+	}
+	tcp_recved(pcb, p->tot_len);
+	pbuf_free(p);
+	return ERR_OK;
+}
+
+static void thr_err(void *arg, err_t err)
+{
+	(void)arg;
+	(void)err;
+	thr_finish(NULL, true);	/* the pcb is already gone */
+}
+
+static err_t thr_accept(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+	(void)arg;
+	if (err != ERR_OK || !pcb)
+		return ERR_VAL;
+	if (thr.pcb) {		/* one at a time */
+		tcp_abort(pcb);
+		return ERR_ABRT;
+	}
+	thr.pcb = pcb;
+	thr.bytes = 0;
+	thr.t0 = arch_cycles();
+	tcp_nagle_disable(pcb);
+	tcp_err(pcb, thr_err);
+	if (thr.source) {
+		tcp_recv(pcb, source_recv);
+		tcp_sent(pcb, source_sent);
+		source_fill(pcb);
+	} else {
+		tcp_recv(pcb, sink_recv);
+	}
+	return ERR_OK;
+}
+
+static int thr_serve(const char *name, unsigned long port, unsigned long conns)
+{
+	if (!net_nr_ifs) {
+		kprintf("%s: no network interface is up\n", name);
+		return -ENETDOWN;
+	}
+	struct tcp_pcb *l = tcp_new();
+	if (l)
+		ip_set_option(l, SOF_REUSEADDR);	/* the last run's connection may linger */
+	if (!l || tcp_bind(l, IP_ANY_TYPE, (u16)port) != ERR_OK) {
+		kprintf("%s: cannot bind port %lu\n", name, port);
+		if (l)
+			tcp_close(l);
+		return -EADDRINUSE;
+	}
+	struct tcp_pcb *listener = tcp_listen(l);
+	if (!listener) {
+		tcp_close(l);
+		kprintf("%s: cannot listen\n", name);
+		return -ENOMEM;
+	}
+	tcp_accept(listener, thr_accept);
+	thr.done = 0;
+	thr.failed = false;
+	kprintf("%s: listening on port %lu for %lu connection%s (Ctrl-C stops)\n", name, port, conns,
+		conns == 1 ? "" : "s");
+	bool stopped = false;
+	while (thr.done < conns && !(stopped = interrupted()))
+		net_poll();
+	tcp_close(listener);
+	if (thr.pcb) {
+		tcp_arg(thr.pcb, NULL);
+		tcp_err(thr.pcb, NULL);
+		tcp_abort(thr.pcb);
+		thr.pcb = NULL;
+	}
+	kprintf("%s: %s after %u connection%s\n", name, stopped ? "stopped" : "done", thr.done,
+		thr.done == 1 ? "" : "s");
+	return stopped ? -EINTR : thr.failed ? -ECONNRESET : 0;
+}
+
+static int cmd_net_sink(int argc, char **argv)
+{
+	unsigned long port = argc > 1 ? strtoul(argv[1], NULL, 0) : 0;
+	unsigned long conns = argc > 2 ? strtoul(argv[2], NULL, 0) : 1;
+
+	if (argc < 2 || argc > 3 || !port || port > 65535 || !conns) {
+		kprintf("usage: net-sink PORT [CONNECTIONS]\n");
+		return -EINVAL;
+	}
+	thr.source = false;
+	return thr_serve("net-sink", port, conns);
+}
+SHELL_COMMAND(SHELL_NET, "net-sink", cmd_net_sink, "net-sink PORT [CONNECTIONS]",
+	      "TCP sink on PORT: read and drop what CONNECTIONS (1) clients send, one after the other");
+
+static int cmd_net_source(int argc, char **argv)
+{
+	unsigned long port = argc > 1 ? strtoul(argv[1], NULL, 0) : 0;
+	unsigned long conns = argc > 3 ? strtoul(argv[3], NULL, 0) : 1;
+	u64 bytes = 0;
+	const char *end;
+
+	if (argc >= 3 && (parse_size(argv[2], &bytes, &end) || *end))
+		bytes = 0;
+	if (argc < 3 || argc > 4 || !port || port > 65535 || !conns || !bytes) {
+		kprintf("usage: net-source PORT BYTES [CONNECTIONS]   (BYTES may end in K, M, G)\n");
+		return -EINVAL;
+	}
+	thr.source = true;
+	thr.goal = bytes;
+	return thr_serve("net-source", port, conns);
+}
+SHELL_COMMAND(SHELL_NET, "net-source", cmd_net_source, "net-source PORT BYTES [CONNECTIONS]",
+	      "TCP source on PORT: send BYTES to each of CONNECTIONS (1) clients, one after the other, then close");

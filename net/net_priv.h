@@ -1,0 +1,28 @@
+/* What net/'s files share: the interfaces lwIP knows, one per netdev. */
+#ifndef PMEMK_NET_PRIV_H
+#define PMEMK_NET_PRIV_H
+
+#include <lwip/netif.h>
+
+#include "net.h"
+#include "netdev.h"
+
+struct net_if {
+	struct netif netif;
+	struct netdev *nd;
+	enum ipconfig_mode mode;
+	bool link;
+	u32 announced;		/* the address last printed (DHCP) */
+	u64 tx_linearized;	/* frames with too many fragments, copied once */
+	u64 tx_dropped;		/* the NIC's ring stayed full, or no memory */
+	u64 rx_nomem;		/* no pbuf for a received frame */
+};
+
+extern struct net_if net_ifs[NETDEV_MAX];
+extern unsigned int net_nr_ifs;
+
+err_t net_output_copy(struct net_if *ni, struct pbuf *p);
+bool net_if_has_addr(const struct net_if *ni);
+bool net_wait_dhcp(u32 ms);
+
+#endif

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Seeds for fuzz_nbd (test/fuzz/fuzz_nbd.c): client byte streams of the
+option and request sequences real clients send (FACTS-2 §4.3), written to
+test/fuzz/seeds/fuzz_nbd/. Byte 0 is the harness's configuration."""
+import os, struct
+
+IHAVEOPT = 0x49484156454F5054
+out = os.path.join(os.path.dirname(__file__), "seeds", "fuzz_nbd")
+
+def opt(o, data=b""):
+    return struct.pack(">QII", IHAVEOPT, o, len(data)) + data
+
+def go(o, name, reqs=()):
+    n = name.encode()
+    return opt(o, struct.pack(">I", len(n)) + n + struct.pack(">H", len(reqs)) +
+               b"".join(struct.pack(">H", r) for r in reqs))
+
+def req(t, off, ln, flags=0, cookie=1):
+    return struct.pack(">IHHQQI", 0x25609513, flags, t, cookie, off, ln)
+
+flags = struct.pack(">I", 3)
+seeds = {
+    # nbdinfo: STRUCTURED_REPLY, INFO, LIST_META_CONTEXT, GO, READ, DISC
+    "nbdinfo": b"\x00" + flags + opt(8) + go(6, "a", (3, 1, 2)) + opt(9, b"\0" * 8) +
+               go(7, "a", (3, 1, 2)) + req(0, 0, 8192) + req(2, 0, 0),
+    # qemu-io: GO with BLOCK_SIZE, READ probe, FUA WRITE, FLUSH, DISC
+    "qemu-io": b"\x12" + flags + opt(8) + go(7, "a", (3,)) + req(0, 0, 512) +
+               req(1, 4096, 4096, flags=1) + b"\x5a" * 4096 + req(3, 0, 0) + req(2, 0, 0),
+    # old clients: LIST then EXPORT_NAME without NO_ZEROES
+    "export-name": b"\x21" + struct.pack(">I", 1) + opt(3) + opt(1, b"b") +
+                   req(6, 0, 65536, flags=1) + req(0, 0, 65536) + req(2, 0, 0),
+    # errors: read-only export, past the end, unknown options and commands, ABORT
+    "errors": b"\x31" + flags + opt(5) + opt(0x99, b"xyz") + go(7, "a") +
+              req(1, 0, 512) + b"\0" * 512 + req(0, 0xFFFFF000, 8192) + req(4, 0, 512) +
+              req(0x77, 0, 0) + req(2, 0, 0),
+    "abort": b"\x40" + flags + go(6, "nope") + opt(2),
+    # zero copy (bit 3): pipelined reads handed out by reference
+    "zero-copy": b"\x58" + flags + go(7, "a", (3,)) + req(0, 0, 65536, cookie=1) +
+                 req(0, 65536, 4096, cookie=2) + req(0, 0, 512, cookie=3) + req(2, 0, 0),
+}
+os.makedirs(out, exist_ok=True)
+for name, data in seeds.items():
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)
+print("wrote %d seeds to %s" % (len(seeds), out))

@@ -1,0 +1,392 @@
+# Network cases (issue 12, first half): PCI enumeration, virtio-net and
+# e1000 on QEMU's user network, DHCP, ip=, ping to slirp's gateway, and TCP
+# from the host through hostfwd on 127.0.0.1 (FACTS-2 §5.2). One boot each.
+
+# nbdsh is python3-libnbd's and runs `python3 -m nbd`: another python3 first
+# in PATH (pyenv) lacks the module, so give it Debian's.
+# (An array, as `timeout` runs it: a shell function would not be found.)
+if python3 -c 'import nbd' 2>/dev/null; then
+	NBDSH=(nbdsh)
+else
+	NBDSH=(env "PATH=/usr/bin:$PATH" nbdsh)
+fi
+
+# A TCP port on 127.0.0.1 that nothing listens on now (the kernel picks it).
+net_free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# net_echo_check PORT BYTES: connect to 127.0.0.1:PORT (retrying while the
+# forward is not yet answered), send BYTES of a pattern, expect them back.
+# Prints one line; returns 1 on any difference.
+net_echo_check() {
+	python3 - "$1" "$2" <<'PY'
+import socket, sys, time
+port, n = int(sys.argv[1]), int(sys.argv[2])
+data = bytes((i * 7 + i // 251) & 0xFF for i in range(n))
+for attempt in range(50):
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=30)
+        break
+    except OSError as e:
+        err = e
+        time.sleep(0.2)
+else:
+    print(f"net-echo client: cannot connect to 127.0.0.1:{port}: {err}")
+    sys.exit(1)
+s.settimeout(30)
+s.sendall(data)
+s.shutdown(socket.SHUT_WR)
+got = bytearray()
+while True:
+    chunk = s.recv(65536)
+    if not chunk:
+        break
+    got += chunk
+s.close()
+if got != data:
+    first = next((i for i in range(min(len(got), n)) if got[i] != data[i]), min(len(got), n))
+    print(f"net-echo client: {len(got)} of {n} bytes came back, first difference at {first}")
+    sys.exit(1)
+print(f"net-echo client: {n} bytes sent and received back unchanged")
+PY
+}
+
+# net_boot_echo NAME NIC CMDLINE: boot with NIC and a forwarded port PORT
+# (CMDLINE's @PORT@ is replaced by it); when net-echo listens, run the host
+# client against it. Exit status 0 expected; LOG as boot() leaves it.
+net_boot_echo() {
+	local name=$1 nic=$2 port cmdline
+	port=$(net_free_port)
+	cmdline=${3//@PORT@/$port}
+	LOG=$LOGDIR/$name.log
+	mkdir -p "$LOGDIR"
+	rm -f "$LOG" "$LOG.raw"
+	local t0=$SECONDS rc=0 polls=0
+	tools/run-qemu --log "$LOG.raw" --dir "build/qemu/$name" --nic "$nic" --hostfwd "$port" \
+		--ram 512M --timeout 120 --cmdline "$cmdline" </dev/null 2>"$LOG.stderr" &
+	local runner=$!
+	until grep -q 'net-echo: listening' "$LOG.raw" 2>/dev/null; do
+		kill -0 "$runner" 2>/dev/null && [ $polls -lt 1200 ] || break
+		sleep 0.1
+		polls=$((polls + 1))
+	done
+	if grep -q 'net-echo: listening' "$LOG.raw" 2>/dev/null; then
+		net_echo_check "$port" 65536 | sed 's/^/    /'
+		[ "${PIPESTATUS[0]}" = 0 ] || CASE_FAILED=1
+	else
+		echo "    FAIL: $name: net-echo never listened"
+		CASE_FAILED=1
+	fi
+	wait "$runner" || rc=$?
+	sed -e 's/\r$//' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$LOG.raw" >"$LOG" 2>/dev/null || true
+	echo "    boot $name: status $rc in $((SECONDS - t0))s (log $LOG)"
+	if grep -q 'Could not set up host forwarding rule' "$LOG.stderr"; then
+		echo "    FAIL: host port $port on 127.0.0.1 is taken (QEMU could not forward it)"
+		CASE_FAILED=1
+	elif [ "$rc" != 0 ]; then
+		echo "    FAIL: exit status $rc, want 0"
+		sed 's/^/    | /' "$LOG.stderr"
+		tail -25 "$LOG" | sed 's/^/    | /'
+		CASE_FAILED=1
+	fi
+}
+
+NET_RUN='run="lspci -v; ip addr; ping -c 3 10.0.2.2; net-echo @PORT@; ip addr; poweroff 0"'
+
+# What every NIC must show: DHCP's address, three echo replies, the bytes echoed.
+net_expect_common() {
+	expect '^\[.*\] eth0: 10\.0\.2\.15/255\.255\.255\.0 gateway 10\.0\.2\.2 \(DHCP\)$'
+	expect '^    inet 10\.0\.2\.15/24 gateway 10\.0\.2\.2 \(DHCP\)$'
+	expect '^64 bytes from 10\.0\.2\.2: icmp_seq=1 '
+	expect '^ping: 10\.0\.2\.2: 3 sent, 3 received$'
+	expect '^net-echo: connection from 10\.0\.2\.2:[0-9]+$'
+	expect '^net-echo: done after 1 connection, 65536 bytes echoed$'
+	expect_not 'no reply to icmp_seq|run: .* returned'
+}
+
+case_net_virtio() {
+	net_boot_echo net_virtio virtio "$NET_RUN"
+	expect '^\[.*\] pci: [0-9]+ functions$'
+	expect '^00:[0-9a-f]{2}\.0 1af4:1000 class 0200 ethernet rev [0-9a-f]+ driver virtio-net$'
+	expect '^        BAR4 mem64 prefetchable 0x[0-9a-f]+ size 16K$'
+	expect '^        caps: MSI-X\([0-9]+ vectors\)@[0-9a-f]+ vendor@'
+	expect '^\[.*\] eth0: virtio-net at 00:[0-9a-f]{2}\.0, MAC 52:54:00:12:34:56, 128-entry queues, link up$'
+	expect '^1: eth0: UP link/ether 52:54:00:12:34:56 mtu 1500 \(virtio-net\)$'
+	net_expect_common
+}
+
+case_net_e1000() {
+	net_boot_echo net_e1000 e1000 "$NET_RUN"
+	expect '^00:[0-9a-f]{2}\.0 8086:100e class 0200 ethernet rev [0-9a-f]+ driver e1000$'
+	expect '^        BAR0 mem32 0x[0-9a-f]+ size 128K$'
+	expect '^\[.*\] eth0: e1000 at 00:[0-9a-f]{2}\.0, MAC 52:54:00:12:34:56, 128-entry rings, link up$'
+	expect '^1: eth0: UP link/ether 52:54:00:12:34:56 mtu 1500 \(e1000\)$'
+	net_expect_common
+}
+
+# Linux's ip= with a static address: no DHCP, and slirp still answers
+# (it learns the MAC from the gratuitous ARP).
+case_net_static_ip() {
+	boot net_static_ip 0 --nic virtio --ram 512M --timeout 120 --cmdline \
+		'ip=10.0.2.15::10.0.2.2:255.255.255.0::eth0:off run="ip addr; ping -c 2 10.0.2.2; poweroff 0"'
+	expect '^\[.*\] eth0: 10\.0\.2\.15/255\.255\.255\.0 gateway 10\.0\.2\.2 \(ip=\)$'
+	expect '^    inet 10\.0\.2\.15/24 gateway 10\.0\.2\.2 \(ip=\)$'
+	expect '^ping: 10\.0\.2\.2: 2 sent, 2 received$'
+	expect_not '\(DHCP\)'
+}
+
+# NBD with real clients from Debian (libnbd-bin, qemu-utils; FACTS-2 §4.3)
+# against a 64 MiB raw pmem0 exported with nbd.export=, through
+# hostfwd=tcp:127.0.0.1:PORT-:10809: nbdinfo --list, FUA writes with
+# qemu-io found in the backing file, the whole device read with nbdcopy and
+# compared with the backing file. Then QEMU is SIGKILLed (the acknowledged
+# FUA writes must already be in the backing file). With reboot=1 the
+# machine boots again on the same backing file and nbdcopy must read the
+# same bytes as before the kill.
+nbd_clients() {
+	local name=$1 nic=$2 reboot=${3:-0} port t0=$SECONDS
+	port=$(net_free_port)
+	local dir=build/qemu/$name
+	nbd_clients_boot "$name" "$nic" "$port" "$dir" --fresh
+	nbd_clients_talk "$name" "$port" "$dir"
+	nbd_clients_kill
+	if [ "$reboot" = 1 ] && [ "$CASE_FAILED" = 0 ]; then
+		cp "$dir/nbdcopy.img" "$dir/before-kill.img"
+		nbd_clients_boot "$name-reboot" "$nic" "$port" "$dir"
+		if nbd_clients_listening "$name-reboot" && timeout 150 nbdcopy "nbd://127.0.0.1:$port/pmem0" \
+			"$dir/after-reboot.img" >"$LOG.nbdcopy2" 2>&1 &&
+			cmp -s "$dir/after-reboot.img" "$dir/before-kill.img"; then
+			echo "    after the kill and a new boot, nbdcopy reads the same 64 MiB"
+		else
+			echo "    FAIL: after the kill and a new boot the device reads differently (or not at all)"
+			sed 's/^/    | /' "$LOG.nbdcopy2" 2>/dev/null
+			CASE_FAILED=1
+		fi
+		nbd_clients_kill
+	fi
+	echo "    $name: $((SECONDS - t0))s (log $LOG)"
+	expect '^\[.*\] nbd: exporting pmem0 \(67108864 bytes, read-write\)$'
+	expect_not 'nbd: client .* closed: '
+	# Zero copy: every byte read went from pmem to the NIC without a copy.
+	LOG=$LOGDIR/$name.log
+	expect 'nbd: client .* done: [1-9][0-9]* reads \(([0-9]+) bytes, \1 without a copy\)'
+	local copied
+	copied=$(sed -n 's/.*nbd: client .* done: [0-9]* reads (\([0-9]*\) bytes, \([0-9]*\) without a copy).*/\1 \2/p' \
+		"$LOG" | awk '$1 != $2')
+	if [ -n "$copied" ]; then
+		echo "    FAIL: some READ data was copied (bytes read, bytes without a copy): $copied"
+		CASE_FAILED=1
+	fi
+}
+
+# nbd_clients_boot NAME NIC PORT DIR [--fresh]: boot in the background
+# (nvdimm backing file in DIR, log LOGDIR/NAME.log); LOG, RUNNER set.
+nbd_clients_boot() {
+	local name=$1 nic=$2 port=$3 dir=$4
+	shift 4
+	LOG=$LOGDIR/$name.log
+	mkdir -p "$LOGDIR"
+	rm -f "$LOG" "$LOG.raw" "$LOG.pid"
+	tools/run-qemu --log "$LOG.raw" --pidfile "$LOG.pid" --dir "$dir" --nic "$nic" \
+		--hostfwd "$port:10809" --ram 512M --nvdimm 64M --timeout 240 "$@" \
+		--cmdline 'nbd.export=pmem0' </dev/null 2>"$LOG.stderr" &
+	RUNNER=$!
+}
+
+# True once the server listens (polled for up to 2 minutes).
+nbd_clients_listening() {
+	local polls=0
+	until grep -q 'nbd: listening on port 10809' "$LOG.raw" 2>/dev/null; do
+		kill -0 "$RUNNER" 2>/dev/null && [ $polls -lt 1200 ] || break
+		sleep 0.1
+		polls=$((polls + 1))
+	done
+	if ! grep -q 'nbd: listening on port 10809' "$LOG.raw" 2>/dev/null; then
+		echo "    FAIL: $1: the NBD server never listened"
+		sed 's/^/    | /' "$LOG.stderr"
+		CASE_FAILED=1
+		return 1
+	fi
+}
+
+# SIGKILL the QEMU nbd_clients_boot started, keep its log as text.
+nbd_clients_kill() {
+	local pid
+	pid=$(cat "$LOG.pid" 2>/dev/null) || pid=
+	if [ -n "$pid" ] && grep -qF -- "$LOG.pid" "/proc/$pid/cmdline" 2>/dev/null; then
+		kill -9 "$pid"
+	fi
+	wait "$RUNNER" 2>/dev/null
+	sed -e 's/\r$//' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$LOG.raw" >"$LOG" 2>/dev/null || true
+}
+
+nbd_clients_talk() {
+	local name=$1 port=$2 dir=$3
+	if nbd_clients_listening "$name"; then
+		local uri=nbd://127.0.0.1:$port/pmem0 out=$dir/nbdcopy.img
+		timeout 60 nbdinfo --list "nbd://127.0.0.1:$port" >"$LOG.nbdinfo" 2>&1 ||
+			{ echo "    FAIL: nbdinfo --list failed"; CASE_FAILED=1; }
+		grep -q '^export="pmem0":$' "$LOG.nbdinfo" && grep -q 'export-size: 67108864' "$LOG.nbdinfo" &&
+			grep -q 'can_fua: true' "$LOG.nbdinfo" && grep -q 'can_multi_conn: true' "$LOG.nbdinfo" ||
+			{ echo "    FAIL: nbdinfo --list says:"; sed 's/^/    | /' "$LOG.nbdinfo"; CASE_FAILED=1; }
+		timeout 60 qemu-io -f raw -c 'write -P 0x5a 1M 64k' -c 'write -P 0xc3 63M 1M' "$uri" \
+			>"$LOG.qemu-io" 2>&1 ||
+			{ echo "    FAIL: qemu-io failed:"; sed 's/^/    | /' "$LOG.qemu-io"; CASE_FAILED=1; }
+		python3 - "$dir/nvdimm0.img" <<'PY' || CASE_FAILED=1
+import sys
+d = open(sys.argv[1], "rb").read()
+ok = d[1 << 20:(1 << 20) + 65536] == b"\x5a" * 65536 and d[63 << 20:64 << 20] == b"\xc3" * (1 << 20)
+print("    qemu-io's writes %s in the backing file" % ("are" if ok else "are NOT"))
+sys.exit(0 if ok else 1)
+PY
+		# python3-libnbd's nbdsh: a FUA write, read back; qemu-img info and compare.
+		timeout 60 "${NBDSH[@]}" -u "$uri" -c 'h.pwrite(b"\xa5" * 8192, 2 << 20, nbd.CMD_FLAG_FUA)' \
+			-c 'assert h.pread(8192, 2 << 20) == b"\xa5" * 8192' \
+			-c 'print("nbdsh:", h.get_size(), h.can_fua(), h.can_multi_conn(), h.is_read_only())' \
+			>"$LOG.nbdsh" 2>&1 && grep -q '^nbdsh: 67108864 True True False$' "$LOG.nbdsh" &&
+			cmp -s -i $((2 << 20)):0 -n 8192 "$dir/nvdimm0.img" <(head -c 8192 /dev/zero | tr '\0' '\245') &&
+			echo "    nbdsh: FUA write read back and in the backing file" ||
+			{ echo "    FAIL: nbdsh:"; sed 's/^/    | /' "$LOG.nbdsh"; CASE_FAILED=1; }
+		timeout 60 qemu-img info "$uri" >"$LOG.qemu-img" 2>&1 &&
+			grep -q '^virtual size: 64 MiB (67108864 bytes)$' "$LOG.qemu-img" &&
+			timeout 150 qemu-img compare -f raw -F raw "$dir/nvdimm0.img" "$uri" >>"$LOG.qemu-img" 2>&1 &&
+			echo "    qemu-img info sees 64 MiB; qemu-img compare: identical to the backing file" ||
+			{ echo "    FAIL: qemu-img:"; sed 's/^/    | /' "$LOG.qemu-img"; CASE_FAILED=1; }
+		rm -f "$out"
+		local c0=$SECONDS
+		if timeout 150 nbdcopy "$uri" "$out" >"$LOG.nbdcopy" 2>&1 && cmp -s "$out" "$dir/nvdimm0.img"; then
+			echo "    nbdcopy read the whole 64 MiB device in $((SECONDS - c0))s, same as the backing file"
+		else
+			echo "    FAIL: nbdcopy failed or its copy differs from the backing file:"
+			sed 's/^/    | /' "$LOG.nbdcopy"
+			CASE_FAILED=1
+		fi
+		if [ "${NBD_MANY:-0}" = 1 ]; then
+			timeout 120 python3 test/qemu/nbd_many.py "$port" pmem0 "$dir/nvdimm0.img" 16 |
+				sed 's/^/    /'
+			[ "${PIPESTATUS[0]}" = 0 ] || CASE_FAILED=1
+			cp "$dir/nvdimm0.img" "$dir/nbdcopy.img"	# what the reboot must read
+		fi
+	fi
+}
+
+# virtio also: 16 connections at once and a client vanishing mid-WRITE
+# (test/qemu/nbd_many.py), then the reboot.
+case_nbd_clients_virtio() {
+	NBD_MANY=1 nbd_clients nbd_clients_virtio virtio 1
+}
+
+# e1000: the reboot too (a second boot of the same backing file after the SIGKILL).
+case_nbd_clients_e1000() {
+	nbd_clients nbd_clients_e1000 e1000 1
+}
+
+# A misbehaving client (test/qemu/nbd_bad.py) against pmem0 and a read-only
+# pmem1, with nbd.allow= letting slirp's peer address (10.0.2.2) in; then a
+# boot whose nbd.allow= leaves the host out: its connection is closed
+# without a greeting, with one line. The bench's net-sink and net-source
+# get a quick run in the first boot (tools/bench-net's path).
+case_nbd_misbehaving_clients() {
+	local name=nbd_bad port sport dir=build/qemu/nbd_bad t0=$SECONDS
+	port=$(net_free_port)
+	sport=$(net_free_port)
+	LOG=$LOGDIR/$name.log
+	mkdir -p "$LOGDIR"
+	rm -f "$LOG" "$LOG.raw" "$LOG.pid"
+	tools/run-qemu --log "$LOG.raw" --pidfile "$LOG.pid" --dir "$dir" --fresh --nic virtio \
+		--hostfwd "$port:10809" --hostfwd "$sport:5001" --ram 512M --nvdimm 64M --nvdimm 64M \
+		--timeout 240 --cmdline 'nbd.export=pmem0,pmem1:ro nbd.allow=192.0.2.0/24,10.0.2.2 run="nbd-list; net-sink 5001; net-source 5001 1M; nbd-memcpy pmem0 1M"' \
+		</dev/null 2>"$LOG.stderr" &
+	RUNNER=$!
+	if nbd_clients_listening "$name"; then
+		local polls=0
+		until grep -q 'net-sink: listening' "$LOG.raw" 2>/dev/null || [ $polls -gt 600 ]; do
+			sleep 0.1
+			polls=$((polls + 1))
+		done
+		# net-source binds the port net-sink's connection just closed on (SO_REUSE).
+		python3 - "$sport" <<'PY' | sed 's/^/    /'
+import socket, sys, time
+port = int(sys.argv[1])
+for name, send in (("net-sink", True), ("net-source", False)):
+    for _ in range(100):
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=30); break
+        except OSError:
+            time.sleep(0.2)
+    n = 0
+    if send:
+        s.sendall(b"x" * (1 << 20)); s.shutdown(socket.SHUT_WR)
+    while True:
+        b = s.recv(65536)
+        if not b: break
+        n += len(b)
+    s.close()
+    print(f"{name}: {'sent' if send else 'received'} {1 << 20 if send else n} bytes")
+    time.sleep(0.5)
+PY
+		# Something other than zeroes in pmem0 first, for the unchanged-bytes check.
+		timeout 60 "${NBDSH[@]}" -u "nbd://127.0.0.1:$port/pmem0" \
+			-c 'import os; h.pwrite(os.urandom(8 << 20), 0, nbd.CMD_FLAG_FUA)' ||
+			{ echo "    FAIL: nbdsh could not fill pmem0"; CASE_FAILED=1; }
+		timeout 120 python3 test/qemu/nbd_bad.py "$port" "$dir/nvdimm0.img" "$dir/nvdimm1.img" \
+			>"$LOG.bad" 2>&1 || CASE_FAILED=1
+		grep -E '^(FAIL|nbd_bad|Traceback)|Error' "$LOG.bad" | sed 's/^/    /'
+		[ "$CASE_FAILED" = 0 ] || sed 's/^/    | /' "$LOG.bad"
+	fi
+	nbd_clients_kill
+	expect '^allowed: 192\.0\.2\.0/24 10\.0\.2\.2/32; 0 connections refused$'
+	expect '^pmem1 67108864 bytes ro, 0 clients$'
+	expect '^net-sink: connection 1: 1048576 bytes in '
+	expect '^net-source: connection 1: 1048576 bytes in '
+	expect '^nbd-memcpy: pmem0: 1048576 bytes: read [0-9]+ KiB/s, write [0-9]+ KiB/s$'
+	expect '^\[.*\] nbd: client 10\.0\.2\.2:[0-9]+ closed: '
+	expect_not 'not in nbd.allow|panic|run: .* returned'
+	# nbd.allow= without the host: refused, cleanly, one line each.
+	port=$(net_free_port)
+	LOG=$LOGDIR/$name-refused.log
+	rm -f "$LOG" "$LOG.raw" "$LOG.pid"
+	tools/run-qemu --log "$LOG.raw" --pidfile "$LOG.pid" --dir "$dir" --nic e1000 \
+		--hostfwd "$port:10809" --ram 512M --nvdimm 64M --nvdimm 64M --timeout 120 \
+		--cmdline 'nbd.export=pmem0 nbd.allow=192.0.2.0/24' </dev/null 2>"$LOG.stderr" &
+	RUNNER=$!
+	if nbd_clients_listening "$name-refused"; then
+		python3 - "$port" <<'PY' | sed 's/^/    /'
+import socket, sys, time
+for _ in range(100):
+    try:
+        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=30); break
+    except OSError:
+        time.sleep(0.2)
+try:
+    b = s.recv(18)
+except ConnectionResetError:
+    b = b""
+print("refused client: %s" % ("closed without a greeting" if b == b"" else "got %r" % b))
+sys.exit(0 if b == b"" else 1)
+PY
+		[ "${PIPESTATUS[0]}" = 0 ] || CASE_FAILED=1
+		timeout 30 nbdinfo "nbd://127.0.0.1:$port/pmem0" >/dev/null 2>&1 &&
+			{ echo "    FAIL: nbdinfo got through nbd.allow=192.0.2.0/24"; CASE_FAILED=1; }
+		sleep 1
+	fi
+	nbd_clients_kill
+	expect '^\[.*\] nbd: refusing 10\.0\.2\.2:[0-9]+: not in nbd\.allow$'
+	echo "    $name: $((SECONDS - t0))s"
+}
+
+# An export holds its device: destroy-namespace is refused until
+# nbd-unexport; bad export specs get one line each.
+case_nbd_export_holds_the_device() {
+	boot nbd_export_holds 0 --nic virtio --ram 512M --nvdimm 64M --fresh --timeout 120 --cmdline \
+		'nbd.export=pmem0 run="nbd-list; destroy-namespace -f namespace0.0; nbd-unexport pmem0; nbd-list; nbd-export pmem0:rw; nbd-export pmemX; nbd-export pmem0:ro; nbd-list; poweroff 0"'
+	expect '^pmem0 67108864 bytes rw, 0 clients$'
+	expect 'pmem0: 1 direct-access addresses held, cannot detach$'
+	expect "^run: 'destroy-namespace -f namespace0.0' returned -16$"
+	expect '\] nbd: pmem0 no longer exported$'
+	expect '^nbd: nothing exported$'
+	expect '\] nbd: export pmem0:rw: only :ro may follow the device name$'
+	expect '\] nbd: no block device pmemX$'
+	expect '^pmem0 67108864 bytes ro, 0 clients$'
+}
