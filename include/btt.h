@@ -1,0 +1,122 @@
+/*
+ * The BTT engine: a namespace's bytes as sectors that are written
+ * atomically, on Linux's on-media format (btt_layout.h; FACTS-2 §1.5-1.7;
+ * UEFI 2.7 §6.6). Opening one finds its arenas, checks every field, picks
+ * the log's padding scheme and rebuilds the free list from the log, rolling
+ * a logged-but-unmapped write forward as Linux's start-up does (the only
+ * store an open makes, one line each). A write goes to the lane's free
+ * block, then the log entry, then the map entry, each made durable before
+ * the next. One lane (no SMP yet); where locks go is marked in btt.c.
+ * Media access is through struct btt_media, so host tests can run the
+ * engine over any buffer.
+ */
+#ifndef PMEMK_BTT_H
+#define PMEMK_BTT_H
+
+#include "btt_layout.h"
+#include "nvdimm.h"
+#include "types.h"
+
+/* Lanes in use: one until there is SMP (then one per CPU, up to nfree). */
+#define BTT_LANES 1
+
+/* The namespace as the engine sees it. */
+struct btt_media {
+	u8 *base;			/* kernel address of namespace byte 0 */
+	u64 size;			/* namespace bytes */
+	struct nd_region *region;	/* nd_region_flush after each store; NULL: a fence */
+	bool ro;			/* never store (read-only region) */
+	bool cpu_cache;			/* eADR: plain stores, no cache write-back */
+};
+
+/* A lane's next free block and the log slot its next write uses. */
+struct btt_free {
+	u32 block;	/* post-map block number, flags stripped */
+	u32 sub;	/* 0 or 1: which of the two slots in use (log_index) */
+	u32 seq;	/* the sequence number the next entry carries */
+};
+
+struct btt_arena {
+	u64 base;			/* namespace offset of the info block */
+	struct btt_arena_geom g;	/* areas relative to base */
+	u64 first_lba;			/* external LBA of the arena's first sector */
+	u32 flags;			/* the info block's; BTT_IB_FLAG_ERROR: no writes */
+	u32 log_index[2];		/* slots in use: {0,1} or {0,2} */
+	struct btt_free free[BTT_LANES];
+};
+
+/* Where a write stops when a test says so (struct btt.stop_after): as a crash there would. */
+enum btt_write_step {
+	BTT_STEP_NONE = 0,
+	BTT_STEP_DATA_HALF,	/* half of the data block stored */
+	BTT_STEP_DATA,		/* the data block stored */
+	BTT_STEP_LOG_HALF,	/* {lba, old_map} of the log entry */
+	BTT_STEP_LOG,		/* {new_map, seq}: the entry complete */
+	BTT_STEP_MAP,		/* the map entry: the write is done */
+};
+
+struct btt {
+	struct btt_media m;
+	char name[16];			/* for messages: bttN.0 */
+	u64 initial_offset;		/* 4096 (BTT 1.1) or 0 (2.0) */
+	u8 uuid[16];
+	u16 version_major, version_minor;
+	u32 lbasize;			/* external sector size */
+	u64 nlba;			/* sectors exported */
+	u32 nr_arenas;
+	struct btt_arena *arenas;	/* nr_arenas, allocated by btt_open */
+	u32 rolled_forward;		/* map entries the open rewrote */
+	u32 roll_forward_pending;	/* ... or would have, on a read-only region */
+	enum btt_write_step stop_after;	/* tests: writes stop after this step */
+};
+
+/*
+ * Open the BTT whose first info block is at `info_off` (4096: must be
+ * version 1.1; 0: 2.0) of namespace `m`, whose uuid is `parent_uuid` (all
+ * zero for label-less). Reads and checks every arena's info block and log;
+ * rebuilds the free list; rolls forward map entries whose write was logged
+ * but not mapped (a line each; on a read-only medium it only says so and
+ * reads keep the old data). -ENODEV when there is no BTT there, -EINVAL /
+ * -EOPNOTSUPP for one with bad metadata, -ENOMEM; then `why` holds one line
+ * and nothing was stored. btt_close() releases it.
+ */
+int btt_open(struct btt *b, const struct btt_media *m, u64 info_off, const u8 parent_uuid[16],
+	     const char *name, char *why, size_t why_len);
+void btt_close(struct btt *b);
+
+/*
+ * One sector: LBA `lba` (< b->nlba) into or from `buf` (b->lbasize bytes).
+ * A read of a never-written sector gives its initial mapping's block
+ * (zeroes on a fresh BTT), of a Z entry zeroes, of an E entry -EIO. A write
+ * is atomic and durable on return: -EROFS on a read-only medium, -EIO in
+ * an arena flagged as failed, -EINTR when stopped by stop_after (tests).
+ * -ERANGE past the end.
+ */
+int btt_read(struct btt *b, u64 lba, void *buf);
+int btt_write(struct btt *b, u64 lba, const void *buf);
+
+/*
+ * Write a new BTT over namespace `m` as Linux does (FACTS-2 §1.3): per
+ * arena the map zeroed, the log zeroed and initialised (lane i: slot 0 =
+ * {i, external_nlba + i, external_nlba + i, 1}), info2, then info. Arenas
+ * from btt_lay_out(m->size - info_off, lbasize). Each store durable.
+ * -ENOSPC (namespace under 16 MiB + info_off), -EINVAL, -EROFS.
+ */
+int btt_format(const struct btt_media *m, u64 info_off, u32 lbasize, const u8 uuid[16],
+	       const u8 parent_uuid[16]);
+
+/*
+ * ndctl check-namespace on the BTT of namespace `m` (FACTS-2 §1.8): find
+ * the info block (4096 then 0; else recover it from an info2), then per
+ * arena the metadata rules, log sequence numbers and ranges, every map
+ * entry, log against map, info2 against info, and that map and free
+ * blocks name every internal block exactly once. Prints one line per
+ * finding, prefixed with `name`. With `repair` it writes what ndctl's
+ * --repair writes: the info block from info2, map entries the log says
+ * are stale, info2 from info. Returns 0 when clean (or everything found
+ * was repaired), -ENXIO when no BTT is there, -EBADMSG when it is not
+ * clean, -ENOMEM (the bitmap: one bit per internal block).
+ */
+int btt_check(const struct btt_media *m, const u8 parent_uuid[16], const char *name, bool repair);
+
+#endif

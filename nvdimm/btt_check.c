@@ -1,0 +1,351 @@
+/*
+ * check-namespace for the BTT: ndctl's checks (ndctl/check.c, FACTS-2 §1.8)
+ * over a namespace's media, reading only unless asked to repair: find the
+ * info block (or recover it from info2), then per arena the metadata
+ * rules, the log, every map entry, log against map, info2 against info,
+ * and that the map and the free list name each internal block once.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "btt.h"
+#include "mm.h"
+#include "nd_util.h"
+#include "persist.h"
+#include "printk.h"
+
+struct check {
+	const struct btt_media *m;
+	const char *name;
+	const u8 *parent;
+	bool repair;
+	u32 errors;		/* findings left as they are */
+	u32 repaired;
+	u16 major, minor;
+};
+
+#define say(c, fmt, ...) kprintf("%s: " fmt "\n", (c)->name, ##__VA_ARGS__)
+
+/* A finding: repaired when allowed (by `fix`, which stores), else counted. */
+static void finding(struct check *c, bool can_fix)
+{
+	if (c->repair && can_fix) {
+		c->repaired++;
+		return;
+	}
+	c->errors++;
+	if (can_fix)
+		say(c, "  Run with --repair to make the changes");
+}
+
+/* A durable store of repaired metadata (the same path as the engine's). */
+static void repair_store(const struct check *c, u64 off, const void *src, size_t n)
+{
+	if (c->m->cpu_cache)
+		memcpy(c->m->base + off, src, n);
+	else
+		arch_memcpy_flushcache(c->m->base + off, src, n);
+	if (c->m->region)
+		nd_region_flush(c->m->region);
+	else
+		arch_wmb_pmem();
+	pmem_written_add(PMEM_WR_BTT, n);
+}
+
+static const struct btt_sb *sb_at(const struct check *c, u64 off)
+{
+	return (const void *)(c->m->base + off);
+}
+
+static bool sb_ok(const struct check *c, u64 off, u16 major, u16 minor)
+{
+	const struct btt_sb *sb = sb_at(c, off);
+	const char *why;
+
+	return off + BTT_INFO_SIZE <= c->m->size && !btt_sb_identify(sb, c->parent, &why) &&
+	       sb->version_major == major && sb->version_minor == minor;
+}
+
+/* Where an arena starting `remaining` bytes before the end keeps info2: its last 4 KiB. */
+static u64 info2_guess(u64 off, u64 remaining)
+{
+	return off + ALIGN_DOWN(MIN(remaining, BTT_ARENA_MAX), BTT_PAGE) - BTT_INFO_SIZE;
+}
+
+/*
+ * The info block of the arena at `off`: the primary, or else info2 where
+ * Linux puts it (written back with --repair). *sb points at the one to use.
+ */
+static int load_info(struct check *c, u32 ai, u64 off, u64 remaining, const struct btt_sb **sb)
+{
+	if (sb_ok(c, off, c->major, c->minor)) {
+		*sb = sb_at(c, off);
+		return 0;
+	}
+	u64 alt = info2_guess(off, remaining);
+	if (remaining < BTT_ARENA_MIN || !sb_ok(c, alt, c->major, c->minor)) {
+		say(c, "arena %u: no valid info block at %#llx, nor an info2 at %#llx", ai, off,
+		    alt);
+		c->errors++;
+		return -ENXIO;
+	}
+	say(c, "arena %u: info block at %#llx is damaged; info2 at %#llx is intact", ai, off, alt);
+	*sb = sb_at(c, alt);
+	if (c->repair) {
+		repair_store(c, off, *sb, BTT_INFO_SIZE);
+		say(c, "arena %u: repaired: info block restored from info2", ai);
+		*sb = sb_at(c, off);
+	}
+	finding(c, true);
+	return 0;
+}
+
+/* ndctl's metadata rules beyond what the engine needs (FACTS-2 §1.8). */
+static void check_meta(struct check *c, u32 ai, const struct btt_sb *sb)
+{
+	if (sb->internal_nlba - sb->external_nlba != sb->nfree) {
+		say(c, "arena %u: internal_nlba %u - external_nlba %u != nfree %u", ai,
+		    sb->internal_nlba, sb->external_nlba, sb->nfree);
+		finding(c, false);
+	}
+	if (sb->internal_lbasize != sb->external_lbasize) {
+		say(c,
+		    "arena %u: internal_lbasize %u != external_lbasize %u (ndctl refuses this BTT)",
+		    ai, sb->internal_lbasize, sb->external_lbasize);
+		finding(c, false);
+	}
+	if (sb->flags & BTT_IB_FLAG_ERROR) {
+		say(c, "arena %u: info block flags %#x: the arena is marked failed", ai, sb->flags);
+		finding(c, false);
+	}
+}
+
+struct arena_view {
+	u32 ai;
+	u64 base;
+	struct btt_arena_geom g;
+	u32 idx[2];
+};
+
+static u32 map_entry(const struct check *c, const struct arena_view *v, u32 premap)
+{
+	return *(const volatile u32 *)(c->m->base + v->base + v->g.mapoff + (u64)premap * 4);
+}
+
+/* Lane `lane`'s newest entry, if the pair is sound and in range (check (a)). */
+static bool lane_newest(struct check *c, const struct arena_view *v, u32 lane,
+			struct btt_log_entry *e)
+{
+	struct btt_log_entry s[2];
+	u64 grp = v->base + v->g.logoff + (u64)lane * BTT_LOG_GROUP;
+
+	for (u32 k = 0; k < 2; k++)
+		memcpy(&s[k], c->m->base + grp + v->idx[k] * sizeof(s[k]), sizeof(s[k]));
+	int newer = btt_log_newer(s[0].seq, s[1].seq);
+	if (newer < 0) {
+		say(c, "arena %u: log group %u: sequence numbers %u and %u are not a valid pair",
+		    v->ai, lane, s[0].seq, s[1].seq);
+		return false;
+	}
+	*e = s[newer];
+	if (e->lba >= v->g.external_nlba || (e->old_map & BTT_MAP_LBA_MASK) >= v->g.internal_nlba ||
+	    (e->new_map & BTT_MAP_LBA_MASK) >= v->g.internal_nlba) {
+		say(c,
+		    "arena %u: log group %u: entry out of range (lba %#x, old_map %#x, new_map %#x)",
+		    v->ai, lane, e->lba, e->old_map, e->new_map);
+		return false;
+	}
+	return true;
+}
+
+/* (a) the log, and (c) log against map: a logged write not in the map. */
+static void check_log(struct check *c, const struct arena_view *v)
+{
+	for (u32 lane = 0; lane < v->g.nfree; lane++) {
+		struct btt_log_entry e;
+		if (!lane_newest(c, v, lane, &e)) {
+			finding(c, false);
+			continue;
+		}
+		u32 old = e.old_map & BTT_MAP_LBA_MASK, next = e.new_map & BTT_MAP_LBA_MASK;
+		u32 cur = btt_map_block(map_entry(c, v, e.lba), e.lba);
+		if (old == next || cur == next || cur != old)
+			continue;
+		say(c, "arena %u: log[%u].new_map (%#x) doesn't match map[%#x] (%#x)", v->ai, lane,
+		    next, e.lba, cur);
+		say(c, "arena %u: map[%#x] needs to be updated to %#x", v->ai, e.lba, next);
+		if (c->repair) {
+			u32 entry = BTT_MAP_NORMAL | next;
+			repair_store(c, v->base + v->g.mapoff + (u64)e.lba * 4, &entry, 4);
+			say(c, "arena %u: repaired: map[%#x] = %#x", v->ai, e.lba, next);
+		}
+		finding(c, true);
+	}
+}
+
+/* (b) every map entry names a block of the data area. */
+static bool check_map(struct check *c, const struct arena_view *v)
+{
+	u32 bad = 0;
+
+	for (u32 i = 0; i < v->g.external_nlba; i++) {
+		u32 block = btt_map_block(map_entry(c, v, i), i);
+		if (block < v->g.internal_nlba)
+			continue;
+		if (!bad++)
+			say(c, "arena %u: map[%#x] = %#x is past internal_nlba %#x", v->ai, i,
+			    block, v->g.internal_nlba);
+	}
+	if (bad) {
+		say(c, "arena %u: %u map entries out of range", v->ai, bad);
+		finding(c, false);
+	}
+	return !bad;
+}
+
+/* Mark one reference to `block`; count it when it was marked already. */
+static void mark(struct check *c, const struct arena_view *v, u64 *bits, u32 block, u32 *dups)
+{
+	u64 bit = 1ULL << (block % 64);
+
+	if (bits[block / 64] & bit) {
+		if (!(*dups)++)
+			say(c, "arena %u: internal block %#x is referenced by two map/log entries",
+			    v->ai, block);
+	}
+	bits[block / 64] |= bit;
+}
+
+/* (e) the map and the lanes' free blocks name every internal block exactly once. */
+static int check_bitmap(struct check *c, const struct arena_view *v)
+{
+	u64 words = ((u64)v->g.internal_nlba + 63) / 64;
+	u64 *bits = calloc(words, sizeof(u64));
+	u32 dups = 0, missing = 0;
+	struct btt_log_entry e;
+
+	if (!bits) {
+		say(c, "arena %u: no memory for a bitmap of %u blocks", v->ai, v->g.internal_nlba);
+		return -ENOMEM;
+	}
+	for (u32 i = 0; i < v->g.external_nlba; i++)
+		mark(c, v, bits, btt_map_block(map_entry(c, v, i), i), &dups);
+	for (u32 lane = 0; lane < v->g.nfree; lane++)
+		if (lane_newest(c, v, lane, &e))
+			mark(c, v, bits, e.old_map & BTT_MAP_LBA_MASK, &dups);
+	for (u32 b = 0; b < v->g.internal_nlba; b++)
+		missing += !(bits[b / 64] & (1ULL << (b % 64)));
+	free(bits);
+	if (dups || missing) {
+		say(c,
+		    "arena %u: bitmap error: internal blocks are incorrectly referenced (%u twice, %u never)",
+		    v->ai, dups, missing);
+		finding(c, false);
+	}
+	return 0;
+}
+
+/* (d) info2 is a copy of info. */
+static void check_info2(struct check *c, const struct arena_view *v)
+{
+	const u8 *info = c->m->base + v->base, *info2 = info + v->g.info2off;
+
+	if (!memcmp(info, info2, BTT_INFO_SIZE))
+		return;
+	say(c, "arena %u: info2 at %#llx differs from the info block", v->ai,
+	    v->base + v->g.info2off);
+	if (c->repair) {
+		repair_store(c, v->base + v->g.info2off, info, BTT_INFO_SIZE);
+		say(c, "arena %u: repaired: info2 rewritten from the info block", v->ai);
+	}
+	finding(c, true);
+}
+
+static int check_arena(struct check *c, struct arena_view *v, const struct btt_sb *sb,
+		       u64 remaining, bool primary_ok)
+{
+	const char *why;
+
+	say(c, "checking arena %u", v->ai);
+	if (btt_sb_validate(sb, remaining, c->major, c->minor, &v->g, &why)) {
+		say(c, "arena %u: %s", v->ai, why);
+		c->errors++;
+		return -EBADMSG;
+	}
+	check_meta(c, v->ai, sb);
+	if (btt_log_indices(c->m->base + v->base + v->g.logoff, v->g.nfree, v->idx, &why)) {
+		say(c, "arena %u: %s", v->ai, why);
+		c->errors++;
+		return 0;
+	}
+	check_log(c, v);
+	if (!check_map(c, v))
+		return 0;
+	if (primary_ok)
+		check_info2(c, v);
+	return check_bitmap(c, v);
+}
+
+/* Which BTT this is: 1.1 at 4096, else 2.0 at 0 (a primary first, then an info2). */
+static int find_start(struct check *c, u64 *off)
+{
+	static const struct {
+		u64 off;
+		u16 major, minor;
+	} where[] = { { BTT_V1_OFFSET, 1, 1 }, { BTT_V2_OFFSET, 2, 0 } };
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < ARRAY_SIZE(where); i++) {
+			u64 at = where[i].off, rem = c->m->size > at ? c->m->size - at : 0;
+			if (rem < BTT_ARENA_MIN)
+				continue;
+			if (!sb_ok(c, pass ? info2_guess(at, rem) : at, where[i].major,
+				   where[i].minor))
+				continue;
+			*off = at;
+			c->major = where[i].major;
+			c->minor = where[i].minor;
+			return 0;
+		}
+	}
+	say(c, "no BTT info block at 4096 or 0, nor an info2 where Linux puts one");
+	return -ENXIO;
+}
+
+int btt_check(const struct btt_media *m, const u8 parent_uuid[16], const char *name, bool repair)
+{
+	struct check c = { .m = m, .name = name, .parent = parent_uuid, .repair = repair };
+	u64 off, remaining;
+	int err = 0;
+
+	if (repair && m->ro) {
+		say(&c, "read-only region: cannot repair");
+		return -EROFS;
+	}
+	if (find_start(&c, &off))
+		return -ENXIO;
+	remaining = m->size - off;
+	for (u32 ai = 0; !err; ai++) {
+		struct arena_view v = { .ai = ai, .base = off };
+		const struct btt_sb *sb;
+
+		if (ai >= BTT_MAX_ARENAS || load_info(&c, ai, off, remaining, &sb)) {
+			err = -EBADMSG;
+			break;
+		}
+		if (!ai)
+			say(&c, "found a BTT %u.%u at %#llx", c.major, c.minor, off);
+		bool primary_ok = sb == sb_at(&c, off);
+		err = check_arena(&c, &v, sb, remaining, primary_ok);
+		if (err || !v.g.nextoff)
+			break;
+		off += v.g.nextoff;
+		remaining -= v.g.nextoff;
+	}
+	if (err == -ENOMEM)
+		return err;
+	if (c.repaired)
+		say(&c, "%u repair%s made", c.repaired, c.repaired == 1 ? "" : "s");
+	return c.errors || err ? -EBADMSG : 0;
+}

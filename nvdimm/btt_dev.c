@@ -1,0 +1,225 @@
+/*
+ * BTT devices: bttN.0 claiming a namespace that holds a BTT, block device
+ * pmemNs whose sectors go through the BTT engine (btt.c), ndctl's list
+ * fields for mode sector, create and check-namespace. pfn_dev.c decides
+ * what a namespace is (one view each) and calls in here for sector mode.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arch.h"
+#include "direct_map.h"
+#include "nd_btt.h"
+#include "nd_pfn.h"
+#include "nd_util.h"
+#include "printk.h"
+#include "random.h"
+
+static struct nd_btt btt_devs[ND_MAX_REGIONS];
+
+void nd_btt_reset(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(btt_devs); i++)
+		if (btt_devs[i].open)
+			btt_close(&btt_devs[i].btt);
+	memset(btt_devs, 0, sizeof(btt_devs));
+}
+
+static struct nd_btt *slot_of(const struct nd_namespace_io *ns)
+{
+	return &btt_devs[ns->region->id];
+}
+
+struct nd_btt *nd_btt_of(struct nd_namespace_io *ns)
+{
+	struct nd_btt *b = slot_of(ns);
+
+	return ns->claim == b ? b : NULL;
+}
+
+/* ndctl's JSON for a sector namespace (ndctl list -N; FACTS-2 fixtures). */
+static void btt_list_json(const struct nd_namespace_io *ns, struct nd_json *j)
+{
+	const struct nd_btt *b = ns->claim;
+	char uuid[UUID_STR_LEN + 1];
+
+	uuid_to_str(b->uuid, uuid);
+	nd_json_str(j, "mode", "sector");
+	nd_json_u64(j, "size", b->enabled ? b->pmem.size : 0);
+	nd_json_str(j, "uuid", uuid);
+	nd_json_u64(j, "sector_size", b->lbasize ? b->lbasize : ns->sector_size);
+	if (b->enabled) {
+		nd_json_str(j, "blockdev", b->pmem.name);
+		if (b->pmem.ro)
+			nd_json_bool(j, "ro", true);
+	} else {
+		nd_json_str(j, "state", "disabled");
+		nd_json_str(j, "reason", b->reason);
+	}
+	if (ns->region->numa_node >= 0)
+		nd_json_int(j, "numa_node", ns->region->numa_node);
+	if (ns->region->target_node >= 0)
+		nd_json_int(j, "target_node", ns->region->target_node);
+}
+
+static const struct nd_claim_ops btt_claim_ops = { "btt", btt_list_json };
+
+static struct btt_media ns_media(struct nd_namespace_io *ns)
+{
+	return (struct btt_media){
+		.base = phys_to_virt(ns->start),
+		.size = ns->size,
+		.region = ns->region,
+		.ro = ns->region->ro,
+		.cpu_cache = ns->region->persistence == ND_PERSIST_CACHE,
+	};
+}
+
+/* pmemNs: whole sectors, checked by pmem_rw; one BTT sector at a time. */
+static int btt_dev_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir dir)
+{
+	struct nd_btt *b = (struct nd_btt *)((u8 *)dev - offsetof(struct nd_btt, pmem));
+	u32 ss = dev->sector_size;
+
+	for (u64 done = 0; done < len; done += ss) {
+		u64 lba = (off + done) / ss;
+		u8 *p = (u8 *)buf + done;
+		int err = dir == PMEM_READ ? btt_read(&b->btt, lba, p) : btt_write(&b->btt, lba, p);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Is the backup intact where Linux puts it? Then check-namespace --repair can restore. */
+static bool info2_intact(const struct btt_media *m, u64 info_off)
+{
+	u64 rem = m->size - info_off;
+	u64 at = info_off + ALIGN_DOWN(MIN(rem, BTT_ARENA_MAX), BTT_PAGE) - BTT_INFO_SIZE;
+	static const u8 zero[16];
+	const char *why;
+
+	return rem >= BTT_ARENA_MIN && !btt_sb_identify((const void *)(m->base + at), zero, &why);
+}
+
+static void btt_print(const struct nd_btt *b)
+{
+	if (!b->enabled) {
+		pr_err("nd_btt %s: %s sector disabled: %s\n", b->name, b->ns->name, b->reason);
+		return;
+	}
+	pr_info("nd_btt %s: %s sector %u, BTT %u.%u, %u arena%s: %s, %llu sectors (%llu MiB)%s\n",
+		b->name, b->ns->name, b->lbasize, b->btt.version_major, b->btt.version_minor,
+		b->btt.nr_arenas, b->btt.nr_arenas == 1 ? "" : "s", b->pmem.name, b->btt.nlba,
+		(b->pmem.size >> 20), b->pmem.ro ? ", read-only" : "");
+}
+
+void nd_btt_probe(struct nd_namespace_io *ns, u64 info_off)
+{
+	struct nd_btt *b = slot_of(ns);
+	struct btt_media m = ns_media(ns);
+	static const u8 label_less[16];	/* parent uuid of a label-less namespace */
+	char name[sizeof(ns->blockdev) + 1];
+
+	memset(b, 0, sizeof(*b));
+	snprintf(b->name, sizeof(b->name), "btt%d.0", ns->region->id);
+	b->ns = ns;
+	nd_namespace_claim(ns, b, &btt_claim_ops, false);
+	/* What list shows even when the rest is bad: the block's uuid and sector size. */
+	const struct btt_sb *sb = (const void *)(m.base + info_off);
+	memcpy(b->uuid, sb->uuid, 16);
+	b->lbasize = btt_lbasize_supported(sb->external_lbasize) ? sb->external_lbasize : 0;
+	int err =
+		btt_open(&b->btt, &m, info_off, label_less, b->name, b->reason, sizeof(b->reason));
+	if (err) {
+		const char *w;
+		if (btt_sb_identify(sb, label_less, &w) && info2_intact(&m, info_off))
+			snprintf(b->reason + strlen(b->reason),
+				 sizeof(b->reason) - strlen(b->reason),
+				 "; info2 is intact: check-namespace --repair restores it");
+		btt_print(b);
+		return;
+	}
+	b->open = true;
+	b->lbasize = b->btt.lbasize;
+	snprintf(name, sizeof(name), "%ss", ns->blockdev);
+	err = pmem_attach_indirect(&b->pmem, ns, name, b->btt.nlba * b->btt.lbasize, b->btt.lbasize,
+				   btt_dev_rw);
+	if (err) {
+		snprintf(b->reason, sizeof(b->reason), "no block device (error %d)", err);
+		btt_close(&b->btt);
+		b->open = false;
+	} else {
+		b->enabled = true;
+	}
+	btt_print(b);
+}
+
+void nd_btt_detach(struct nd_namespace_io *ns)
+{
+	struct nd_btt *b = nd_btt_of(ns);
+
+	if (!b)
+		return;
+	if (b->enabled)
+		pmem_detach(&b->pmem);
+	if (b->open)
+		btt_close(&b->btt);
+	b->enabled = b->open = false;
+	nd_namespace_release(ns, b);
+}
+
+int nd_btt_prepare(struct nd_namespace_io *ns, u32 lbasize)
+{
+	struct btt_arena_geom g;
+	u32 nr;
+
+	if (!btt_lbasize_supported(lbasize)) {
+		pr_err("%s: sector size %u: expected 512, 520, 528, 4096, 4104, 4160 or 4224; nothing changed\n",
+		       ns->name, lbasize);
+		return -EINVAL;
+	}
+	/* One arena's worth is enough to know it fits: arenas are laid out alike. */
+	if (ns->size < BTT_V1_OFFSET + BTT_ARENA_MIN ||
+	    btt_lay_out(MIN(ns->size - BTT_V1_OFFSET, BTT_ARENA_MAX), lbasize, &g, 1, &nr)) {
+		pr_err("%s: namespace too small for a BTT (%llu bytes; 16 MiB + 4 KiB at least); nothing changed\n",
+		       ns->name, ns->size);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+int nd_btt_create(struct nd_namespace_io *ns, u32 lbasize)
+{
+	struct btt_media m = ns_media(ns);
+	static const u8 label_less[16];
+	u8 uuid[16];
+
+	uuid_gen(uuid, random_u64);
+	int err = btt_format(&m, BTT_V1_OFFSET, lbasize, uuid, label_less);
+	if (err) {
+		pr_err("%s: cannot write the BTT (error %d)\n", ns->name, err);
+		return err;
+	}
+	nd_btt_probe(ns, BTT_V1_OFFSET);
+	struct nd_btt *b = nd_btt_of(ns);
+	return b && b->enabled ? 0 : -EIO;
+}
+
+int nd_btt_check_namespace(struct nd_namespace_io *ns, bool repair)
+{
+	struct btt_media m = ns_media(ns);
+	static const u8 label_less[16];
+	int err = direct_map_add(ns->start, ns->size);
+
+	if (err)
+		return err;
+	/* ndctl takes the namespace offline first, and enables it again after. */
+	err = nd_namespace_detach(ns);
+	if (err)
+		return err;
+	err = btt_check(&m, label_less, ns->name, repair);
+	nd_namespace_probe(ns);
+	return err;
+}
