@@ -1,0 +1,350 @@
+/*
+ * The NVDIMM devices in the ACPI namespace and their label _DSMs, through
+ * ACPICA: the root device (_HID "ACPI0012", ACPI 6.4 §9.20.1), one child
+ * per DIMM whose _ADR is the NFIT device handle (§9.20.2), and the Intel
+ * NVDIMM DSM functions (FACTS §4.4, FACTS-2 §3.4):
+ *   _DSM(UUID 4309AC30-0D11-11E4-9191-0800200C9A66, revision 1, function,
+ *        Package { Buffer input })  ->  Buffer output
+ *   4 Get Namespace Label Size: in -; out {u32 status, u32 label area size,
+ *     u32 max transfer}
+ *   5 Get Namespace Label Data: in {u32 offset, u32 length}; out {u32
+ *     status, data[length]}, length <= max transfer
+ * Status 0 is success (1 not supported, 2 no such device, 3 invalid input).
+ * Only reading is done here: nothing writes labels.
+ */
+#include <acpi/acpi.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acpica_priv.h"
+#include "nd_util.h"
+#include "nvdimm.h"
+#include "printk.h"
+#include "shell.h"
+#include "unaligned.h"
+
+#define NVDIMM_INTEL_DSM_UUID "4309ac30-0d11-11e4-9191-0800200c9a66"
+#define NVDIMM_DSM_GET_LABEL_SIZE 4
+#define NVDIMM_DSM_GET_LABEL_DATA 5
+/* More than any DIMM has (Linux: 128 KiB and up); a larger claim is refused. */
+#define NVDIMM_LABEL_AREA_MAX (16u << 20)
+
+static void put_le32(u8 *p, u32 v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (u8)(v >> (8 * i));
+}
+
+struct find_dimm {
+	u32 handle;
+	acpi_handle found;
+	acpi_handle root;
+};
+
+static acpi_status match_adr(acpi_handle dev, u32 level, void *ctx, void **ret)
+{
+	struct find_dimm *f = ctx;
+	unsigned long long adr;
+	union acpi_object *o;
+	struct acpi_buffer out = { ACPI_ALLOCATE_BUFFER, NULL };
+
+	(void)level;
+	(void)ret;
+	if (ACPI_FAILURE(acpi_evaluate_object(dev, "_ADR", NULL, &out)))
+		return AE_OK;
+	o = out.pointer;
+	if (o && o->type == ACPI_TYPE_INTEGER) {
+		adr = o->integer.value;
+		if (adr == f->handle) {
+			f->found = dev;
+			ACPI_FREE(out.pointer);
+			return AE_CTRL_TERMINATE;
+		}
+	}
+	ACPI_FREE(out.pointer);
+	return AE_OK;
+}
+
+static acpi_status found_root(acpi_handle dev, u32 level, void *ctx, void **ret)
+{
+	struct find_dimm *f = ctx;
+
+	(void)level;
+	(void)ret;
+	f->root = dev;
+	/* The DIMMs are the root device's children (ACPI 6.4 §9.20.2). */
+	acpi_walk_namespace(ACPI_TYPE_DEVICE, dev, 1, match_adr, NULL, f, NULL);
+	return f->found ? AE_CTRL_TERMINATE : AE_OK;
+}
+
+/* The DIMM device whose _ADR is `handle`, or NULL after one line. */
+static acpi_handle nvdimm_acpi_device(u32 handle, const char *who)
+{
+	struct find_dimm f = { handle, NULL, NULL };
+
+	acpi_get_devices("ACPI0012", found_root, &f, NULL);
+	if (!f.root)
+		kprintf("%s: no NVDIMM root device (ACPI0012) in the ACPI namespace\n", who);
+	else if (!f.found)
+		kprintf("%s: no NVDIMM device with _ADR %#x under the root device\n", who, handle);
+	return f.found;
+}
+
+/*
+ * Evaluate _DSM function `fn` with `in` (len bytes) as the package's
+ * buffer. Returns the output buffer object (free with ACPI_FREE), or NULL
+ * after one line.
+ */
+static union acpi_object *nvdimm_dsm_eval(acpi_handle dev, u32 fn, const void *in, u32 len,
+					  const char *who)
+{
+	u8 uuid[16];
+	union acpi_object inbuf, args[4];
+	struct acpi_object_list list = { 4, args };
+	struct acpi_buffer out = { ACPI_ALLOCATE_BUFFER, NULL };
+	union acpi_object *o;
+	acpi_status st;
+
+	acpica_parse_uuid(NVDIMM_INTEL_DSM_UUID, uuid);
+	args[0].type = ACPI_TYPE_BUFFER;
+	args[0].buffer.length = 16;
+	args[0].buffer.pointer = uuid;
+	args[1].type = ACPI_TYPE_INTEGER;
+	args[1].integer.value = 1;
+	args[2].type = ACPI_TYPE_INTEGER;
+	args[2].integer.value = fn;
+	inbuf.type = ACPI_TYPE_BUFFER;
+	inbuf.buffer.length = len;
+	inbuf.buffer.pointer = (u8 *)in;
+	args[3].type = ACPI_TYPE_PACKAGE;
+	args[3].package.count = 1;
+	args[3].package.elements = &inbuf;
+	st = acpi_evaluate_object(dev, "_DSM", &list, &out);
+	if (ACPI_FAILURE(st)) {
+		kprintf("%s: _DSM function %u: %s\n", who, fn, acpi_format_exception(st));
+		return NULL;
+	}
+	o = out.pointer;
+	if (!o || o->type != ACPI_TYPE_BUFFER) {
+		kprintf("%s: _DSM function %u returned no buffer\n", who, fn);
+		ACPI_FREE(out.pointer);
+		return NULL;
+	}
+	return o;
+}
+
+/*
+ * nvdimm_dsm_eval for functions >= 1, whose output starts with a u32
+ * status: the buffer when the status is 0 and it holds at least `min_out`
+ * bytes, else NULL after one line.
+ */
+static union acpi_object *nvdimm_dsm(acpi_handle dev, u32 fn, const void *in, u32 len,
+				     u32 min_out, const char *who)
+{
+	union acpi_object *o = nvdimm_dsm_eval(dev, fn, in, len, who);
+
+	if (!o)
+		return NULL;
+	if (o->buffer.length < 4) {
+		kprintf("%s: _DSM function %u returned no status\n", who, fn);
+		ACPI_FREE(o);
+		return NULL;
+	}
+	if (get_le32(o->buffer.pointer) != 0) {
+		kprintf("%s: _DSM function %u: status %#x\n", who, fn, get_le32(o->buffer.pointer));
+		ACPI_FREE(o);
+		return NULL;
+	}
+	if (o->buffer.length < min_out) {
+		kprintf("%s: _DSM function %u returned %u bytes, want %u\n", who, fn,
+			o->buffer.length, min_out);
+		ACPI_FREE(o);
+		return NULL;
+	}
+	return o;
+}
+
+/*
+ * Read a DIMM's whole label area through _DSM 4 and 5: *area (malloc'd),
+ * *size, *max_xfer, *chunks. 0, or a negative errno after one line.
+ */
+int nvdimm_dsm_read_labels(u32 handle, u8 **area, u32 *size, u32 *max_xfer, u32 *chunks,
+			   const char *who)
+{
+	acpi_handle dev;
+	union acpi_object *o;
+	u32 off = 0;
+	u8 *buf;
+
+	if (acpica_init())
+		return -ENODEV;
+	dev = nvdimm_acpi_device(handle, who);
+	if (!dev)
+		return -ENODEV;
+	o = nvdimm_dsm(dev, NVDIMM_DSM_GET_LABEL_SIZE, NULL, 0, 12, who);
+	if (!o)
+		return -EIO;
+	*size = get_le32((u8 *)o->buffer.pointer + 4);
+	*max_xfer = get_le32((u8 *)o->buffer.pointer + 8);
+	ACPI_FREE(o);
+	if (!*size || *size > NVDIMM_LABEL_AREA_MAX || !*max_xfer) {
+		kprintf("%s: label area of %u bytes with transfers of %u: refused\n", who, *size,
+			*max_xfer);
+		return -EINVAL;
+	}
+	buf = malloc(*size);
+	if (!buf) {
+		kprintf("%s: no memory for %u bytes of labels\n", who, *size);
+		return -ENOMEM;
+	}
+	*chunks = 0;
+	while (off < *size) {
+		u32 len = *size - off < *max_xfer ? *size - off : *max_xfer;
+		u8 in[8];
+
+		put_le32(in, off);
+		put_le32(in + 4, len);
+		o = nvdimm_dsm(dev, NVDIMM_DSM_GET_LABEL_DATA, in, sizeof(in), 4 + len, who);
+		if (!o) {
+			kprintf("%s: reading labels at offset %u failed\n", who, off);
+			free(buf);
+			return -EIO;
+		}
+		memcpy(buf + off, (u8 *)o->buffer.pointer + 4, len);
+		ACPI_FREE(o);
+		off += len;
+		(*chunks)++;
+	}
+	*area = buf;
+	return 0;
+}
+
+static int cmd_read_labels(int argc, char **argv)
+{
+	struct nvdimm *d;
+	bool hex = false;
+	const char *name = NULL;
+	u32 size, max_xfer, chunks;
+	u8 *area;
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-x"))
+			hex = true;
+		else if (!name)
+			name = argv[i];
+		else
+			name = "";
+	}
+	if (!name || !*name) {
+		kprintf("usage: read-labels nmemX [-x]\n");
+		return -EINVAL;
+	}
+	d = nvdimm_find(name);
+	if (!d) {
+		kprintf("read-labels: no DIMM %s\n", name);
+		return -ENODEV;
+	}
+	rc = nvdimm_dsm_read_labels(d->handle, &area, &size, &max_xfer, &chunks, "read-labels");
+	if (rc)
+		return rc;
+	kprintf("%s: handle %#x label area %u bytes, max transfer %u, %u reads, fletcher64 %#llx\n",
+		d->name, d->handle, size, max_xfer, chunks,
+		(unsigned long long)nd_fletcher64(area, size));
+	if (hex) {
+		static const char digits[] = "0123456789abcdef";
+		char line[8 + 64 + 1];
+
+		for (u32 off = 0; off < size; off += 32) {
+			u32 n = 0;
+
+			for (u32 i = off; i < off + 32 && i < size; i++) {
+				line[n++] = digits[area[i] >> 4];
+				line[n++] = digits[area[i] & 15];
+			}
+			line[n] = 0;
+			kprintf("%06x:%s\n", off, line);
+		}
+	}
+	free(area);
+	return 0;
+}
+SHELL_COMMAND(SHELL_NVDIMM, "read-labels", cmd_read_labels, "read-labels nmemX [-x]",
+	      "read a DIMM's label area through its _DSM (ACPICA); -x dumps it in hex");
+
+/* acpi-nvdimms: the root device(s), each DIMM device, its handle and functions. */
+static acpi_status list_dimm(acpi_handle dev, u32 level, void *ctx, void **ret)
+{
+	struct acpi_buffer name = { ACPI_ALLOCATE_BUFFER, NULL };
+	struct acpi_buffer out = { ACPI_ALLOCATE_BUFFER, NULL };
+	union acpi_object *o;
+	const char *nmem = "-";
+	u64 funcs = 0;
+
+	(void)level;
+	(void)ctx;
+	(void)ret;
+	if (ACPI_FAILURE(acpi_get_name(dev, ACPI_FULL_PATHNAME, &name)))
+		return AE_OK;
+	if (ACPI_FAILURE(acpi_evaluate_object(dev, "_ADR", NULL, &out)) || !out.pointer ||
+	    ((union acpi_object *)out.pointer)->type != ACPI_TYPE_INTEGER) {
+		kprintf("  %s: no integer _ADR\n", (char *)name.pointer);
+		ACPI_FREE(out.pointer);
+		ACPI_FREE(name.pointer);
+		return AE_OK;
+	}
+	u64 adr = ((union acpi_object *)out.pointer)->integer.value;
+
+	ACPI_FREE(out.pointer);
+	for (u32 i = 0; i < nvdimm_count(); i++)
+		if (nvdimm_get(i)->handle == adr)
+			nmem = nvdimm_get(i)->name;
+	/* Function 0: the bitmap of supported functions (bit n = function n). */
+	o = nvdimm_dsm_eval(dev, 0, NULL, 0, "acpi-nvdimms");
+	if (o) {
+		for (u32 i = 0; i < o->buffer.length && i < 8; i++)
+			funcs |= (u64)o->buffer.pointer[i] << (8 * i);
+		ACPI_FREE(o);
+	}
+	kprintf("  %s: _ADR %#llx (%s), _DSM functions %#llx\n", (char *)name.pointer,
+		(unsigned long long)adr, nmem, (unsigned long long)funcs);
+	ACPI_FREE(name.pointer);
+	return AE_OK;
+}
+
+static acpi_status list_root(acpi_handle dev, u32 level, void *ctx, void **ret)
+{
+	struct acpi_buffer name = { ACPI_ALLOCATE_BUFFER, NULL };
+
+	(void)level;
+	(void)ret;
+	(*(u32 *)ctx)++;
+	if (ACPI_SUCCESS(acpi_get_name(dev, ACPI_FULL_PATHNAME, &name))) {
+		kprintf("%s: NVDIMM root device (ACPI0012)\n", (char *)name.pointer);
+		ACPI_FREE(name.pointer);
+	}
+	acpi_walk_namespace(ACPI_TYPE_DEVICE, dev, 1, list_dimm, NULL, NULL, NULL);
+	return AE_OK;
+}
+
+static int cmd_acpi_nvdimms(int argc, char **argv)
+{
+	u32 roots = 0;
+
+	(void)argv;
+	if (argc != 1) {
+		kprintf("usage: acpi-nvdimms\n");
+		return -EINVAL;
+	}
+	if (acpica_init())
+		return -ENODEV;
+	acpi_get_devices("ACPI0012", list_root, &roots, NULL);
+	if (!roots) {
+		kprintf("acpi-nvdimms: no NVDIMM root device (ACPI0012) in the ACPI namespace\n");
+		return -ENODEV;
+	}
+	return 0;
+}
+SHELL_COMMAND(SHELL_NVDIMM, "acpi-nvdimms", cmd_acpi_nvdimms, "acpi-nvdimms",
+	      "list the NVDIMM devices in the ACPI namespace: _ADR, DIMM, supported _DSM functions");
