@@ -1,0 +1,155 @@
+# Helpers for scenario scripts in the Linux guest (busybox sh, set -e),
+# sourced as /guest.sh from /scenario.sh (test/linux/lib.sh packs both).
+# What the host reads back is printed on lines starting with '==== ':
+#   ==== json NAME          followed by ndctl's JSON
+#   ==== sha NAME HEX       sha256 of a range of a block device
+#   ==== NOTE ...           for the person reading the log
+
+# step CMD...: print the command as a shell would, then run it.
+step() {
+	echo "linux# $*"
+	"$@"
+}
+
+# ns_of_dimm IDX: the namespace on the IDX-th nvdimm of QEMU's command line.
+# QEMU places nvdimms in that order from 4 GiB up; Linux numbers regions in
+# NFIT order, which need not be the same, so go by address. Label-less
+# regions have one namespace, namespaceN.0 in regionN.
+ns_of_dimm() {
+	local r n
+	n=$(for r in /sys/bus/nd/devices/region*; do
+		echo "$(printf %d "$(cat "$r/resource")") ${r##*/region}"
+	done | sort -n | sed -n "$(($1 + 1))s/.* //p")
+	[ -n "$n" ] || { echo "==== no region for nvdimm $1" >&2; return 1; }
+	echo "namespace$n.0"
+}
+
+# blockdev_of NS: its block device as ndctl lists it (pmemN, pmemNs).
+blockdev_of() {
+	ndctl list -n "$1" | sed -n 's/.*"blockdev":"\([^"]*\)".*/\1/p'
+}
+
+# chardev_of NS: its device-dax character device as ndctl lists it (daxN.M).
+chardev_of() {
+	ndctl list -n "$1" | sed -n 's/.*"chardev":"\([^"]*\)".*/\1/p'
+}
+
+# nslist NS: ndctl's listing; a devdax namespace verbose (-v), as pmemk's
+# list always is: its "daxregion" with the device (else only "chardev").
+nslist() {
+	if ndctl list -n "$1" | grep -q '"mode":"devdax"'; then
+		ndctl list -v -n "$1"
+	else
+		ndctl list -n "$1"
+	fi
+}
+
+# dax_attr DAX FILE: /sys/bus/dax/devices/DAX/FILE (size, align).
+dax_attr() {
+	cat "/sys/bus/dax/devices/$1/$2"
+}
+
+# dax_sha NAME DAX OFFSET LENGTH: sha256 of bytes [OFFSET, OFFSET+LENGTH) of
+# /dev/DAX, read through mmap (Linux's device-dax has no read(): /daxrw).
+dax_sha() {
+	local s a
+	a=$(dax_attr "$2" align)
+	s=$(/daxrw r "/dev/$2" "$3" "$4" "$a" | sha256sum)
+	echo "==== sha $1 ${s%% *}"
+	echo "==== NOTE $1: $(/daxrw r "/dev/$2" "$3" 16 "$a" | od -An -tx1 -N16 | tr -s ' ')"
+}
+
+# capacity DEV: bytes.
+capacity() {
+	echo $(($(cat "/sys/block/$1/size") * 512))
+}
+
+# json NAME CMD...: run an ndctl/daxctl command whose JSON the host reads.
+json() {
+	local name=$1
+	shift
+	echo "linux# $*"
+	echo "==== json $name"
+	"$@"
+}
+
+# sha NAME DEV OFFSET LENGTH: sha256 of bytes [OFFSET, OFFSET+LENGTH) of
+# /dev/DEV (multiples of 512), and its first 16 bytes in hex for people.
+# Read in 1 MiB blocks where both are multiples of 1 MiB (whole devices).
+sha() {
+	local s bs=512
+	[ $(($3 % 1048576)) = 0 ] && [ $(($4 % 1048576)) = 0 ] && bs=1048576
+	s=$(dd if="/dev/$2" bs=$bs skip=$(($3 / bs)) count=$(($4 / bs)) 2>/dev/null | sha256sum)
+	echo "==== sha $1 ${s%% *}"
+	echo "==== NOTE $1: $(dd if="/dev/$2" bs=512 skip=$(($3 / 512)) count=1 2>/dev/null |
+		od -An -tx1 -N16 | tr -s ' ')"
+}
+
+# pmemk_to_linux ROW IDX: the namespace pmemk made on nvdimm IDX, as ndctl
+# lists it, and its data: 1 MiB at 0, 32 KiB at the end, the 32 KiB before.
+pmemk_to_linux() {
+	local row=$1 ns dev cap
+	ns=$(ns_of_dimm "$2")
+	json "$row.p2l" nslist "$ns"
+	dev=$(blockdev_of "$ns")
+	if [ -z "$dev" ] && dev=$(chardev_of "$ns") && [ -n "$dev" ]; then
+		cap=$(dax_attr "$dev" size)
+		echo "==== NOTE $row: nvdimm $2 is $ns, /dev/$dev (devdax), $cap bytes"
+		dax_sha "$row.p2l.head" "$dev" 0 1048576
+		dax_sha "$row.p2l.guard" "$dev" $((cap - 65536)) 32768
+		dax_sha "$row.p2l.tail" "$dev" $((cap - 32768)) 32768
+		return 0
+	fi
+	[ -n "$dev" ] || { echo "==== NOTE $row: $ns has no block device"; return 0; }
+	cap=$(capacity "$dev")
+	echo "==== NOTE $row: nvdimm $2 is $ns, /dev/$dev, $cap bytes"
+	sha "$row.p2l.head" "$dev" 0 1048576
+	sha "$row.p2l.guard" "$dev" $((cap - 65536)) 32768
+	sha "$row.p2l.tail" "$dev" $((cap - 32768)) 32768
+}
+
+# pmemk_to_linux_check ROW IDX: ndctl check-namespace on it (a BTT), which
+# needs the namespace disabled; enabled again after.
+pmemk_to_linux_check() {
+	local ns rc=0
+	ns=$(ns_of_dimm "$2")
+	step ndctl disable-namespace "$ns"
+	step ndctl check-namespace "$ns" || rc=$?
+	echo "==== check $1.p2l $rc"
+	step ndctl enable-namespace "$ns"
+}
+
+# linux_to_pmemk ROW IDX TAILBYTE NDCTL-ARGS...: ndctl create-namespace on
+# nvdimm IDX; /data/ROW.head (the host's seq pattern) to its first 1 MiB,
+# TAILBYTE to its last 32 KiB (the 32 KiB before stay zero), durable
+# (conv=fsync); then ndctl's listing for the host to set against pmemk's.
+linux_to_pmemk() {
+	local row=$1 idx=$2 byte=$3 ns dev cap
+	shift 3
+	ns=$(ns_of_dimm "$idx")
+	step ndctl create-namespace -f -e "$ns" "$@"
+	dev=$(blockdev_of "$ns")
+	if [ -n "$dev" ] && [ -f "/data/$row.head" ]; then
+		cap=$(capacity "$dev")
+		echo "==== NOTE $row: nvdimm $idx is $ns, /dev/$dev, $cap bytes"
+		step dd if="/data/$row.head" of="/dev/$dev" bs=4096 conv=fsync 2>/dev/null
+		echo "linux# dd if=/dev/zero bs=512 count=64 | tr '\\000' '\\$(printf %o "$byte")' |" \
+			"dd of=/dev/$dev bs=512 seek=$((cap / 512 - 64)) conv=fsync"
+		dd if=/dev/zero bs=512 count=64 2>/dev/null | tr '\000' "\\$(printf %o "$byte")" |
+			dd of="/dev/$dev" bs=512 seek=$((cap / 512 - 64)) conv=fsync 2>/dev/null
+		sha "$row.l2p.tail" "$dev" $((cap - 32768)) 32768
+	elif dev=$(chardev_of "$ns") && [ -n "$dev" ] && [ -f "/data/$row.head" ]; then
+		# devdax: the same bytes stored through a mapping of /dev/daxN.M.
+		local a
+		cap=$(dax_attr "$dev" size)
+		a=$(dax_attr "$dev" align)
+		echo "==== NOTE $row: nvdimm $idx is $ns, /dev/$dev (devdax), $cap bytes"
+		step /daxrw w "/dev/$dev" 0 1048576 "$a" <"/data/$row.head"
+		echo "linux# dd if=/dev/zero bs=512 count=64 | tr '\\000' '\\$(printf %o "$byte")' |" \
+			"/daxrw w /dev/$dev $((cap - 32768)) 32768 $a"
+		dd if=/dev/zero bs=512 count=64 2>/dev/null | tr '\000' "\\$(printf %o "$byte")" |
+			/daxrw w "/dev/$dev" $((cap - 32768)) 32768 "$a"
+		dax_sha "$row.l2p.tail" "$dev" $((cap - 32768)) 32768
+	fi
+	json "$row.l2p" nslist "$ns"
+}

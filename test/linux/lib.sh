@@ -1,0 +1,88 @@
+# Helpers for the Linux interop suite (test/linux/run-all), on top of
+# test/qemu/lib.sh (boot, expect, expect_not): boot Debian's Linux on the
+# same nvdimms as pmemk, with a scenario as a second initramfs layer.
+
+# Debian's python3 (deps.sh): a version manager's shim on PATH can take most
+# of a second to start, and the cases call interop.py some 50 times.
+PYTHON=${PYTHON:-/usr/bin/python3}
+[ -x "$PYTHON" ] || PYTHON=python3
+interop() {
+	"$PYTHON" test/linux/interop.py "$@"
+}
+
+# daxrw_bin: the guest's /daxrw (test/linux/daxrw.c: /dev/daxN.M bytes
+# through mmap), static, built with the host's gcc when its source changes.
+daxrw_bin() {
+	local bin=build/linux/daxrw
+	if [ ! -x "$bin" ] || [ test/linux/daxrw.c -nt "$bin" ]; then
+		mkdir -p build/linux
+		gcc -O2 -Wall -Werror -static -o "$bin" test/linux/daxrw.c || return 1
+	fi
+	echo "$bin"
+}
+
+# linux_boot NAME STATUS DIR [run-qemu options...]: boot Linux with DIR (its
+# scenario.sh and whatever files it reads), /daxrw and test/linux/guest.sh as a
+# second initramfs layer over build/linux/initramfs.cpio; the guest's /init
+# runs /scenario.sh with sh -e and reports its exit status through
+# isa-debug-exit, which boot checks against STATUS.
+linux_boot() {
+	local name=$1 want=$2 src=$3 layer
+	shift 3
+	layer=build/linux/scenarios/$name.cpio
+	mkdir -p "$(dirname "$layer")"
+	cp test/linux/guest.sh "$src/guest.sh"
+	cp "$(daxrw_bin)" "$src/daxrw"
+	(cd "$src" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) >"$layer"
+	boot "$name" "$want" --linux --initrd build/linux/initramfs.cpio --initrd "$layer" "$@"
+}
+
+# json_of VAR LOG MARKER [NS]: VAR = the JSON after MARKER in LOG
+# (interop.py json); empty, with one FAIL line, if there is none.
+json_of() {
+	local var=$1 out
+	shift
+	if ! out=$(interop json "$@" 2>&1); then
+		echo "    FAIL: $out"
+		CASE_FAILED=1
+		out=
+	fi
+	printf -v "$var" '%s' "$out"
+}
+
+# want_field NAME JSON KEY VALUE: the field has that value.
+want_field() {
+	local got
+	got=$(interop field "$2" "$3" 2>/dev/null) || got='(no JSON)'
+	if [ "$got" != "$4" ]; then
+		echo "    FAIL: $1 $3 is '$got', want '$4'"
+		CASE_FAILED=1
+	fi
+}
+
+# same_namespace NAME1 JSON1 NAME2 JSON2: the two listings agree (interop.py same).
+same_namespace() {
+	local diff
+	if [ -z "$2" ] || [ -z "$4" ]; then
+		echo "    FAIL: no listing to compare ($1 or $3 missing)"
+		CASE_FAILED=1
+	elif ! diff=$(interop same "$@"); then
+		echo "    FAIL: $1 and $3 list the namespace differently:"
+		sed 's/^/    | /' <<<"$diff"
+		CASE_FAILED=1
+	fi
+}
+
+# want_sha LOG NAME HEX WHAT: the guest's '==== sha NAME' line says HEX.
+want_sha() {
+	local got
+	got=$(sed -n "s/^==== sha $2 \\([0-9a-f]*\\)\$/\\1/p" "$1" | tail -1)
+	if [ -z "$got" ]; then
+		echo "    FAIL: Linux did not read $4 ($2)"
+		CASE_FAILED=1
+	elif [ "$got" != "$3" ]; then
+		echo "    FAIL: Linux read other bytes than $4 ($2)"
+		grep "^==== NOTE $2:" "$1" | sed 's/^/    | /'
+		CASE_FAILED=1
+	fi
+}
