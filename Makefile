@@ -6,8 +6,13 @@
 #   make iso        build/pmemk.iso (GRUB, boots on SeaBIOS and OVMF)
 #   make efi        build/BOOTX64.EFI (GNU-EFI, kernel inside) and build/esp/
 #   make netboot    build/netboot/: PXE tree for BIOS (GRUB) and UEFI clients
-#   make run        install what is missing, build, boot under QEMU
-#   make test       include rule, host unit tests, short fuzz runs, QEMU tests
+#   make run        install what is missing, build, boot under QEMU (with a
+#                   virtio-net NIC; NIC=e1000, NIC= for none, HOSTFWD=PORT;
+#                   SMP=N vCPUs)
+#   make run-net    the same, serving pmem1 over NBD on the host's 127.0.0.1:10809
+#   make test       include rule, host unit tests, short fuzz runs, QEMU tests,
+#                   the Linux interop suite
+#   make test-linux pmemk and Debian's Linux 6.1 + ndctl on the same nvdimms
 #   make fuzz-long  each fuzz target for an hour (FUZZ_SECONDS=...), with a report
 #   make test-boot  only the five boot-path QEMU tests
 #   make bench      benchmarks under QEMU: build/bench/results.{csv,md}, plots
@@ -33,11 +38,21 @@ WARN := -Wall -Wextra -Werror -Wmissing-prototypes -Wstrict-prototypes \
 # model (linked in the top 2 GiB), no SSE in our own code (newlib's SSE use
 # is made safe by CR4.OSFXSR and an fxsave in the trap path), frame pointers
 # for the exception stack trace.
-KCFLAGS := -std=gnu11 -O2 -g $(WARN) -Wframe-larger-than=2048 \
+KCODEGEN := -std=gnu11 -O2 -g \
 	-ffreestanding -mno-red-zone -mcmodel=kernel -fno-pie -fno-pic \
 	-fno-stack-protector -fno-omit-frame-pointer -mgeneral-regs-only \
 	-nostdinc -isystem $(NEWLIB)/include -isystem $(GCC_INC) \
-	-Iinclude -Iarch/x86_64 -D__KERNEL__ -MMD -MP
+	-Iinclude -Iarch/x86_64 -D__KERNEL__
+KCFLAGS := $(KCODEGEN) $(WARN) -Wframe-larger-than=2048 -MMD -MP
+
+# lwIP 2.1.3 from Debian's source package (tools/build-lwip.sh), built with
+# the kernel's code generation; net/ compiles against its headers.
+LWIP_DIR := $(BUILD)/lwip
+LWIP_LIB := $(LWIP_DIR)/liblwip.a
+# ACPICA (the AML interpreter) from Debian (tools/build-acpica.sh), built with
+# the kernel's code generation; drivers/acpica/ is its OS services layer.
+ACPICA_DIR := $(BUILD)/acpica
+ACPICA_LIB := $(ACPICA_DIR)/libacpica.a
 KASFLAGS := -g -Iinclude -D__ASSEMBLY__ -MMD -MP
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	-T linker.ld --no-warn-rwx-segments
@@ -52,13 +67,14 @@ portable-y :=
 kernel-y   :=
 host-y     :=	# pure code of other images (the EFI loader) unit-tested on the host
 include lib/sources.mk mm/sources.mk drivers/e820/sources.mk nvdimm/sources.mk \
-	drivers/acpi_nfit/sources.mk \
+	drivers/acpi_nfit/sources.mk drivers/acpica/sources.mk drivers/pci/sources.mk drivers/net/sources.mk net/sources.mk \
 	boot/sources.mk arch/x86_64/sources.mk kernel/sources.mk bench/sources.mk
 
 .DEFAULT_GOAL := all
 include boot/efi/efi.mk
 # Host tools built from the portable sources (tools/).
-TOOLS := $(BUILD)/tools/pmemk-infoblock $(BUILD)/tools/pmemk-crashcheck
+TOOLS := $(BUILD)/tools/pmemk-infoblock $(BUILD)/tools/pmemk-crashcheck \
+	$(BUILD)/tools/pmemk-bttcheck
 FUZZ_BINS :=
 include test/fuzz/fuzz.mk
 FUZZ_SECONDS ?= 20
@@ -73,11 +89,12 @@ UNIT_BINS  := $(patsubst test/unit/%.c,$(BUILD)/host/unit/%,$(UNIT_SRCS))
 CORE_DIRS       := lib/ mm/ nvdimm/
 HOST_CORE       := $(patsubst %,$(BUILD)/host/%.o,$(filter $(addsuffix %,$(CORE_DIRS)),$(portable-y)) \
 	$(wildcard test/host/*.c))
-CORE_UNIT_TESTS := test_altmap test_cmdline test_memblock test_memmap_init test_memremap \
-	test_ns_cycles test_nvdimm test_page_alloc test_pfn_dev test_pfn_info test_pgtable test_vmemmap
+CORE_UNIT_TESTS := test_altmap test_btt test_cmdline test_memblock test_memmap_init test_memremap \
+	test_ns_cycles test_nvdimm test_page_alloc test_pfn_dev test_pfn_info test_pgtable test_vmemmap \
+	test_vmemmap_dedup test_devdax
 
-.PHONY: all tools iso run test test-deps test-unit test-qemu test-fuzz fuzz clean deps newlib help \
-	efi netboot test-boot bench fuzz-long FORCE
+.PHONY: all tools iso run run-net test test-deps test-unit test-qemu test-fuzz fuzz clean deps newlib help \
+	efi netboot test-boot bench fuzz-long test-linux linux-guest FORCE
 all: $(BUILD)/pmemk.elf $(TOOLS)
 
 help:
@@ -90,6 +107,26 @@ newlib: $(NEWLIB)/lib/libc.a
 $(NEWLIB)/lib/libc.a: tools/build-newlib.sh
 	@tools/deps.sh
 	tools/build-newlib.sh $(NEWLIB_DIR)
+
+$(LWIP_LIB): FORCE | $(NEWLIB)/lib/libc.a
+	@LWIP_CFLAGS='$(KCODEGEN)' tools/build-lwip.sh $(LWIP_DIR)
+
+# net/ (the glue to lwIP) needs lwIP's headers, pmemk's lwipopts.h first.
+NET_KOBJS := $(filter $(BUILD)/kernel/net/%,$(KOBJS))
+$(NET_KOBJS): KCFLAGS += -Inet/lwip/include -I$(LWIP_DIR)/include
+$(NET_KOBJS): | $(LWIP_LIB)
+
+$(ACPICA_LIB): FORCE | $(NEWLIB)/lib/libc.a
+	@ACPICA_CFLAGS='$(KCODEGEN)' tools/build-acpica.sh $(ACPICA_DIR)
+
+# drivers/acpica compiles against ACPICA's headers, pmemk's environment
+# header (drivers/acpica/include/acpi/platform/aclinux.h) first; -isystem:
+# ACPICA's headers are not held to pmemk's warnings.
+ACPICA_KOBJS := $(filter $(BUILD)/kernel/drivers/acpica/%,$(KOBJS))
+$(ACPICA_KOBJS): KCFLAGS += -U__KERNEL__ -isystem drivers/acpica/include -isystem $(ACPICA_DIR)/include
+$(ACPICA_KOBJS): | $(ACPICA_LIB)
+# -MMD leaves -isystem headers out of the .d files: name pmemk's own.
+$(ACPICA_KOBJS): $(wildcard drivers/acpica/include/*/*.h drivers/acpica/include/acpi/platform/*.h)
 
 # Every kernel object needs newlib's headers.
 $(BUILD)/kernel/%.c.o: %.c | $(NEWLIB)/lib/libc.a
@@ -105,7 +142,7 @@ $(BUILD)/kernel/%.S.o: %.S
 # Two link passes: the first with an empty symbol table, whose text symbols
 # then fill the table linked into the second (tools/kallsyms.sh). The check
 # proves the table did not move any text symbol.
-KLIBS = --start-group $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a $(LIBGCC) --end-group
+KLIBS = --start-group $(LWIP_LIB) $(ACPICA_LIB) $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a $(LIBGCC) --end-group
 
 $(BUILD)/kernel/kallsyms0.S: tools/kallsyms.sh
 	@mkdir -p $(dir $@)
@@ -114,7 +151,7 @@ $(BUILD)/kernel/kallsyms0.S: tools/kallsyms.sh
 $(BUILD)/kernel/kallsyms0.o: $(BUILD)/kernel/kallsyms0.S
 	$(Q)gcc $(KASFLAGS) -c $< -o $@
 
-$(BUILD)/pmemk.pass1.elf: $(KOBJS) $(BUILD)/kernel/kallsyms0.o linker.ld $(NEWLIB)/lib/libc.a
+$(BUILD)/pmemk.pass1.elf: $(KOBJS) $(BUILD)/kernel/kallsyms0.o linker.ld $(NEWLIB)/lib/libc.a $(LWIP_LIB) $(ACPICA_LIB)
 	$(Q)ld $(KLDFLAGS) -o $@ $(KOBJS) $(BUILD)/kernel/kallsyms0.o $(KLIBS)
 
 $(BUILD)/kernel/kallsyms.S: $(BUILD)/pmemk.pass1.elf tools/kallsyms.sh
@@ -169,6 +206,13 @@ $(BUILD)/tools/pmemk-infoblock: tools/infoblock/infoblock.c $(BUILD)/host/libpor
 	@$(if $(Q),echo '  HOSTLD  $@',:)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) $< $(BUILD)/host/libportable.a -o $@
 
+# The BTT crash case's judge: pmemk's own BTT code (btt.c, btt_check.c)
+# over a backing file, with the host's simulated arch (test/host).
+$(BUILD)/tools/pmemk-bttcheck: tools/bttcheck/bttcheck.c $(BUILD)/host/libportable.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  HOSTLD  $@',:)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) $< $(BUILD)/host/libportable.a -o $@
+
 # Reads 1 GiB per kill in the crash cases: optimised, no sanitizers.
 $(BUILD)/tools/pmemk-crashcheck: tools/crashcheck/crashcheck.c
 	@mkdir -p $(dir $@)
@@ -205,9 +249,21 @@ netboot: $(BUILD)/pmemk.elf $(BUILD)/BOOTX64.EFI tools/mknetboot.sh
 
 FORCE:
 
+# NIC=virtio (default), e1000 or empty for none; HOSTFWD='PORT ...' forwards
+# 127.0.0.1:PORT on the host to the guest's PORT.
+NIC     ?= virtio
+HOSTFWD ?=
 run: deps $(BUILD)/pmemk.iso
-	tools/run-qemu --iso $(BUILD)/pmemk.iso --ram 1G --nvdimm 1G \
+	tools/run-qemu --iso $(BUILD)/pmemk.iso --ram 1G --nvdimm 1G $(if $(SMP),--smp $(SMP)) \
+		$(if $(NIC),--nic $(NIC)) $(foreach p,$(HOSTFWD),--hostfwd $(p)) \
 		--cmdline '$(CMDLINE)' --interactive
+
+# make run with the nvdimm's pmem1 served over NBD on 127.0.0.1:10809 of the
+# host (nbdinfo nbd://127.0.0.1:10809/pmem1).
+NET_CMDLINE ?= $(CMDLINE) nbd.export=pmem1
+run-net: deps $(BUILD)/pmemk.elf
+	tools/run-qemu --ram 1G --nvdimm 1G --nic $(or $(NIC),virtio) --hostfwd 10809 \
+		$(foreach p,$(HOSTFWD),--hostfwd $(p)) --cmdline '$(NET_CMDLINE)' --interactive
 
 test-unit: $(UNIT_BINS)
 	@tools/run-unit-tests $(UNIT_BINS)
@@ -219,6 +275,16 @@ test-qemu: deps $(BUILD)/pmemk.elf $(TOOLS) $(EFI_LOADER)
 BOOTPATH_CASES = $(shell sed -n 's/^case_\([a-z0-9_]*\)().*/\1/p' test/qemu/cases/bootpaths.sh)
 test-boot: deps $(BUILD)/pmemk.elf $(EFI_LOADER)
 	@CASES='$(BOOTPATH_CASES)' test/qemu/run-all
+
+# The Linux interop suite (test/linux): Debian's kernel, busybox and ndctl
+# in an initramfs made from Debian's packages (tools/linux/mkinitramfs, kept
+# in build/linux and made again only when Debian's versions change; the first
+# run downloads about 75 MB), booted on the same nvdimms as pmemk.
+linux-guest: deps
+	@tools/linux/mkinitramfs --out $(BUILD)/linux
+
+test-linux: deps linux-guest $(BUILD)/pmemk.elf $(TOOLS)
+	@test/linux/run-all
 
 # libFuzzer harnesses (test/fuzz/); test-fuzz runs each for FUZZ_SECONDS
 # (20), fuzz-long for FUZZ_SECONDS too but 3600 unless given, and writes
@@ -234,9 +300,12 @@ fuzz-long: $(FUZZ_BINS)
 
 # Benchmarks (tools/bench, docs/PERFORMANCE.md): nvdimms of 1-64 GiB, map=dev
 # and map=mem, fresh and written backing files; BENCH_ARGS='--sizes "1 4"'.
+# Then NBD and raw TCP from the host (tools/bench-net), BENCH_NET_ARGS='--reps 1'.
 BENCH_ARGS ?=
+BENCH_NET_ARGS ?=
 bench: deps $(BUILD)/pmemk.elf
 	tools/bench $(BENCH_ARGS)
+	tools/bench-net $(BENCH_NET_ARGS)
 
 # The dependency rule (docs/ARCHITECTURE.md): the check, and proof that it fails.
 test-deps:
@@ -248,10 +317,11 @@ test: deps
 	@$(MAKE) --no-print-directory test-unit
 	@$(MAKE) --no-print-directory test-fuzz
 	@$(MAKE) --no-print-directory test-qemu
+	@$(MAKE) --no-print-directory test-linux
 
 clean:
 	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/fuzz $(BUILD)/iso-cache $(BUILD)/pmemk.* $(BUILD)/iso $(BUILD)/test-logs
 	rm -rf $(BUILD)/efi $(BUILD)/esp $(BUILD)/BOOTX64.EFI $(BUILD)/netboot $(BUILD)/efi-cache $(BUILD)/netboot-cache
-	rm -rf $(BUILD)/bench
+	rm -rf $(BUILD)/bench $(BUILD)/linux/scenarios
 
 -include $(KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d) $(BUILD)/tools/pmemk-crashcheck.d $(patsubst %,$(BUILD)/host/%.d,$(HOST_REAL_ARCH))

@@ -30,6 +30,7 @@ struct bench_ctx {
 	u32 reps;
 	u64 ws;			/* blk working set, bytes */
 	int errors;		/* figures that could not be taken */
+	const char *mode_label;	/* the report's mode= instead of c->mode's name (btt.c) */
 };
 
 /* Samples of one figure, in thousandths of its unit. */
@@ -85,6 +86,9 @@ static inline u64 bench_xorshift64(u64 *s)
 	return *s = x;
 }
 
+/* blk.c: 0..n-1 in order, or shuffled with a fixed seed (every run the same). */
+void bench_make_order(u32 *idx, u32 n, bool shuffle);
+
 /* The benches, one file each; each prints its figures or a bench_error line. */
 void bench_memmap(struct bench_ctx *c);		/* memmap.c */
 void bench_overhead(struct bench_ctx *c);	/* overhead.c */
@@ -92,5 +96,6 @@ void bench_reprobe(struct bench_ctx *c);	/* reprobe.c */
 void bench_reprobe_boot(struct bench_ctx *c);	/* reprobe.c: the boot's own probe */
 void bench_blk(struct bench_ctx *c);		/* blk.c */
 void bench_lookup(struct bench_ctx *c);		/* lookup.c */
+void bench_btt(struct bench_ctx *c);		/* btt.c: raw and sector, once per run */
 
 #endif

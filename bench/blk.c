@@ -17,7 +17,7 @@
 #define BLK_RAM_BUF (4 * MiB)	/* the RAM side of every copy, used round robin */
 
 /* 0..n-1 in order, or shuffled (Fisher-Yates, fixed seed: every run the same). */
-static void make_order(u32 *idx, u32 n, bool shuffle)
+void bench_make_order(u32 *idx, u32 n, bool shuffle)
 {
 	u64 seed = 0x9E3779B97F4A7C15ULL;
 
@@ -141,9 +141,9 @@ void bench_blk(struct bench_ctx *c)
 		/* Writes first: on a fresh backing file they are the first touch. */
 		for (int w = 1; w >= 0 && !err; w--) {
 			j.write = w;
-			make_order(order, j.n, false);
+			bench_make_order(order, j.n, false);
 			err = blk_one(c, &j, "seq");
-			make_order(order, j.n, true);
+			bench_make_order(order, j.n, true);
 			if (!err)
 				err = blk_one(c, &j, "rand");
 		}

@@ -38,9 +38,12 @@ static const char *fmt_milli(char *buf, size_t n, u64 milli)
 	return buf;
 }
 
-static const char *mode_name(enum nd_pfn_mode m)
+/* The report's mode=: dev, mem, raw, or what the bench set (btt.c: s4096, s512). */
+static const char *mode_name(const struct bench_ctx *c)
 {
-	return m == PFN_MODE_PMEM ? "dev" : m == PFN_MODE_RAM ? "mem" : "raw";
+	if (c->mode_label)
+		return c->mode_label;
+	return c->mode == PFN_MODE_PMEM ? "dev" : c->mode == PFN_MODE_RAM ? "mem" : "raw";
 }
 
 const char *bench_fmt_size(char *buf, size_t n, u64 bytes)
@@ -63,7 +66,7 @@ void bench_report(const struct bench_ctx *c, const char *name, const char *metri
 	memcpy(v, s->v, s->n * sizeof(u64));
 	qsort(v, s->n, sizeof(u64), cmp_u64);
 	kprintf("bench: name=%s size=%s mode=%s metric=%s median=%s min=%s max=%s first=%s unit=%s n=%u\n",
-		name, bench_fmt_size(size, sizeof(size), c->ns->size), mode_name(c->mode), metric,
+		name, bench_fmt_size(size, sizeof(size), c->ns->size), mode_name(c), metric,
 		fmt_milli(med, sizeof(med), median(v, s->n)), fmt_milli(lo, sizeof(lo), v[0]),
 		fmt_milli(hi, sizeof(hi), v[s->n - 1]), fmt_milli(first, sizeof(first), s->v[0]),
 		unit, s->n);
@@ -83,7 +86,7 @@ void bench_error(struct bench_ctx *c, const char *name, const char *what, int er
 	char size[24];
 
 	kprintf("bench: name=%s size=%s mode=%s error=%d what=\"%s\"\n", name,
-		bench_fmt_size(size, sizeof(size), c->ns->size), mode_name(c->mode), err, what);
+		bench_fmt_size(size, sizeof(size), c->ns->size), mode_name(c), err, what);
 	c->errors++;
 }
 

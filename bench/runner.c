@@ -46,22 +46,26 @@ enum {
 	B_BLK = 1 << 2,
 	B_LOOKUP = 1 << 3,
 	B_REPROBE = 1 << 4,
-	B_ALL = (1 << 5) - 1,
+	B_BTT = 1 << 5,
+	B_ALL = (1 << 6) - 1,
 };
 
 static const struct {
 	const char *name;
 	unsigned int bit;
 	bool needs_device;	/* runs on the device as it is (else brings its own up) */
+	bool once;		/* not per map= mode: once, after both passes */
 	void (*run)(struct bench_ctx *c);
 } benches[] = {
 	/* The order of a pass: memmap first (its first repetition sees the
 	 * media as the boot found it), reprobe last. */
-	{ "memmap", B_MEMMAP, false, bench_memmap },
-	{ "overhead", B_OVERHEAD, false, bench_overhead },
-	{ "lookup", B_LOOKUP, true, bench_lookup },
-	{ "blk", B_BLK, true, bench_blk },
-	{ "reprobe", B_REPROBE, true, bench_reprobe },
+	{ "memmap", B_MEMMAP, false, false, bench_memmap },
+	{ "overhead", B_OVERHEAD, false, false, bench_overhead },
+	{ "lookup", B_LOOKUP, true, false, bench_lookup },
+	{ "blk", B_BLK, true, false, bench_blk },
+	{ "reprobe", B_REPROBE, true, false, bench_reprobe },
+	/* Raw and sector on the namespace, after the pfn passes. */
+	{ "btt", B_BTT, false, true, bench_btt },
 };
 
 /* "all" or NAME,NAME...: a mask, or -EINVAL after naming the bad word. */
@@ -79,7 +83,7 @@ static int parse_spec(const char *spec, unsigned int *mask)
 			if (!strcmp(w, benches[i].name))
 				bit = benches[i].bit;
 		if (!bit) {
-			kprintf("bench: unknown benchmark '%s' (all, memmap, overhead, lookup, blk, reprobe)\n", w);
+			kprintf("bench: unknown benchmark '%s' (all, memmap, overhead, lookup, blk, reprobe, btt)\n", w);
 			return -EINVAL;
 		}
 		*mask |= bit;
@@ -103,7 +107,7 @@ static void bench_pass(struct bench_ctx *c, unsigned int mask)
 	int q;
 
 	for (size_t i = 0; i < ARRAY_SIZE(benches); i++) {
-		if (!(mask & benches[i].bit))
+		if (!(mask & benches[i].bit) || benches[i].once)
 			continue;
 		if (benches[i].needs_device &&
 		    (!bench_pfn(c) || bench_pfn(c)->layout.mode != c->mode)) {
@@ -161,6 +165,10 @@ int bench_run(const char *spec, const char *ns_name, u32 reps, u64 ws)
 		c.mode = modes[m];
 		bench_pass(&c, mask);
 	}
+	c.mode = PFN_MODE_NONE;
+	for (size_t i = 0; i < ARRAY_SIZE(benches); i++)
+		if ((mask & benches[i].bit) && benches[i].once)
+			benches[i].run(&c);
 	/* Leave map=dev up: the next boot brings it back (bench reprobe's boot figures). */
 	c.mode = PFN_MODE_PMEM;
 	if (!bench_pfn(&c) || bench_pfn(&c)->layout.mode != PFN_MODE_PMEM) {
@@ -181,14 +189,14 @@ static int bench_param(const char *val)
 	unsigned int mask;
 
 	if (!val || parse_spec(val, &mask)) {
-		pr_err("bench=%s: expected all or memmap,overhead,lookup,blk,reprobe\n", val ? val : "");
+		pr_err("bench=%s: expected all or memmap,overhead,lookup,blk,reprobe,btt\n", val ? val : "");
 		return -EINVAL;
 	}
 	bench_spec = val;
 	return 0;
 }
 KERNEL_PARAM("bench", bench_param,
-	     "run benchmarks at the end of boot, then power off: all or memmap,overhead,lookup,blk,reprobe");
+	     "run benchmarks at the end of boot, then power off: all or memmap,overhead,lookup,blk,reprobe,btt");
 
 static int bench_ns_param(const char *val)
 {
@@ -290,5 +298,5 @@ static int cmd_bench(int argc, char **argv)
 	return errors < 0 ? errors : errors ? -EIO : 0;
 }
 SHELL_COMMAND(SHELL_BENCH, "bench", cmd_bench,
-	      "bench -f [-n NS] [-r REPS] [-w SIZE] all|memmap,overhead,lookup,blk,reprobe | bench stat",
+	      "bench -f [-n NS] [-r REPS] [-w SIZE] all|memmap,overhead,lookup,blk,reprobe,btt | bench stat",
 	      "benchmarks (reformat the namespace); 'bench stat': bytes stored to pmem");

@@ -1,3 +1,3 @@
 # The benchmark suite (docs/PERFORMANCE.md): kernel only, never in the host tests.
 kernel-y += bench/runner.c bench/report.c
-kernel-y += bench/memmap.c bench/overhead.c bench/reprobe.c bench/blk.c bench/lookup.c
+kernel-y += bench/memmap.c bench/overhead.c bench/reprobe.c bench/blk.c bench/lookup.c bench/btt.c

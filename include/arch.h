@@ -182,9 +182,61 @@ u64 arch_clock_recalibrate(unsigned int samples, struct arch_clock_cal *cal);
 void arch_console_write(const char *s, size_t n);
 /* Blocking console input; returns a byte, or -1 when there is none. */
 int arch_console_getc(void);
+/* Console input without waiting: a byte, or -1 when none has arrived. */
+int arch_console_trygetc(void);
+
+/*
+ * PCI configuration space (PCI Local Bus 3.0 §3.2.2.3.2, configuration
+ * mechanism #1: address port 0xCF8, data port 0xCFC; FACTS-2 §5.3). Port
+ * I/O is privileged, so drivers/pci reaches it only through these; the host
+ * tests put a fake configuration space behind them (test/host/pci_host.c).
+ * reg is the byte offset in the function's 256-byte space, width 1, 2 or 4
+ * and reg aligned to it. A function that is absent reads as all ones.
+ */
+bool arch_pci_cfg_present(void);
+u32 arch_pci_cfg_read(u8 bus, u8 dev, u8 fn, u8 reg, unsigned int width);
+void arch_pci_cfg_write(u8 bus, u8 dev, u8 fn, u8 reg, unsigned int width, u32 val);
+
+/*
+ * Port I/O for what firmware describes by port number (ACPI's SystemIO
+ * operation regions and FADT registers, through drivers/acpica): width 1,
+ * 2 or 4 bytes. Kernel only; the host tests have no ports.
+ */
+u32 arch_io_read(u16 port, unsigned int width);
+void arch_io_write(u16 port, unsigned int width, u32 val);
+
+/*
+ * Ordering between the CPU and a DMA-capable device, for rings in ordinary
+ * write-back RAM (what virtio and e1000 descriptors live in).
+ * arch_dma_wmb: every store before it (a descriptor) is visible to the
+ * device before any store after it (the index or tail that hands it over).
+ * arch_dma_rmb: a load after it (a descriptor's content) is not performed
+ * before a load before it (the used index or a status bit). x86 keeps
+ * stores in order and loads in order (SDM Vol. 3A §9.2.2), so both only
+ * stop the compiler.
+ */
+void arch_dma_wmb(void);
+void arch_dma_rmb(void);
+
+/*
+ * This CPU's number (0 = the boot CPU; below ARCH_MAX_CPUS), from its
+ * per-CPU data (x86: through GS, set before anything can ask). The host
+ * fake is CPU 0.
+ */
+#define ARCH_MAX_CPUS 64
+u32 arch_cpu_id(void);
+/* A spin-wait hint (x86 PAUSE). */
+void arch_cpu_relax(void);
 
 /* End the machine with a status (0 = success): see arch/x86_64/exit.c. */
 __noreturn void arch_exit(int status);
+
+/*
+ * Only the first half of arch_exit: hand the status to a debug-exit device
+ * (QEMU's isa-debug-exit). Returns when there is none, so that the caller
+ * can power the machine off its own way.
+ */
+void arch_exit_debug(int status);
 
 /* Exit statuses the kernel reports (QEMU's isa-debug-exit turns s into 2s+1). */
 enum kernel_exit {

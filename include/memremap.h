@@ -92,6 +92,16 @@ struct dev_pagemap {
 	struct range range;	/* 2 MiB aligned at both ends */
 	enum memory_type type;
 	u32 flags;
+	/*
+	 * Compound pages of 2^vmemmap_shift pages (0: order-0 pages only), as
+	 * Linux gives a device-dax pgmap with align 2 MiB (9) or 1 GiB (18).
+	 * They tile the range from its first pfn without an altmap, from the
+	 * first pfn after the altmap's reserve + free with one (where Linux's
+	 * memmap_init_zone_device starts), rounded up to a compound; pfns
+	 * outside whole compounds keep order-0 struct pages. Without an altmap
+	 * the compounds' vmemmap is deduplicated (VMEMMAP_DEDUP, FACTS-2 §2.2).
+	 */
+	unsigned int vmemmap_shift;
 	/* Called when a deferred teardown completes (may be NULL). */
 	void (*done)(struct dev_pagemap *pgmap);
 	void *owner;		/* the caller's */
@@ -101,7 +111,16 @@ struct dev_pagemap {
 	enum pgmap_state state;
 	u64 pins;
 	bool own_direct_map;	/* we added the direct map, we remove it */
+	u64 compound_start;	/* pfns [compound_start, compound_end) are compound pages */
+	u64 compound_end;
+	bool vmemmap_dedup;	/* their vmemmap is deduplicated */
 };
+
+/* The compound page size in pages (1 for order-0 pages). */
+static inline u64 pgmap_vmemmap_nr(const struct dev_pagemap *pgmap)
+{
+	return 1ULL << pgmap->vmemmap_shift;
+}
 
 /*
  * What one memremap_pages() call spent: arch_cycles() per step, and the
@@ -114,6 +133,9 @@ struct memremap_stats {
 	u64 init_cycles;	/* struct page initialisation */
 	u64 pages_init;
 	u64 pmem_pages_stored;
+	u64 vmemmap_ram;	/* bytes of RAM the vmemmap took (struct page frames) */
+	u64 pgtable_pages;	/* page-table pages it added (the vmemmap's and the direct map's) */
+	u64 compound_pages;	/* compound pages formed (0: order-0 pages only) */
 };
 
 /*
@@ -121,11 +143,14 @@ struct memremap_stats {
  * map, sections and vmemmap (struct pages in the altmap's free pfns when
  * `altmap` is given, else in RAM), and initialise every struct page with
  * zone DEVICE and the pgmap, the altmap's reserve as PG_reserved without a
- * pgmap. The altmap is
+ * pgmap; with pgmap->vmemmap_shift the compound pages' heads and tails as
+ * mm.h describes (only the first two vmemmap pages' worth of each
+ * deduplicated compound is written: the rest maps those). The altmap is
  * copied into pgmap. On success, if `stats` is not NULL, *stats says what
  * the steps cost; on error *stats is left alone. Returns 0 or a negative
  * errno, nothing left behind: -EINVAL bad range or altmap; -EBUSY the range
  * overlaps RAM, another pgmap or a subsection that has struct pages;
+ * -EINVAL also for a vmemmap_shift above 18 (1 GiB);
  * -ENOSPC too many pgmaps; -ENOMEM out of RAM or altmap space; -EOPNOTSUPP
  * altmap without PSE.
  */

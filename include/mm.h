@@ -25,13 +25,30 @@ enum zone_type {
 /* page->flags: the zone in bits 0-1, then page flags. */
 #define PAGE_ZONE_MASK 0x3ULL
 #define PG_reserved (1ULL << 2)	/* not usable memory (a hole inside a RAM subsection) */
+#define PG_head (1ULL << 3)	/* first page of a compound page (devdax, align 2M/1G) */
 
+/*
+ * Compound pages (a devdax device's 2 MiB or 1 GiB pages; Linux's
+ * prep_compound_head/prep_compound_tail for ZONE_DEVICE): the head has
+ * PG_head; every tail has compound_head = head's address | 1 in the word
+ * where an order-0 page has lru.next (an aligned pointer, so bit 0 tells a
+ * tail apart); the first tail (head + 1) also holds the order. Every tail
+ * beyond the first is otherwise identical to the others of its compound,
+ * which is what lets the vmemmap map them all to one shared frame
+ * (VMEMMAP_DEDUP, FACTS-2 §2.2).
+ */
 struct page {
 	u64 flags;
 	u32 refcount;		/* 0 when idle (device pages start idle) */
 	u32 _pad;
 	struct dev_pagemap *pgmap;	/* owner of a ZONE_DEVICE page, else NULL */
-	struct list_head lru;	/* free for the page's current owner */
+	union {
+		struct list_head lru;	/* free for the page's current owner */
+		struct {
+			u64 compound_head;	/* tail pages: head's address | 1 */
+			u64 compound_order;	/* first tail page: log2(pages) */
+		};
+	};
 	u64 _reserved[3];
 };
 
@@ -76,6 +93,28 @@ static inline bool is_zone_device_page(const struct page *page)
 	return page_zone(page) == ZONE_DEVICE;
 }
 
+static inline bool page_is_head(const struct page *page)
+{
+	return page->flags & PG_head;
+}
+
+static inline bool page_is_tail(const struct page *page)
+{
+	return page->compound_head & 1;
+}
+
+/* The head of page's compound page; page itself for an order-0 page or a head. */
+static inline struct page *compound_head(struct page *page)
+{
+	return page_is_tail(page) ? (struct page *)(page->compound_head - 1) : page;
+}
+
+/* log2 of the pages in the compound page whose head is `head` (0: order-0 page). */
+static inline unsigned int compound_order(const struct page *head)
+{
+	return page_is_head(head) ? (unsigned int)head[1].compound_order : 0;
+}
+
 /* True if pfn's section is present and its 2 MiB subsection has a memmap. */
 bool pfn_valid(u64 pfn);
 
@@ -107,6 +146,7 @@ enum pmem_writer {
 	PMEM_WR_BLOCK,		/* pmem_rw() writes */
 	PMEM_WR_INFOBLOCK,	/* pfn info blocks written or zeroed */
 	PMEM_WR_MEMMAP,		/* struct pages stored into altmap blocks */
+	PMEM_WR_BTT,		/* BTT metadata: map and log entries, info blocks */
 	PMEM_WR_OTHER,		/* anything else (benchmark baselines) */
 	PMEM_WR_NR,
 };
@@ -135,6 +175,7 @@ const char *pmem_writer_name(enum pmem_writer w);
  */
 enum mm_stat_item {
 	MM_VMEMMAP,		/* RAM holding struct pages */
+	MM_VMEMMAP_SHARED,	/* struct page array mapped to shared tail frames (no RAM of its own) */
 	MM_SECTION_TABLES,	/* RAM holding the sparse section table */
 	MM_DEVICE_MAPPED,	/* device memory that has struct pages */
 	MM_ALTMAP_USED,		/* pmem holding struct pages (altmap blocks) */

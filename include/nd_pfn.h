@@ -4,9 +4,10 @@
  * (map=dev, through a vmem_altmap), and a block device pmemNm whose sector 0
  * is the info block's dataoff. A valid block brings the device back at every
  * boot; one that cannot be enabled leaves the namespace disabled with the
- * reason, never raw. So do Linux's other personalities until pmemk serves
- * them: a BTT (sector) or a device-dax block is listed with its mode and
- * "not supported yet", so no raw write can destroy it.
+ * reason, never raw. A BTT (sector mode) is a device of its own, bttN.0
+ * (nd_btt.h). A device-dax block (NVDIMM_DAX_INFO) is the same device under
+ * another name, daxN.0 (mode devdax): compound pages of its align, a block
+ * view of its data named daxN.0 too, and mappings of its pages (nd_dax.h).
  *
  * What probing writes: nothing, except for map=dev on a writable region the
  * struct pages in the namespace's memmap area that differ from the ones
@@ -23,15 +24,15 @@
 #include "pmem.h"
 
 struct nd_pfn {
-	char name[16];			/* pfnN.0 (fsdax), daxN.0 (devdax), bttN.0 (sector) */
-	enum nd_personality pers;	/* what the namespace holds; only fsdax is enabled yet */
+	char name[16];			/* pfnN.0 (fsdax), daxN.0 (devdax) */
+	enum nd_personality pers;	/* what the namespace holds: fsdax or devdax (else disabled) */
 	struct nd_namespace_io *ns;
 	struct nd_pfn_layout layout;	/* from the info block */
 	bool enabled;
 	bool memmap_in_ram;		/* map=mem, or map=dev on a read-only region */
 	char reason[128];		/* why it is disabled */
 	struct dev_pagemap pgmap;
-	struct pmem_device pmem;	/* pmemNm while enabled */
+	struct pmem_device pmem;	/* pmemNm (devdax: its block view daxN.0) while enabled */
 	/* What memremap_pages spent on its last bring-up, step by step (benchmarks). */
 	struct memremap_stats memmap_stats;
 	/* Set when a probe (boot, nd_namespace_probe) brought it up: what it cost. */
@@ -42,25 +43,31 @@ struct nd_pfn {
 
 /* What create-namespace asks for. */
 struct nd_pfn_request {
-	enum nd_pfn_mode mode;		/* PFN_MODE_NONE: back to raw */
+	enum nd_pfn_mode mode;		/* PFN_MODE_NONE: back to raw (or sector) */
+	bool devdax;			/* -m devdax: NVDIMM_DAX_INFO instead of NVDIMM_PFN_INFO */
 	u64 align;
 	bool force;
+	bool sector;			/* -m sector: a BTT (mode is then NONE) */
+	u32 lbasize;			/* its sector size (-l); 0: ndctl's 4096 */
 };
 
 /*
- * Bring every published namespace up at boot: a valid info block gives an
- * enabled (or, when it cannot be honoured, disabled) pfn device; a BTT or
- * dax block a disabled one; no block (or a bad signature or checksum) a raw
- * pmemN. Writes only what the header comment says. One line per namespace.
+ * Bring every published namespace up at boot: a valid pfn or dax info
+ * block gives an enabled (or, when it cannot be honoured, disabled) fsdax or
+ * devdax device; a BTT a sector device (nd_btt.h); no block (or a bad
+ * signature or checksum) a raw pmemN. Writes only what the header comment
+ * says. One line per namespace.
  */
 void nd_probe_namespaces(void);
 
 /*
  * Reconfigure `ns` (ndctl create-namespace -e): check the request (layout,
- * RAM for map=mem), tear down what it is now, write a new info block (or
- * zero it for raw), bring the result up. Needs req->force (-EBUSY
- * otherwise, with a message). A failure at any step leaves everything as it
- * was: the old info block written back and the old device up again.
+ * RAM for map=mem, room for a BTT), tear down what it is now, write a new
+ * info block (or zero it for raw; for sector, or when leaving sector, the
+ * first 8 KiB are zeroed as ndctl does, then the BTT written), bring the
+ * result up. Needs req->force (-EBUSY otherwise, with a message). A failure
+ * at any step leaves the namespace's first 8 KiB as they were and the old
+ * device up again (a BTT's map and log, written near the end, stay).
  */
 int nd_namespace_reconfigure(struct nd_namespace_io *ns, const struct nd_pfn_request *req);
 
@@ -87,13 +94,17 @@ int nd_pfn_read_sb(struct nd_namespace_io *ns, struct nd_pfn_sb *sb);
 void nd_apply_create_param(void);
 
 /*
- * ndctl's words for a request: -m raw|fsdax|memory with -M mem|dev, and -a
- * 4K|2M|1G. Print one line naming the bad word and return -EINVAL.
+ * ndctl's words for a request: -m raw|fsdax|memory|devdax|dax|sector with -M mem|dev
+ * (not for sector), and -a 4K|2M|1G. Print one line naming the bad word and
+ * return -EINVAL.
  */
 int nd_pfn_parse_mode(const char *mode, const char *map, struct nd_pfn_request *req);
 int nd_pfn_parse_align(const char *s, u64 *align);
 
-/* Forget every pfn and raw device (host tests). */
+/* A devdax device's compound page order for its align: 9 (2 MiB), 18 (1 GiB), 0 (4 KiB). */
+unsigned int nd_dax_vmemmap_shift(u64 align);
+
+/* Forget every pfn, BTT and raw device (host tests). */
 void nd_pfn_reset(void);
 
 #endif

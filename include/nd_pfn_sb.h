@@ -99,7 +99,15 @@ int nd_pfn_validate(const struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
 int nd_pfn_init(struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
 		enum nd_pfn_mode mode, u64 align, const u8 uuid[16], const char **why);
 
-/* The same rules under the device-dax signature (FACTS-2 §2.1), plus a supported align. */
+/*
+ * The same block under the device-dax signature (FACTS-2 §2.1): Linux's
+ * devdax info block is the fsdax one byte for byte but for the signature,
+ * so both are written and checked by the same code. nd_dax_init writes what
+ * `ndctl create-namespace -m devdax` does; nd_dax_validate adds devdax's
+ * rule that align is 4 KiB, 2 MiB or 1 GiB.
+ */
+int nd_dax_init(struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
+		enum nd_pfn_mode mode, u64 align, const u8 uuid[16], const char **why);
 int nd_dax_validate(const struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
 		    struct nd_pfn_layout *out, const char **why);
 

@@ -31,6 +31,10 @@ int pgtable_init(struct pgtable *pt);
  */
 int pgtable_map(struct pgtable *pt, u64 va, phys_addr_t pa, u64 len, u64 prot);
 
+/* pgtable_map with leaves no larger than max_leaf (nor pt->max_leaf). */
+int pgtable_map_leaves(struct pgtable *pt, u64 va, phys_addr_t pa, u64 len, u64 prot,
+		       enum pg_level max_leaf);
+
 /*
  * Unmap [va, va+len). A leaf larger than the range at an edge is an error
  * (-EINVAL; nothing is split). Tables left empty are freed.

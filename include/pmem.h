@@ -14,23 +14,32 @@
 
 #define PMEM_MAX_DEVICES ND_MAX_REGIONS
 
+enum pmem_dir {
+	PMEM_READ,
+	PMEM_WRITE,
+};
+
+struct pmem_device;
+/*
+ * A block device whose sectors are not a linear range of the namespace
+ * (the BTT's pmemNs) serves every checked request here: `off` and `len`
+ * are whole sectors inside the device, writes only on a writable one.
+ */
+typedef int (*pmem_rw_fn)(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir dir);
+
 struct pmem_device {
 	char name[24];			/* pmemN or pmemNm */
 	struct nd_namespace_io *ns;
 	u64 phys;			/* physical address of sector 0 */
 	u64 size;			/* bytes */
-	u32 sector_size;		/* logical block: 512 */
+	u32 sector_size;		/* logical block: 512 (a BTT's: its lbasize) */
 	u64 pfn_flags;			/* PFN_DEV, plus PFN_MAP when struct pages exist */
 	u64 memmap_end;			/* physical end (exclusive) of the struct-page coverage */
 	bool cpu_cache_persistent;	/* eADR: stores are enough, no write-back */
 	u64 dax_refs;			/* raw mode: direct_access addresses lent out */
 	bool ro;
-	u8 *virt;			/* direct map address of sector 0 */
-};
-
-enum pmem_dir {
-	PMEM_READ,
-	PMEM_WRITE,
+	u8 *virt;			/* direct map address of sector 0 (NULL with rw) */
+	pmem_rw_fn rw;			/* indirect devices (BTT): serves the I/O; no DAX */
 };
 
 /* Where a block device's sectors are, and what its pfns may promise. */
@@ -48,6 +57,14 @@ struct pmem_span {
  */
 int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
 		const struct pmem_span *span);
+/*
+ * Register an indirect block device (a BTT's pmemNs) of `size` bytes in
+ * sectors of `sector_size` (any size; a BTT's may be 520 or 4160) whose
+ * I/O `rw` serves. Read-only when the namespace's region is. -ENOSPC when
+ * the table is full, -EINVAL for an empty device or size not in sectors.
+ */
+int pmem_attach_indirect(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
+			 u64 size, u32 sector_size, pmem_rw_fn rw);
 /* Unregister it (the caller owns the direct map of its range). */
 void pmem_detach(struct pmem_device *dev);
 
@@ -59,7 +76,8 @@ struct pmem_device *pmem_next(struct pmem_device *prev);
  * Read or write `len` bytes at byte `off`. Both must be multiples of the
  * sector size and len not 0 (-EINVAL otherwise); the request must lie inside the device
  * (-ERANGE otherwise; nothing is copied); writes to a read-only device give
- * -EROFS. A write is durable when this returns 0.
+ * -EROFS. A write is durable when this returns 0 (and on an indirect
+ * device, atomic per sector: see btt.h).
  */
 int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir dir);
 
@@ -77,7 +95,8 @@ struct pmem_dax {
  * the struct pages). The device stays alive until pmem_dax_put(*dax): a pfn
  * device's pages are pinned (its teardown waits), a raw device is
  * referenced (its detach is refused). Negative errno for a sector past the
- * end (-ERANGE) or a device going away (-ENXIO); then nothing is held.
+ * end (-ERANGE), a device going away (-ENXIO) or one without direct access
+ * (-EOPNOTSUPP: a BTT, whose sectors move); then nothing is held.
  */
 s64 pmem_direct_access(struct pmem_device *dev, u64 sector, struct pmem_dax *dax);
 void pmem_dax_put(struct pmem_dax *dax);
@@ -91,5 +110,18 @@ void pmem_durable(struct pmem_device *dev);
 
 /* Forget every device (host tests). */
 void pmem_reset(void);
+
+/*
+ * The shell's fill patterns (nvdimm/pmem_cmds.c): pattern=0xNN (every byte)
+ * or seq=N (8-byte words that encode their device offset, nd_seq_word).
+ */
+struct io_pattern {
+	bool seq;
+	u64 value;
+};
+/* Parse one; a line naming the argument and -EINVAL if it is neither. */
+int nd_io_pattern_parse(const char *arg, struct io_pattern *p);
+/* buf = the pattern's bytes for device bytes [off, off + len) (multiples of 8 for seq). */
+void nd_io_pattern_fill(const struct io_pattern *p, u8 *buf, u64 off, u64 len);
 
 #endif

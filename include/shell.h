@@ -17,6 +17,7 @@ enum shell_group {
 	SHELL_BLOCK,	/* sector I/O and DAX on block devices */
 	SHELL_MEMORY,	/* memory map, allocators, ZONE_DEVICE */
 	SHELL_SYSTEM,	/* the shell, the CPU, tests, power */
+	SHELL_NET,	/* PCI, NICs, TCP/IP */
 	SHELL_BENCH,	/* measurements */
 	SHELL_NR_GROUPS
 };
@@ -41,6 +42,22 @@ extern const struct shell_command *const __stop_shell_cmds[] __attribute__((weak
 #define for_each_shell_command(c)                                            \
 	for (const struct shell_command *const *c = __start_shell_cmds;        \
 	     c < __stop_shell_cmds; c++)
+
+/*
+ * Work to do while the shell waits for input (polling NICs, the TCP/IP
+ * stack's timers): each SHELL_IDLE function is called over and over while
+ * no byte is waiting on the console, and by long-running commands that
+ * call shell_idle(). It must return soon.
+ */
+#define SHELL_IDLE(_fn)                                                         \
+	static void (*const __shidle_ptr_##_fn)(void) __section("shell_idle") __used \
+		__aligned(8) = _fn
+
+extern void (*const __start_shell_idle[])(void) __attribute__((weak));
+extern void (*const __stop_shell_idle[])(void) __attribute__((weak));
+
+/* Run every SHELL_IDLE function once. */
+void shell_idle(void);
 
 /* Run one command line; returns the command's result (-ENOENT if unknown). */
 int shell_exec(const char *line);

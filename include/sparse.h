@@ -57,6 +57,17 @@ struct mem_section *section_lookup(u64 section_nr);
 
 /* vmemmap_populate() flags. */
 #define VMEMMAP_BASE_PAGES (1U << 0)	/* 4 KiB pages even where 2 MiB would do */
+/*
+ * Compound-page dedup (FACTS-2 §2.2, Linux 5.17+ for device-dax): the range
+ * is made of compound pages of 2^shift pages (shift >= 9: 2 MiB or more,
+ * the range aligned to them); each gets two vmemmap pages of its own (the
+ * head and the first 127 tails) and every further vmemmap page of the
+ * compound maps the second one's frame. RAM only (no altmap), 4 KiB PTEs.
+ */
+#define VMEMMAP_DEDUP(shift) ((unsigned int)(shift) << 8)
+#define VMEMMAP_DEDUP_SHIFT(flags) (((flags) >> 8) & 0x3fU)
+#define VMEMMAP_DEDUP_MIN_SHIFT PFN_SUBSECTION_SHIFT
+#define VMEMMAP_RESERVE_NR 2	/* vmemmap pages of its own per compound page */
 
 /*
  * Give [start_pfn, start_pfn + nr_pages) (2 MiB aligned) struct pages:
@@ -69,8 +80,9 @@ struct mem_section *section_lookup(u64 section_nr);
 int sparse_add_range(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
 		     unsigned int flags, bool device);
 
-/* Undo sparse_add_range() for the same range and altmap. */
-void sparse_remove_range(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap);
+/* Undo sparse_add_range() for the same range, altmap and flags. */
+void sparse_remove_range(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
+			 unsigned int flags);
 
 /* True if any subsection of the (2 MiB aligned) range has a memmap. */
 bool sparse_range_has_memmap(u64 start_pfn, u64 nr_pages);
@@ -100,12 +112,21 @@ int vmemmap_populate(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
 		     unsigned int flags);
 
 /*
- * Unmap the struct pages of a range populated with vmemmap_populate():
- * RAM-backed blocks and pages go back to the page allocator, page-table
- * pages left empty too. Altmap blocks are only unmapped: their pmem is
- * handed back to the altmap's counters by the owner (altmap_reset()).
+ * Unmap the struct pages of a range populated with vmemmap_populate() (the
+ * same flags): RAM-backed blocks and pages go back to the page allocator,
+ * a deduplicated compound's two frames once each, page-table pages left
+ * empty too. Altmap blocks are only unmapped: their pmem is handed back to
+ * the altmap's counters by the owner (altmap_reset()).
  */
-void vmemmap_free(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap);
+void vmemmap_free(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap, unsigned int flags);
+
+/*
+ * RAM the vmemmap of nr_pages pages (whole sections, in RAM) costs: 64
+ * bytes a page without dedup (dedup_shift 0), or with VMEMMAP_DEDUP(shift)
+ * two 4 KiB pages per compound plus a page table per section. What
+ * map=mem checks before it asks.
+ */
+u64 vmemmap_ram_estimate(u64 nr_pages, unsigned int dedup_shift);
 
 /*
  * True if the struct page of pfn lies in one of `altmap`'s blocks (its

@@ -227,6 +227,48 @@ KTEST(mm_memremap_4g_map_mem_uses_64m_of_ram)
 	KT_EXPECT_SNAP(mm_snap(), before);
 }
 
+/*
+ * devdax compound pages of 1 GiB and 2 MiB on the same 4 GiB, map=mem: the
+ * vmemmap deduplicated (FACTS-2 §2.2), against the 64 MiB above. Every
+ * sampled struct page names its compound's head through whichever shared
+ * frame maps it; teardown gives everything back.
+ */
+KTEST(mm_memremap_4g_devdax_dedup_ram)
+{
+	static const unsigned int shifts[] = { 18, 9 };
+	u64 start, size;
+
+	if (!find_pmem(4 * GiB, &start, &size))
+		return;
+	for (unsigned int i = 0; i < ARRAY_SIZE(shifts); i++) {
+		struct dev_pagemap pgmap = pgmap_of(start, 4 * GiB);
+		struct memremap_stats st;
+		struct mm_snap before = mm_snap(), after;
+		u64 nr = 1ULL << shifts[i], bad = 0;
+
+		pgmap.type = MEMORY_DEVICE_GENERIC;
+		pgmap.vmemmap_shift = shifts[i];
+		KT_ASSERT(memremap_pages(&pgmap, NULL, &st) == 0);
+		after = mm_snap();
+		kprintf("# mm: 4 GiB devdax map=mem align %s: struct pages %llu KiB of RAM; page tables +%llu KiB; RAM used %llu KiB; %llu compound pages (64 MiB without dedup)\n",
+			shifts[i] == 18 ? "1G" : "2M", ((after.vmemmap - before.vmemmap) >> 10),
+			((after.tables - before.tables) * 4), ((before.free_pages - after.free_pages) * 4),
+			st.compound_pages);
+		KT_ASSERT(pgmap.vmemmap_dedup);
+		KT_EXPECT_EQ(after.vmemmap - before.vmemmap, st.vmemmap_ram);
+		KT_ASSERT(st.vmemmap_ram <= vmemmap_ram_estimate(PFN_DOWN(4 * GiB), shifts[i]));
+		KT_ASSERT(st.vmemmap_ram < 64 * MiB / 3);
+		for (u64 pfn = pgmap.compound_start; pfn < pgmap.compound_end; pfn += 4093) {
+			struct page *p = pfn_to_page(pfn), *head = pfn_to_page(ALIGN_DOWN(pfn, nr));
+			bad += compound_head(p) != head || p->pgmap != &pgmap ||
+			       compound_order(head) != shifts[i];
+		}
+		KT_EXPECT_EQ(bad, 0);
+		KT_ASSERT(memunmap_pages(&pgmap) == 0);
+		KT_EXPECT_SNAP(mm_snap(), before);
+	}
+}
+
 static int done_calls;
 
 static void count_done(struct dev_pagemap *pgmap)

@@ -11,6 +11,7 @@
 #include "e820.h"
 #include "heap.h"
 #include "kernel.h"
+#include "madt.h"
 #include "ktest.h"
 #include "memblock.h"
 #include "nd_pfn.h"
@@ -18,11 +19,14 @@
 #include "nvdimm.h"
 #include "page_alloc.h"
 #include "paging.h"
+#include "net.h"
 #include "params.h"
+#include "pci.h"
 #include "persist.h"
 #include "pgtable.h"
 #include "printk.h"
 #include "shell.h"
+#include "smp.h"
 #include "sparse.h"
 #include "x86.h"
 
@@ -149,6 +153,7 @@ static void heap_setup(void)
 
 void kmain(const struct boot_info *bi)
 {
+	smp_boot_cpu_init();	/* GS base: arch_cpu_id() works from here on */
 	pr_info("pmemk %s: persistent memory manager\n", PMEMK_VERSION);
 	pr_info("boot: %s%s%s\n", boot_path_name(bi->path), bi->loader[0] ? ", loader " : "",
 		bi->loader);
@@ -175,6 +180,9 @@ void kmain(const struct boot_info *bi)
 	 * e820 for the pmem it does not cover; then the regions are published.
 	 */
 	acpi_init(bi);
+	/* The other CPUs: listed by the MADT, started, parked (nothing runs on them yet). */
+	madt_init();
+	smp_init(bi);
 	nfit_probe();
 	e820_pmem_register(&e820_table);
 	nvdimm_publish();
@@ -182,6 +190,10 @@ void kmain(const struct boot_info *bi)
 	persist_init();
 	nd_probe_namespaces();
 	nd_apply_create_param();
+	/* Devices: PCI functions, then the drivers that claim them. */
+	pr_info("pci: %u functions\n", pci_scan());
+	pci_probe_drivers();
+	net_init();
 	bench_boot();	/* bench=: run the benchmarks, power off */
 
 	if (ktest_spec) {

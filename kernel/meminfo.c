@@ -53,6 +53,8 @@ static int cmd_meminfo(int argc, char **argv)
 	meminfo_line("MemFree:", st.free_pages * PAGE_SIZE);
 	meminfo_line("PageTables:", kernel_pgtable.nr_tables * PAGE_SIZE);
 	meminfo_line("Vmemmap:", mm_stat(MM_VMEMMAP));
+	/* struct page array served by compounds' shared tail frames: RAM not spent. */
+	meminfo_line("VmemmapShared:", mm_stat(MM_VMEMMAP_SHARED));
 	meminfo_line("SectionTables:", mm_stat(MM_SECTION_TABLES));
 	meminfo_line("DeviceMapped:", mm_stat(MM_DEVICE_MAPPED));
 	meminfo_line("AltmapUsed:", mm_stat(MM_ALTMAP_USED));

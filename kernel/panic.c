@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "acpica.h"
 #include "arch.h"
 #include "kernel.h"
 #include "printk.h"
@@ -23,5 +24,8 @@ void panic(const char *fmt, ...)
 void kernel_poweroff(int status)
 {
 	pr_info("poweroff: status %d\n", status);
+	/* QEMU's isa-debug-exit first (the status reaches the host), then ACPI S5. */
+	arch_exit_debug(status);
+	acpica_poweroff();
 	arch_exit(status);
 }

@@ -94,12 +94,31 @@ void shell_run_batch(const char *cmds)
 	}
 }
 
+void shell_idle(void)
+{
+	for (void (*const *fn)(void) = __start_shell_idle; fn < __stop_shell_idle; fn++)
+		(*fn)();
+}
+
+/* The next console byte; the idle work runs while there is none. */
+static int wait_byte(void)
+{
+	if (&__start_shell_idle[0] == &__stop_shell_idle[0])
+		return arch_console_getc();
+	for (;;) {
+		int c = arch_console_trygetc();
+		if (c >= 0)
+			return c;
+		shell_idle();
+	}
+}
+
 static size_t read_line(char *buf, size_t size)
 {
 	size_t n = 0;
 
 	for (;;) {
-		int c = arch_console_getc();
+		int c = wait_byte();
 		if (c < 0 || c == '\r' || c == '\n') {
 			kprintf("\n");
 			buf[n] = '\0';
@@ -150,6 +169,7 @@ static int cmd_help(int argc, char **argv)
 		[SHELL_BLOCK] = "block devices",
 		[SHELL_MEMORY] = "memory",
 		[SHELL_SYSTEM] = "system",
+		[SHELL_NET] = "network",
 		[SHELL_BENCH] = "benchmarks",
 	};
 	const struct shell_command *sorted[128];

@@ -137,6 +137,8 @@ static int pgmap_validate(const struct dev_pagemap *pgmap, const struct vmem_alt
 		return err;
 	if (pgmap->state != PGMAP_UNREGISTERED)
 		return pgmap_reject(r, -EINVAL, "pgmap is already registered");
+	if (pgmap->vmemmap_shift > PFN_SECTION_SHIFT + 3)	/* 1 GiB */
+		return pgmap_reject(r, -EINVAL, "compound pages larger than 1 GiB");
 	if (nr_pgmaps == PGMAP_MAX)
 		return pgmap_reject(r, -ENOSPC, "too many device ranges");
 	if (memblock_ram_overlapping(r->start, range_len(r)))
@@ -178,11 +180,51 @@ static int pgmap_map_direct(struct dev_pagemap *pgmap)
 }
 
 /*
+ * Store copies of *tmpl into the struct pages of [s, e), section by section:
+ * where a section's struct pages lie in the altmap (pmem), only those that
+ * differ are stored; returns how many were.
+ */
+static u64 init_span(u64 s, u64 e, const struct page *tmpl, const struct vmem_altmap *altmap)
+{
+	u64 stored = 0;
+
+	for (u64 next; s < e; s = next) {
+		next = MIN(e, ALIGN_DOWN(s, PAGES_PER_SECTION) + PAGES_PER_SECTION);
+		if (vmemmap_in_altmap(s, altmap))
+			stored += memmap_init_range_pmem(s, next, tmpl);
+		else
+			memmap_init_range(s, next, tmpl);
+	}
+	return stored;
+}
+
+/*
+ * One compound page at `head` (Linux's memmap_init_compound): the head with
+ * PG_head, the first tail with the order, every tail with the head's
+ * address. Deduplicated, only the struct pages of its two own vmemmap pages
+ * are written (128 of them): every later tail reads the second page's frame.
+ */
+static u64 init_compound(struct dev_pagemap *pgmap, u64 head, const struct vmem_altmap *altmap)
+{
+	u64 nr = pgmap_vmemmap_nr(pgmap);
+	u64 own = pgmap->vmemmap_dedup ? VMEMMAP_RESERVE_NR * PAGE_SIZE / sizeof(struct page) : nr;
+	struct page h = { .flags = ZONE_DEVICE | PG_head, .pgmap = pgmap };
+	struct page tail = { .flags = ZONE_DEVICE, .pgmap = pgmap };
+	struct page first;
+
+	tail.compound_head = (u64)pfn_to_page(head) | 1;
+	first = tail;
+	first.compound_order = pgmap->vmemmap_shift;
+	return init_span(head, head + 1, &h, altmap) + init_span(head + 1, head + 2, &first, altmap) +
+	       init_span(head + 2, head + own, &tail, altmap);
+}
+
+/*
  * Zone DEVICE and the owner in every struct page but the altmap's reserve:
- * one template, stored section by section; where a section's struct pages
- * lie in the altmap (pmem), only those that differ are stored and counted.
- * The altmap's reserve gets PG_reserved pages with no pgmap: every struct
- * page of the range is initialised, so a walker never reads garbage.
+ * one template, stored section by section (init_span); compound pages as
+ * init_compound makes them. The altmap's reserve gets PG_reserved pages
+ * with no pgmap: every struct page of the range is initialised, so a walker
+ * never reads garbage.
  */
 static void pgmap_init_pages(struct dev_pagemap *pgmap, struct memremap_stats *st)
 {
@@ -191,26 +233,102 @@ static void pgmap_init_pages(struct dev_pagemap *pgmap, struct memremap_stats *s
 	struct page reserved = { .flags = ZONE_DEVICE | PG_reserved };
 	const struct vmem_altmap *altmap = pgmap_altmap(pgmap);
 	u64 start = pgmap_pfn(pgmap), end = start + pgmap_nr_pages(pgmap);
-	u64 stored = 0;
+	u64 cs = pgmap->compound_start, ce = pgmap->compound_end;
+	u64 stored = 0, s = start;
 
 	if (altmap) {
 		u64 rsv_end = MIN(end, altmap->base_pfn + altmap->reserve);
-		if (vmemmap_in_altmap(start, altmap))
-			stored += memmap_init_range_pmem(start, rsv_end, &reserved);
-		else
-			memmap_init_range(start, rsv_end, &reserved);
-		start = MAX(start, rsv_end);
+		stored += init_span(start, rsv_end, &reserved, altmap);
+		s = MAX(start, rsv_end);
 	}
-	for (u64 s = start, e; s < end; s = e) {
-		e = MIN(end, ALIGN_DOWN(s, PAGES_PER_SECTION) + PAGES_PER_SECTION);
-		if (vmemmap_in_altmap(s, altmap))
-			stored += memmap_init_range_pmem(s, e, &tmpl);
-		else
-			memmap_init_range(s, e, &tmpl);
+	if (cs < ce) {
+		stored += init_span(s, cs, &tmpl, altmap);
+		for (u64 head = cs; head < ce; head += pgmap_vmemmap_nr(pgmap))
+			stored += init_compound(pgmap, head, altmap);
+		s = ce;
 	}
+	stored += init_span(s, end, &tmpl, altmap);
 	pmem_written_add(PMEM_WR_MEMMAP, stored * sizeof(struct page));
-	st->pages_init = end - pgmap_pfn(pgmap);
+	st->pages_init = end - start;
 	st->pmem_pages_stored = stored;
+	st->compound_pages = cs < ce ? (ce - cs) >> pgmap->vmemmap_shift : 0;
+}
+
+/* Where the compound pages go (struct dev_pagemap's vmemmap_shift) and whether they dedup. */
+static void pgmap_place_compounds(struct dev_pagemap *pgmap)
+{
+	const struct vmem_altmap *altmap = pgmap_altmap(pgmap);
+	u64 nr = pgmap_vmemmap_nr(pgmap), first = pgmap_pfn(pgmap);
+	u64 end = first + pgmap_nr_pages(pgmap);
+
+	pgmap->compound_start = pgmap->compound_end = 0;
+	pgmap->vmemmap_dedup = false;
+	if (nr == 1)
+		return;
+	if (altmap)
+		first = altmap->base_pfn + vmem_altmap_offset(altmap);
+	first = ALIGN_UP(first, nr);
+	if (first >= ALIGN_DOWN(end, nr))
+		return;
+	pgmap->compound_start = first;
+	pgmap->compound_end = ALIGN_DOWN(end, nr);
+	/* FACTS-2 §2.2 vmemmap_can_optimize: no altmap, more than two vmemmap pages a compound. */
+	pgmap->vmemmap_dedup = !altmap && pgmap->vmemmap_shift >= VMEMMAP_DEDUP_MIN_SHIFT;
+}
+
+/*
+ * The vmemmap's parts: without dedup one range; with it the compounds with
+ * VMEMMAP_DEDUP and the order-0 pages before and after them without.
+ */
+struct pgmap_part {
+	u64 start, end;
+	unsigned int flags;
+};
+
+static int pgmap_parts(const struct dev_pagemap *pgmap, struct pgmap_part part[3])
+{
+	u64 start = pgmap_pfn(pgmap), end = start + pgmap_nr_pages(pgmap);
+	unsigned int base = (pgmap->flags & PGMAP_BASE_PAGES) ? VMEMMAP_BASE_PAGES : 0;
+
+	if (!pgmap->vmemmap_dedup) {
+		part[0] = (struct pgmap_part){ start, end, base };
+		return 1;
+	}
+	part[0] = (struct pgmap_part){ start, pgmap->compound_start, base };
+	part[1] = (struct pgmap_part){ pgmap->compound_start, pgmap->compound_end,
+				       VMEMMAP_DEDUP(pgmap->vmemmap_shift) };
+	part[2] = (struct pgmap_part){ pgmap->compound_end, end, base };
+	return 3;
+}
+
+static void pgmap_sparse_remove(struct dev_pagemap *pgmap, int upto)
+{
+	struct pgmap_part part[3];
+	int n = pgmap_parts(pgmap, part);
+
+	for (int i = MIN(n, upto) - 1; i >= 0; i--)
+		if (part[i].end > part[i].start)
+			sparse_remove_range(part[i].start, part[i].end - part[i].start,
+					    pgmap_altmap(pgmap), part[i].flags);
+}
+
+/* Sections and vmemmap for every part; all or nothing. */
+static int pgmap_sparse_add(struct dev_pagemap *pgmap)
+{
+	struct pgmap_part part[3];
+	int n = pgmap_parts(pgmap, part);
+
+	for (int i = 0; i < n; i++) {
+		if (part[i].end == part[i].start)
+			continue;
+		int err = sparse_add_range(part[i].start, part[i].end - part[i].start,
+					   pgmap_altmap(pgmap), part[i].flags, true);
+		if (err) {
+			pgmap_sparse_remove(pgmap, i);
+			return err;
+		}
+	}
+	return 0;
 }
 
 static void pgmap_account(struct dev_pagemap *pgmap, s64 sign)
@@ -229,7 +347,7 @@ int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
 {
 	int err = pgmap_validate(pgmap, altmap);
 	struct memremap_stats st = { 0 };
-	u64 t0, t1, t2;
+	u64 t0, t1, t2, ram0 = mm_stat(MM_VMEMMAP), tables0 = kernel_pgtable.nr_tables;
 
 	if (err)
 		return err;
@@ -239,13 +357,13 @@ int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
 		pgmap->flags |= PGMAP_ALTMAP_VALID;
 	}
 	pgmap->pins = 0;
+	pgmap_place_compounds(pgmap);
 	t0 = arch_cycles();
 	err = pgmap_map_direct(pgmap);
 	if (err)
 		goto err_direct_map;	/* it undid itself */
 	t1 = arch_cycles();
-	err = sparse_add_range(pgmap_pfn(pgmap), pgmap_nr_pages(pgmap), pgmap_altmap(pgmap),
-			       (pgmap->flags & PGMAP_BASE_PAGES) ? VMEMMAP_BASE_PAGES : 0, true);
+	err = pgmap_sparse_add(pgmap);
 	if (err)
 		goto err_sparse;
 	t2 = arch_cycles();
@@ -253,6 +371,8 @@ int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
 	st.map_cycles = t1 - t0;
 	st.sparse_cycles = t2 - t1;
 	st.init_cycles = arch_cycles() - t2;
+	st.vmemmap_ram = mm_stat(MM_VMEMMAP) - ram0;
+	st.pgtable_pages = kernel_pgtable.nr_tables - tables0;
 	pgmap_account(pgmap, 1);
 	pgmap_insert(pgmap);
 	pgmap->state = PGMAP_LIVE;
@@ -276,7 +396,7 @@ static void pgmap_teardown(struct dev_pagemap *pgmap)
 
 	pgmap_remove(pgmap);
 	pgmap_account(pgmap, -1);
-	sparse_remove_range(pgmap_pfn(pgmap), pgmap_nr_pages(pgmap), altmap);
+	pgmap_sparse_remove(pgmap, 3);
 	pgmap_unmap_direct(pgmap);
 	if (altmap)
 		altmap_reset(altmap);	/* its blocks are free again */

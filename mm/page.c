@@ -14,7 +14,8 @@ bool memmap_pmem_rewrite;
 
 const char *pmem_writer_name(enum pmem_writer w)
 {
-	static const char *const names[PMEM_WR_NR] = { "block", "infoblock", "memmap", "other" };
+	static const char *const names[PMEM_WR_NR] = { "block", "infoblock", "memmap", "btt",
+						       "other" };
 
 	return w < PMEM_WR_NR ? names[w] : "?";
 }

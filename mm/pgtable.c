@@ -41,22 +41,22 @@ static pte_t *next_table(struct pgtable *pt, pte_t *entry, enum pg_level l)
 	return phys_to_virt(pa);
 }
 
-static bool leaf_fits(const struct pgtable *pt, enum pg_level l, u64 va, u64 pa, u64 len)
+static bool leaf_fits(enum pg_level max, enum pg_level l, u64 va, u64 pa, u64 len)
 {
 	u64 size = pg_level_size(l);
 
-	return l <= pt->max_leaf && arch_pte_leaf_allowed(l) && IS_ALIGNED(va, size) &&
+	return l <= max && arch_pte_leaf_allowed(l) && IS_ALIGNED(va, size) &&
 	       IS_ALIGNED(pa, size) && len >= size;
 }
 
 /* Map one leaf at the largest level that fits; returns the bytes mapped or an errno. */
-static s64 map_one(struct pgtable *pt, u64 va, u64 pa, u64 len, u64 prot)
+static s64 map_one(struct pgtable *pt, u64 va, u64 pa, u64 len, u64 prot, enum pg_level max)
 {
 	pte_t *table = phys_to_virt(pt->root);
 
 	for (enum pg_level l = PG_LEVEL_512G;; l--) {
 		pte_t *entry = &table[pg_level_index(va, l)];
-		if (leaf_fits(pt, l, va, pa, len)) {
+		if (leaf_fits(max, l, va, pa, len)) {
 			if (arch_pte_is_present(l, *entry))
 				return -EEXIST;
 			*entry = arch_pte_leaf(l, pa, prot);
@@ -112,13 +112,20 @@ static void prune_level(struct pgtable *pt, pte_t *table, enum pg_level l, u64 v
 
 int pgtable_map(struct pgtable *pt, u64 va, phys_addr_t phys, u64 len, u64 prot)
 {
+	return pgtable_map_leaves(pt, va, phys, len, prot, pt->max_leaf);
+}
+
+int pgtable_map_leaves(struct pgtable *pt, u64 va, phys_addr_t phys, u64 len, u64 prot,
+		       enum pg_level max_leaf)
+{
 	u64 off = 0, pa = pa_addr(phys);
+	enum pg_level max = MIN(max_leaf, pt->max_leaf);
 
 	if (!IS_ALIGNED(va | pa | len, PAGE_SIZE))
 		return -EINVAL;
 	prot = pgtable_leaf_prot(pt, prot);
 	while (off < len) {
-		s64 done = map_one(pt, va + off, pa + off, len - off, prot);
+		s64 done = map_one(pt, va + off, pa + off, len - off, prot, max);
 		if (done < 0) {
 			/* All or nothing: undo this call's leaves and the tables they needed. */
 			if (off)

@@ -163,12 +163,13 @@ int sparse_add_range(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
 	return 0;
 }
 
-void sparse_remove_range(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap)
+void sparse_remove_range(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
+			 unsigned int flags)
 {
 	u64 end = start_pfn + nr_pages;
 
 	sections_mark(start_pfn, end, false, false);
-	vmemmap_free(start_pfn, nr_pages, altmap);
+	vmemmap_free(start_pfn, nr_pages, altmap, flags);
 	chunks_release(start_pfn, end);
 }
 

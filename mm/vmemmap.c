@@ -6,6 +6,11 @@
  * 2 MiB subsection. Data pages are therefore never shared between owners;
  * page-table pages are, and pgtable_unmap() frees them once empty.
  *
+ * A devdax range of compound pages (VMEMMAP_DEDUP, FACTS-2 §2.2) is the
+ * exception that shares on purpose, inside one owner: each compound gets two
+ * vmemmap pages of its own and every further vmemmap page of the compound
+ * maps the second one's frame, all with 4 KiB PTEs.
+ *
  * Prepare, then commit (docs/STYLE.md): vmemmap_prepare() walks the
  * existing tables to count every table page, RAM block and altmap block
  * the range needs, tries the altmap on a copy and takes the RAM; only then
@@ -38,12 +43,19 @@ struct vmemmap_need {
 	u64 blocks;		/* 2 MiB blocks of RAM */
 	u64 runs;		/* 32 KiB runs of 4 KiB pages (RAM), one per subsection */
 	u64 alt_blocks;		/* 2 MiB blocks from the altmap */
+	u64 frames;		/* 4 KiB pages (RAM), two per deduplicated compound */
 };
 
 /* RAM taken by the prepare step: lists threaded through the pages themselves. */
 struct vmemmap_reserve {
-	u64 tables, blocks, runs;
+	u64 tables, blocks, runs, frames;
 };
+
+/* 4 KiB vmemmap pages holding the struct pages of one compound of 2^shift pages. */
+static u64 compound_vmemmap_pages(unsigned int shift)
+{
+	return ((1ULL << shift) * sizeof(struct page)) >> PAGE_SHIFT;
+}
 
 static u64 memmap_va(u64 pfn)
 {
@@ -116,16 +128,35 @@ static int count_section(u64 s, u64 e, bool block, bool alt, struct vmemmap_need
 	return 0;
 }
 
+/* The same for a deduplicated section part: a PT, no PMD leaf, no PTE yet. */
+static int count_dedup_section(u64 s, u64 e, struct vmemmap_need *need)
+{
+	pte_t *pmd = entry_at(memmap_va(ALIGN_DOWN(s, PAGES_PER_SECTION)), PG_LEVEL_2M);
+
+	if (pmd_is_block(pmd))
+		return -EEXIST;
+	need->tables += !present(pmd, PG_LEVEL_2M); /* a PT */
+	for (u64 p = s; p < e; p += PAGES_PER_SUBSECTION)
+		if (present(entry_at(memmap_va(p), PG_LEVEL_4K), PG_LEVEL_4K))
+			return -EEXIST;
+	return 0;
+}
+
 static int count_range(u64 start, u64 end, bool alt, unsigned int flags,
 		       struct vmemmap_need *need)
 {
+	unsigned int shift = VMEMMAP_DEDUP_SHIFT(flags);
+
 	for (u64 s = start, e; s < end; s = e) {
 		e = section_part_end(s, end);
 		need->tables += count_upper(memmap_va(ALIGN_DOWN(s, PAGES_PER_SECTION)), s == start);
-		int err = count_section(s, e, use_block(s, e, flags), alt, need);
+		int err = shift ? count_dedup_section(s, e, need) :
+				  count_section(s, e, use_block(s, e, flags), alt, need);
 		if (err)
 			return err;
 	}
+	if (shift)
+		need->frames = VMEMMAP_RESERVE_NR * ((end - start) >> shift);
 	return 0;
 }
 
@@ -175,6 +206,7 @@ static void release_reserve(struct vmemmap_reserve *res)
 	release_list(&res->tables, 0, MM_NR_STATS);
 	release_list(&res->blocks, PMD_ORDER, MM_VMEMMAP);
 	release_list(&res->runs, SUBSECTION_MEMMAP_ORDER, MM_VMEMMAP);
+	release_list(&res->frames, 0, MM_VMEMMAP);
 }
 
 static int reserve_list(u64 *list, u64 n, unsigned int order, enum mm_stat_item item)
@@ -193,10 +225,12 @@ static int reserve_ram(const struct vmemmap_need *need, struct vmemmap_reserve *
 {
 	if (reserve_list(&res->tables, need->tables, 0, MM_NR_STATS) ||
 	    reserve_list(&res->blocks, need->blocks, PMD_ORDER, MM_VMEMMAP) ||
-	    reserve_list(&res->runs, need->runs, SUBSECTION_MEMMAP_ORDER, MM_VMEMMAP)) {
+	    reserve_list(&res->runs, need->runs, SUBSECTION_MEMMAP_ORDER, MM_VMEMMAP) ||
+	    reserve_list(&res->frames, need->frames, 0, MM_VMEMMAP)) {
 		release_reserve(res);
 		pr_err("vmemmap: out of RAM: %llu table pages, %llu 2 MiB blocks, %llu KiB of pages\n",
-		       need->tables, need->blocks, (need->runs * SUBSECTION_MEMMAP_BYTES >> 10));
+		       need->tables, need->blocks,
+		       ((need->runs * SUBSECTION_MEMMAP_BYTES + need->frames * PAGE_SIZE) >> 10));
 		return -ENOMEM;
 	}
 	return 0;
@@ -271,9 +305,42 @@ static void commit_runs(u64 s, u64 e, struct vmemmap_reserve *res)
 	}
 }
 
+/*
+ * One compound's struct pages, deduplicated (FACTS-2 §2.2): vmemmap page 0
+ * (head, tails 1-63) and page 1 (tails 64-127) get zeroed frames of their
+ * own; pages 2.. map page 1's frame read-write, as Linux's
+ * vmemmap_populate_compound_pages does (for a compound larger than a
+ * section Linux reuses the previous section's last tail frame: the same one).
+ */
+static void commit_compound(u64 head, unsigned int shift, struct vmemmap_reserve *res)
+{
+	u64 n = compound_vmemmap_pages(shift), va = memmap_va(head), prot = leaf_prot();
+	u64 frame[VMEMMAP_RESERVE_NR];
+	pte_t *pt = NULL;
+
+	for (int i = 0; i < VMEMMAP_RESERVE_NR; i++) {
+		frame[i] = pop(&res->frames);
+		memset(phys_to_virt(frame[i]), 0, PAGE_SIZE);
+	}
+	for (u64 i = 0; i < n; i++, va += PAGE_SIZE) {
+		if (!pt || IS_ALIGNED(va, PMD_SIZE))
+			pt = install_table(install_pmd(va, res), PG_LEVEL_2M, res);
+		pt[pg_level_index(va, PG_LEVEL_4K)] =
+			arch_pte_leaf(PG_LEVEL_4K, frame[MIN(i, VMEMMAP_RESERVE_NR - 1)], prot);
+	}
+	mm_stat_add(MM_VMEMMAP_SHARED, (s64)((n - VMEMMAP_RESERVE_NR) * PAGE_SIZE));
+}
+
 static void vmemmap_commit(u64 start, u64 end, struct vmem_altmap *altmap,
 			   unsigned int flags, struct vmemmap_reserve *res)
 {
+	unsigned int shift = VMEMMAP_DEDUP_SHIFT(flags);
+
+	if (shift) {
+		for (u64 head = start; head < end; head += 1ULL << shift)
+			commit_compound(head, shift, res);
+		return;
+	}
 	for (u64 s = start, e; s < end; s = e) {
 		e = section_part_end(s, end);
 		if (use_block(s, e, flags))
@@ -292,6 +359,10 @@ int vmemmap_populate(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
 
 	if (!nr_pages || !IS_ALIGNED(start_pfn | nr_pages, PAGES_PER_SUBSECTION) ||
 	    end > MAX_PFN || end < start_pfn)
+		return -EINVAL;
+	unsigned int shift = VMEMMAP_DEDUP_SHIFT(flags);
+	if (shift && (shift < VMEMMAP_DEDUP_MIN_SHIFT || (1ULL << shift) > PFN_DOWN(PUD_SIZE) || altmap ||
+		      !IS_ALIGNED(start_pfn | nr_pages, 1ULL << shift)))
 		return -EINVAL;
 	if (altmap && (!cpu_features.pse || (flags & VMEMMAP_BASE_PAGES))) {
 		pr_err("vmemmap: struct pages in an altmap need 2 MiB pages (%s)\n",
@@ -330,10 +401,35 @@ static void free_runs(u64 s, u64 e)
 	}
 }
 
-void vmemmap_free(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap)
+/* Unmap deduplicated compounds; each one's two frames go back to RAM once. */
+static void free_compounds(u64 start, u64 end, unsigned int shift)
+{
+	u64 n = compound_vmemmap_pages(shift);
+
+	for (u64 head = start; head < end; head += 1ULL << shift) {
+		u64 va = memmap_va(head), frame[VMEMMAP_RESERVE_NR];
+		for (int i = 0; i < VMEMMAP_RESERVE_NR; i++) {
+			pte_t *pte = entry_at(va + (u64)i * PAGE_SIZE, PG_LEVEL_4K);
+			frame[i] = present(pte, PG_LEVEL_4K) ? arch_pte_leaf_pa(PG_LEVEL_4K, *pte) : 0;
+		}
+		if (!frame[0] || !frame[1])
+			continue;
+		pgtable_unmap(&kernel_pgtable, va, n * PAGE_SIZE);	/* flushes the TLB */
+		for (int i = 0; i < VMEMMAP_RESERVE_NR; i++)
+			mm_free_pages(frame[i], 0, MM_VMEMMAP);
+		mm_stat_add(MM_VMEMMAP_SHARED, -(s64)((n - VMEMMAP_RESERVE_NR) * PAGE_SIZE));
+	}
+}
+
+void vmemmap_free(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap, unsigned int flags)
 {
 	u64 end = start_pfn + nr_pages;
 
+	if (VMEMMAP_DEDUP_SHIFT(flags)) {
+		free_compounds(start_pfn, end, VMEMMAP_DEDUP_SHIFT(flags));
+		arch_sync_kernel_mappings(memmap_va(start_pfn), nr_pages * sizeof(struct page));
+		return;
+	}
 	for (u64 s = start_pfn, e; s < end; s = e) {
 		u64 va = memmap_va(ALIGN_DOWN(s, PAGES_PER_SECTION));
 		pte_t *pmd = entry_at(va, PG_LEVEL_2M);
@@ -361,4 +457,12 @@ bool vmemmap_in_altmap(u64 pfn, const struct vmem_altmap *altmap)
 	pmd = entry_at(memmap_va(pfn), PG_LEVEL_2M);
 	return pmd_is_block(pmd) &&
 	       altmap_contains(altmap, PFN_DOWN(arch_pte_leaf_pa(PG_LEVEL_2M, *pmd)));
+}
+
+u64 vmemmap_ram_estimate(u64 nr_pages, unsigned int dedup_shift)
+{
+	if (!dedup_shift)
+		return nr_pages * sizeof(struct page);
+	return (nr_pages >> dedup_shift) * VMEMMAP_RESERVE_NR * PAGE_SIZE +
+	       ((nr_pages + PAGES_PER_SECTION - 1) / PAGES_PER_SECTION) * PAGE_SIZE;
 }

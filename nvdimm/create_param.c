@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "nd_btt.h"
 #include "nd_pfn.h"
 #include "params.h"
 #include "printk.h"
@@ -17,23 +18,27 @@ static const char *create_param;
 static int pmem_create_param(const char *val)
 {
 	if (!val || !*val) {
-		pr_err("pmem.create: needs NS:fsdax[:dev|mem[:ALIGN[:force]]]\n");
+		pr_err("pmem.create: needs NS:fsdax|devdax[:dev|mem[:ALIGN[:force]]]\n");
 		return -EINVAL;
 	}
 	create_param = val;
 	return 0;
 }
 KERNEL_PARAM("pmem.create", pmem_create_param,
-	     "configure namespaces at boot: NS:fsdax|raw[:dev|mem[:4K|2M|1G[:force]]],...");
+	     "configure namespaces at boot: NS:fsdax|devdax|sector|raw[:dev|mem[:4K|2M|1G[:force]]],...");
 
 /* Already what was asked for? Then an unattended boot changes nothing. */
 static bool already_configured(struct nd_namespace_io *ns, const struct nd_pfn_request *req)
 {
 	struct nd_pfn *pfn = nd_pfn_of(ns);
 
+	if (req->sector) {
+		struct nd_btt *b = nd_btt_of(ns);
+		return b && b->enabled && b->lbasize == ND_BTT_DEFAULT_LBASIZE;
+	}
 	if (req->mode == PFN_MODE_NONE)
-		return !pfn;
-	return pfn && pfn->pers == ND_PERS_FSDAX && pfn->enabled && pfn->layout.mode == req->mode &&
+		return !pfn && !nd_btt_of(ns);
+	return pfn && pfn->pers == (req->devdax ? ND_PERS_DEVDAX : ND_PERS_FSDAX) && pfn->enabled && pfn->layout.mode == req->mode &&
 	       pfn->layout.align == req->align;
 }
 
@@ -50,9 +55,9 @@ static void apply_create_spec(char *spec)
 			*s++ = '\0';
 	}
 	struct nd_namespace_io *ns = f[0] ? nd_namespace_find(f[0]) : NULL;
-	if (!ns || !f[1] || nd_pfn_parse_mode(f[1], f[2], &req) || (f[3] && nd_pfn_parse_align(f[3], &req.align)) ||
+	if (!ns || !f[1] || nd_pfn_parse_mode(f[1], f[2], &req) || (f[3] && *f[3] && nd_pfn_parse_align(f[3], &req.align)) ||
 	    (f[4] && strcmp(f[4], "force"))) {
-		pr_err("pmem.create=%s: expected NS:fsdax|raw[:dev|mem[:ALIGN[:force]]] for an existing namespace\n",
+		pr_err("pmem.create=%s: expected NS:fsdax|devdax|sector|raw[:dev|mem[:ALIGN[:force]]] for an existing namespace\n",
 		       f[0] ? f[0] : "");
 		return;
 	}
@@ -61,7 +66,8 @@ static void apply_create_spec(char *spec)
 		return;
 	}
 	/* A raw namespace may be formatted unattended; anything else needs :force. */
-	req.force = (f[4] != NULL) || (!nd_pfn_of(ns) && req.mode != PFN_MODE_NONE);
+	bool raw = !nd_pfn_of(ns) && !nd_btt_of(ns);
+	req.force = (f[4] != NULL) || (raw && (req.mode != PFN_MODE_NONE || req.sector));
 	nd_namespace_reconfigure(ns, &req);
 }
 

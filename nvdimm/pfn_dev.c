@@ -1,7 +1,8 @@
 /*
  * pfn devices: probe, enable, disable and reconfigure namespaces on Linux's
  * on-media format (FACTS §1.6-1.8). The raw block device of an unclaimed
- * namespace lives here too, so exactly one view of a namespace exists.
+ * namespace lives here too, and the probe hands a BTT to btt_dev.c, so
+ * exactly one view of a namespace exists.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +10,10 @@
 
 #include "arch.h"
 #include "direct_map.h"
+#include "btt_layout.h"
 #include "mm.h"
+#include "nd_btt.h"
+#include "nd_dax.h"
 #include "nd_pfn.h"
 #include "nd_pfn_layout.h"
 #include "nd_util.h"
@@ -18,12 +22,14 @@
 #include "persist.h"
 #include "printk.h"
 #include "random.h"
+#include "sparse.h"
 
 static struct nd_pfn pfn_devs[ND_MAX_REGIONS];
 static struct pmem_device raw_devs[ND_MAX_REGIONS];
 
 void nd_pfn_reset(void)
 {
+	nd_btt_reset();
 	memset(pfn_devs, 0, sizeof(pfn_devs));
 	memset(raw_devs, 0, sizeof(raw_devs));
 }
@@ -70,6 +76,31 @@ static int nd_pfn_write_sb(struct nd_namespace_io *ns, const struct nd_pfn_sb *s
 	return 0;
 }
 
+/*
+ * ndctl's "daxregion" of an enabled devdax namespace (ndctl list -N; the
+ * Linux fixtures' listing): the region, its size and align, and the one
+ * device, whose chardev is our daxN.0.
+ */
+static void dax_region_json(const struct nd_namespace_io *ns, const struct nd_pfn *pfn,
+			    struct nd_json *j)
+{
+	nd_json_open(j, "daxregion", '{');
+	nd_json_int(j, "id", ns->region->id);
+	nd_json_u64(j, "size", pfn->pmem.size);
+	nd_json_u64(j, "align", pfn->layout.align);
+	nd_json_open(j, "devices", '[');
+	nd_json_open(j, NULL, '{');
+	nd_json_str(j, "chardev", pfn->name);
+	nd_json_u64(j, "size", pfn->pmem.size);
+	if (ns->region->target_node >= 0)
+		nd_json_int(j, "target_node", ns->region->target_node);
+	nd_json_u64(j, "align", pfn->layout.align);
+	nd_json_str(j, "mode", "devdax");
+	nd_json_close(j, '}');
+	nd_json_close(j, ']');
+	nd_json_close(j, '}');
+}
+
 /* ndctl's JSON for a claimed namespace (ndctl list -N). */
 static void pfn_list_json(const struct nd_namespace_io *ns, struct nd_json *j)
 {
@@ -77,6 +108,23 @@ static void pfn_list_json(const struct nd_namespace_io *ns, struct nd_json *j)
 	char uuid[UUID_STR_LEN + 1];
 
 	uuid_to_str(pfn->layout.uuid, uuid);
+	if (pfn->pers == ND_PERS_DEVDAX) {
+		/* Linux 6.1's fields and order: no sector_size, no blockdev (FACTS-2 §2.1). */
+		nd_json_str(j, "mode", "devdax");
+		nd_json_str(j, "map", nd_pfn_mode_name(pfn->layout.mode));
+		nd_json_u64(j, "size", pfn->enabled ? pfn->pmem.size : 0);
+		nd_json_str(j, "uuid", uuid);
+		if (pfn->enabled)
+			dax_region_json(ns, pfn, j);
+		nd_json_u64(j, "align", pfn->layout.align);
+		if (!pfn->enabled) {
+			nd_json_str(j, "state", "disabled");
+			nd_json_str(j, "reason", pfn->reason);
+		} else if (pfn->pmem.ro) {
+			nd_json_bool(j, "ro", true);
+		}
+		return;
+	}
 	nd_json_str(j, "mode", nd_personality_name(pfn->pers));
 	if (pfn->pers != ND_PERS_SECTOR)
 		nd_json_str(j, "map", nd_pfn_mode_name(pfn->layout.mode));
@@ -108,6 +156,11 @@ static int pfn_setup_pgmap(struct nd_pfn *pfn, struct nd_pfn_placement *p, const
 	pfn->pgmap.range = p->range;
 	pfn->pgmap.type = MEMORY_DEVICE_FS_DAX;
 	pfn->pgmap.owner = pfn;
+	if (pfn->pers == ND_PERS_DEVDAX) {
+		/* Linux's device_dax: compound pages of the align (FACTS-2 §2.1). */
+		pfn->pgmap.type = MEMORY_DEVICE_GENERIC;
+		pfn->pgmap.vmemmap_shift = nd_dax_vmemmap_shift(pfn->layout.align);
+	}
 	return 0;
 }
 
@@ -127,18 +180,25 @@ static u64 ram_free_for(struct nd_namespace_io *ns)
 	page_alloc_stats(&st);
 	free = st.free_pages * PAGE_SIZE;
 	if (cur && cur->enabled && cur->memmap_in_ram)
-		free += PFN_DOWN(range_len(&cur->pgmap.range)) * sizeof(struct page);
+		free += cur->memmap_stats.vmemmap_ram;
 	return free;
 }
 
+unsigned int nd_dax_vmemmap_shift(u64 align)
+{
+	return align > PAGE_SIZE ? (unsigned int)__builtin_ctzll(align) - PAGE_SHIFT : 0;
+}
+
 /*
- * Struct pages in RAM need 64 bytes per page of the range: refuse up front,
- * with the numbers, when there is not that much free (issue 11 item 6).
+ * Struct pages in RAM need 64 bytes per page of the range, or with
+ * compound pages of 2^dedup pages (devdax) two 4 KiB pages per compound and
+ * a page table per section: refuse up front, with the numbers, when there
+ * is not that much free (issue 11 item 6).
  */
 static int ram_memmap_check(struct nd_namespace_io *ns, const struct range *r, bool ro_dev,
-			    char *why, size_t n)
+			    unsigned int dedup, char *why, size_t n)
 {
-	u64 need = PFN_DOWN(range_len(r)) * sizeof(struct page), free = ram_free_for(ns);
+	u64 need = vmemmap_ram_estimate(PFN_DOWN(range_len(r)), dedup), free = ram_free_for(ns);
 
 	if (need <= free)
 		return 0;
@@ -169,12 +229,16 @@ static int pfn_enable(struct nd_pfn *pfn)
 	/* A read-only region takes no stores, not even struct pages. */
 	pfn->memmap_in_ram = l->mode == PFN_MODE_RAM || pfn->ns->region->ro;
 	if (pfn->memmap_in_ram) {
-		err = ram_memmap_check(pfn->ns, &p.range, l->mode == PFN_MODE_PMEM, pfn->reason,
-				       sizeof(pfn->reason));
+		err = ram_memmap_check(pfn->ns, &p.range, l->mode == PFN_MODE_PMEM,
+				       pfn->pgmap.vmemmap_shift, pfn->reason, sizeof(pfn->reason));
 		if (err)
 			return err;
 	}
-	snprintf(name, sizeof(name), "%sm", pfn->ns->blockdev);
+	/* devdax's block view of its data has the device's name (NAMESPACES.md). */
+	if (pfn->pers == ND_PERS_DEVDAX)
+		snprintf(name, sizeof(name), "%s", pfn->name);
+	else
+		snprintf(name, sizeof(name), "%sm", pfn->ns->blockdev);
 	struct pmem_span span = {
 		.start = pa_init(p.data),
 		.size = p.data_size,
@@ -221,10 +285,6 @@ static void pfn_print(const struct nd_pfn *pfn)
 	const struct nd_pfn_layout *l = &pfn->layout;
 	const char *mode = nd_personality_name(pfn->pers);
 
-	if (pfn->pers == ND_PERS_SECTOR) {
-		pr_err("nd_btt %s: %s sector disabled: %s\n", pfn->name, pfn->ns->name, pfn->reason);
-		return;
-	}
 	if (!pfn->enabled) {
 		pr_err("nd_pfn %s: %s %s map=%s disabled: %s\n", pfn->name, pfn->ns->name, mode,
 		       nd_pfn_mode_name(l->mode), pfn->reason);
@@ -234,6 +294,8 @@ static void pfn_print(const struct nd_pfn *pfn)
 		pfn->ns->name, mode, nd_pfn_mode_name(l->mode), l->align, l->dataoff,
 		pfn->pmem.name, (pfn->pmem.size >> 20),
 		pfn->pmem.ro ? ", read-only (struct pages in RAM)" : "");
+	if (pfn->pers == ND_PERS_DEVDAX)
+		nd_dax_print_memmap(pfn);
 	if (pfn->probed)	/* at boot: what bringing it back cost */
 		pr_info("nd_pfn %s: brought back in %llu us, %llu bytes stored to pmem\n",
 			pfn->name, (pfn->probe_ns / 1000), pfn->probe_pmem_written);
@@ -256,10 +318,11 @@ static struct nd_pfn *pfn_claim(struct nd_namespace_io *ns, enum nd_personality 
 	return pfn;
 }
 
-/* Claim ns with an fsdax pfn device described by a validated layout; enable it. */
-static struct nd_pfn *pfn_attach(struct nd_namespace_io *ns, const struct nd_pfn_layout *l)
+/* Claim ns with an fsdax or devdax device described by a validated layout; enable it. */
+static struct nd_pfn *pfn_attach(struct nd_namespace_io *ns, enum nd_personality pers,
+				 const struct nd_pfn_layout *l)
 {
-	struct nd_pfn *pfn = pfn_claim(ns, ND_PERS_FSDAX);
+	struct nd_pfn *pfn = pfn_claim(ns, pers);
 
 	pfn->layout = *l;
 	pfn_enable(pfn);
@@ -307,9 +370,20 @@ static void raw_detach(struct nd_namespace_io *ns)
 /* The first 8 KiB of ns: BTT 2.0 at 0, the pfn/dax/BTT 1.1 block at 4 KiB. */
 #define ND_PROBE_HEAD (2 * ND_INFO_BLOCK_SIZE)
 
+/* A BTT at 4 KiB (1.1) or else at 0 (2.0): where its first info block is. */
+static u64 btt_info_off(const u8 *head)
+{
+	static const u8 label_less[16];
+	const char *why;
+
+	return btt_sb_identify((const void *)(head + BTT_V1_OFFSET), label_less, &why) ?
+		       BTT_V2_OFFSET :
+		       BTT_V1_OFFSET;
+}
+
 /*
  * Probe one namespace, read-only, in Linux's order (FACTS-2 §1.1): a BTT,
- * else a dax or pfn block, else raw. Only fsdax can be enabled yet.
+ * else a dax or pfn block, else raw.
  */
 void nd_namespace_probe(struct nd_namespace_io *ns)
 {
@@ -330,16 +404,19 @@ void nd_namespace_probe(struct nd_namespace_io *ns)
 		return;
 	}
 	memcpy(head, phys_to_virt(ns->start), sizeof(head));
-	switch (nd_identify(head, sizeof(head))) {
+	enum nd_personality pers = nd_identify(head, sizeof(head));
+	switch (pers) {
 	case ND_PERS_SECTOR:
-		pfn_attach_disabled(ns, ND_PERS_SECTOR, NULL, "%s", "not supported yet");
+		nd_btt_probe(ns, btt_info_off(head));
 		return;
 	case ND_PERS_DEVDAX:
-		err = nd_dax_validate(sb, &g, &l, &why);
-		pfn_attach_disabled(ns, ND_PERS_DEVDAX, sb, err ? "invalid info block: %s" : "%s",
-				    err ? why : "not supported yet");
-		return;
+		break;
 	case ND_PERS_RAW:
+		/* A BTT's signature on a block that is not valid: damaged, never raw. */
+		if (memcmp(head + BTT_V1_OFFSET, BTT_SIG, BTT_SIG_LEN) == 0) {
+			nd_btt_probe(ns, BTT_V1_OFFSET);
+			return;
+		}
 		if (memcmp(sb->signature, PFN_SIG, PFN_SIG_LEN) == 0)
 			pr_warn("nd_pmem %s: info block checksum mismatch: left raw\n", ns->name);
 		raw_attach(ns);
@@ -347,7 +424,8 @@ void nd_namespace_probe(struct nd_namespace_io *ns)
 	case ND_PERS_FSDAX:
 		break;
 	}
-	err = nd_pfn_validate(sb, &g, &l, &why);
+	err = pers == ND_PERS_DEVDAX ? nd_dax_validate(sb, &g, &l, &why) :
+				       nd_pfn_validate(sb, &g, &l, &why);
 	if (err == -ENODEV) {
 		pr_warn("nd_pmem %s: %s: left raw\n", ns->name, why);
 		raw_attach(ns);
@@ -355,10 +433,10 @@ void nd_namespace_probe(struct nd_namespace_io *ns)
 	}
 	if (err) {
 		/* Ours but unusable: claimed and disabled, never exposed raw. */
-		pfn_attach_disabled(ns, ND_PERS_FSDAX, sb, "invalid info block: %s", why);
+		pfn_attach_disabled(ns, pers, sb, "invalid info block: %s", why);
 		return;
 	}
-	struct nd_pfn *pfn = pfn_attach(ns, &l);
+	struct nd_pfn *pfn = pfn_attach(ns, pers, &l);
 	pfn->probe_ns = arch_cycles_to_ns(arch_cycles() - t0);
 	pfn->probe_pmem_written = pmem_written_total() - written;
 	pfn->probed = true;
@@ -387,6 +465,7 @@ int nd_namespace_detach(struct nd_namespace_io *ns)
 			return err;
 		nd_namespace_release(ns, pfn);
 	}
+	nd_btt_detach(ns);
 	raw_detach(ns);
 	return 0;
 }
@@ -406,13 +485,17 @@ static int reconfigure_prepare(struct nd_namespace_io *ns, const struct nd_pfn_r
 	const char *why = NULL;
 	u8 uuid[16];
 
-	memset(sb, 0, sizeof(*sb));	/* raw: Linux's destroy zeroes the block */
+	memset(sb, 0, sizeof(*sb));	/* raw and sector: Linux's destroy zeroes the block */
+	if (req->sector)
+		return nd_btt_prepare(ns, req->lbasize ? req->lbasize : ND_BTT_DEFAULT_LBASIZE);
 	if (req->mode == PFN_MODE_NONE)
 		return 0;
 	uuid_gen(uuid, random_u64);
-	int err = nd_pfn_init(sb, &g, req->mode, req->align, uuid, &why);
+	int err = req->devdax ? nd_dax_init(sb, &g, req->mode, req->align, uuid, &why) :
+				nd_pfn_init(sb, &g, req->mode, req->align, uuid, &why);
 	if (!err)
-		err = nd_pfn_validate(sb, &g, &l, &why);
+		err = req->devdax ? nd_dax_validate(sb, &g, &l, &why) :
+				    nd_pfn_validate(sb, &g, &l, &why);
 	if (!err)
 		err = nd_pfn_place(ns->start, ns->size, &l, &p, &why);
 	if (err) {
@@ -420,7 +503,8 @@ static int reconfigure_prepare(struct nd_namespace_io *ns, const struct nd_pfn_r
 		return err;
 	}
 	if (req->mode == PFN_MODE_RAM &&
-	    ram_memmap_check(ns, &p.range, false, why_ram, sizeof(why_ram))) {
+	    ram_memmap_check(ns, &p.range, false, req->devdax ? nd_dax_vmemmap_shift(req->align) : 0,
+			     why_ram, sizeof(why_ram))) {
 		pr_err("%s: %s; nothing changed\n", ns->name, why_ram);
 		return -ENOMEM;
 	}
@@ -435,22 +519,69 @@ static int reconfigure_attach(struct nd_namespace_io *ns, const struct nd_pfn_re
 	struct nd_pfn_layout l;
 	const char *why;
 
+	if (req->sector)
+		return nd_btt_create(ns, req->lbasize ? req->lbasize : ND_BTT_DEFAULT_LBASIZE);
 	if (req->mode == PFN_MODE_NONE)
 		return raw_attach(ns);
-	nd_pfn_validate(sb, &g, &l, &why);	/* checked by reconfigure_prepare */
-	struct nd_pfn *pfn = pfn_attach(ns, &l);
+	/* checked by reconfigure_prepare */
+	if (req->devdax)
+		nd_dax_validate(sb, &g, &l, &why);
+	else
+		nd_pfn_validate(sb, &g, &l, &why);
+	struct nd_pfn *pfn = pfn_attach(ns, req->devdax ? ND_PERS_DEVDAX : ND_PERS_FSDAX, &l);
 	pfn_print(pfn);
 	return pfn->enabled ? 0 : -EIO;
 }
 
 static bool is_raw(struct nd_namespace_io *ns)
 {
-	return !nd_pfn_of(ns);
+	return !nd_pfn_of(ns) && !nd_btt_of(ns);
+}
+
+/* The namespace's first 8 KiB: a BTT 2.0 block at 0, the pfn/dax/BTT 1.1 one at 4 KiB. */
+static int head_read(struct nd_namespace_io *ns, u8 *head)
+{
+	int err = direct_map_add(ns->start, ND_PROBE_HEAD);
+
+	if (!err)
+		memcpy(head, phys_to_virt(ns->start), ND_PROBE_HEAD);
+	return err;
+}
+
+static int head_write(struct nd_namespace_io *ns, const u8 *head, size_t len)
+{
+	if (ns->region->ro)
+		return -EROFS;
+	int err = direct_map_add(ns->start, len);
+	if (err)
+		return err;
+	arch_memcpy_flushcache(phys_to_virt(ns->start), head, len);
+	nd_region_flush(ns->region);
+	pmem_written_add(PMEM_WR_INFOBLOCK, len);
+	return 0;
+}
+
+/*
+ * The new head: ndctl zeroes the first 8 KiB when a namespace becomes or
+ * stops being sector (FACTS-2 §1.1); otherwise only the block at 4 KiB is
+ * written (zeroed for raw), as before.
+ */
+static int head_write_new(struct nd_namespace_io *ns, const struct nd_pfn_sb *sb, bool wipe)
+{
+	static const u8 zero[ND_PFN_SB_OFFSET];
+
+	if (wipe) {
+		int err = head_write(ns, zero, sizeof(zero));
+		if (err)
+			return err;
+	}
+	return nd_pfn_write_sb(ns, sb);
 }
 
 int nd_namespace_reconfigure(struct nd_namespace_io *ns, const struct nd_pfn_request *req)
 {
-	static struct nd_pfn_sb sb, old;
+	static struct nd_pfn_sb sb;
+	static u8 old[ND_PROBE_HEAD];
 
 	if (ns->region->ro) {
 		pr_err("%s: region %s is read-only\n", ns->name, ns->region->name);
@@ -464,21 +595,22 @@ int nd_namespace_reconfigure(struct nd_namespace_io *ns, const struct nd_pfn_req
 			pr_err("%s is active, specify -f/--force for re-configuration\n", ns->name);
 		return -EBUSY;
 	}
+	bool wipe = req->sector || nd_btt_of(ns);
 	int err = reconfigure_prepare(ns, req, &sb);
 	if (!err)
-		err = nd_pfn_read_sb(ns, &old);
+		err = ns->size < ND_PROBE_HEAD ? -ENXIO : head_read(ns, old);
 	if (!err)
 		err = nd_namespace_detach(ns);
 	if (err)
 		return err;	/* nothing changed */
-	err = nd_pfn_write_sb(ns, &sb);
+	err = head_write_new(ns, &sb, wipe);
 	if (!err)
 		err = reconfigure_attach(ns, req, &sb);
 	if (!err)
 		return 0;
-	/* Back to what it was: the old block on the media, the old device up. */
+	/* Back to what it was: the old head on the media, the old device up. */
 	nd_namespace_detach(ns);
-	int werr = nd_pfn_write_sb(ns, &old);
+	int werr = head_write(ns, old, sizeof(old));
 	nd_namespace_probe(ns);
 	pr_err("%s: reconfiguration failed (error %d); %s\n", ns->name, err,
 	       werr ? "the old info block could not be written back" : "left as it was");
@@ -504,12 +636,19 @@ int nd_pfn_parse_align(const char *s, u64 *align)
 
 int nd_pfn_parse_mode(const char *m, const char *map, struct nd_pfn_request *req)
 {
-	if (!strcmp(m, "raw")) {
+	if (!strcmp(m, "raw") || !strcmp(m, "sector")) {
 		req->mode = PFN_MODE_NONE;
+		req->sector = !strcmp(m, "sector");
+		if (req->sector && map && *map) {
+			kprintf("map '%s': sector mode has no -M\n", map);
+			return -EINVAL;
+		}
 		return 0;
 	}
-	if (strcmp(m, "fsdax") && strcmp(m, "memory")) {
-		kprintf("mode '%s': expected fsdax or raw (devdax and sector are not supported)\n", m);
+	/* ndctl's spellings: fsdax or memory, devdax or dax. */
+	req->devdax = !strcmp(m, "devdax") || !strcmp(m, "dax");
+	if (strcmp(m, "fsdax") && strcmp(m, "memory") && !req->devdax) {
+		kprintf("mode '%s': expected fsdax, devdax, sector or raw\n", m);
 		return -EINVAL;
 	}
 	if (!map || !strcmp(map, "dev")) {

@@ -1,11 +1,14 @@
 /*
- * ndctl's verbs on namespaces, beside the pfn devices they drive (pfn_dev.c):
- * create-namespace, destroy-namespace and read-infoblock.
+ * ndctl's verbs on namespaces, beside the devices they drive (pfn_dev.c,
+ * btt_dev.c): create-namespace, destroy-namespace, read-infoblock and
+ * check-namespace.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "nd_btt.h"
 #include "nd_pfn.h"
 #include "nd_util.h"
 #include "printk.h"
@@ -41,7 +44,15 @@ static int cmd_create_namespace(int argc, char **argv)
 			mode = v;
 		else if (!strcmp(a, "-M") || !strcmp(a, "--map"))
 			map = v;
-		else if (!strcmp(a, "-a") || !strcmp(a, "--align")) {
+		else if (!strcmp(a, "-l") || !strcmp(a, "--sector-size")) {
+			char *end;
+			unsigned long n = strtoul(v, &end, 0);
+			if (*end || !n || n > 0xFFFFFFFFUL) {
+				kprintf("create-namespace: bad sector size '%s'\n", v);
+				return -EINVAL;
+			}
+			req.lbasize = (u32)n;
+		} else if (!strcmp(a, "-a") || !strcmp(a, "--align")) {
 			if (nd_pfn_parse_align(v, &req.align))
 				return -EINVAL;
 		} else {
@@ -53,15 +64,20 @@ static int cmd_create_namespace(int argc, char **argv)
 	struct nd_namespace_io *ns = find_ns(ns_name);
 	if (!ns || nd_pfn_parse_mode(mode, map, &req))
 		return -EINVAL;
+	if (req.lbasize && !req.sector) {
+		kprintf("create-namespace: -l is for -m sector (other modes use the namespace's 512)\n");
+		return -EINVAL;
+	}
 	int err = nd_namespace_reconfigure(ns, &req);
 	if (err)
 		return err;
 	nd_list(ND_LIST_NAMESPACES, ns->region->name, NULL);
 	return 0;
 }
-SHELL_COMMAND(SHELL_NVDIMM, "create-namespace", cmd_create_namespace,
-	      "create-namespace -e NS -m fsdax|raw [-M mem|dev] [-a 4K|2M|1G] -f",
-	      "reconfigure a namespace (writes or zeroes its info block)");
+SHELL_COMMAND(
+	SHELL_NVDIMM, "create-namespace", cmd_create_namespace,
+	"create-namespace -e NS -m fsdax|devdax|sector|raw [-M mem|dev] [-a 4K|2M|1G] [-l 512|4096] -f",
+	"reconfigure a namespace (writes or zeroes its info block)");
 
 static int cmd_destroy_namespace(int argc, char **argv)
 {
@@ -99,7 +115,8 @@ static int cmd_read_infoblock(int argc, char **argv)
 	if (err)
 		return err;
 	struct nd_pfn_geom g = { .start = ns->start, .size = ns->size };
-	err = nd_pfn_validate(&sb, &g, &l, &why);
+	err = memcmp(sb.signature, DAX_SIG, PFN_SIG_LEN) == 0 ? nd_dax_validate(&sb, &g, &l, &why) :
+								 nd_pfn_validate(&sb, &g, &l, &why);
 	uuid_to_str(sb.uuid, uuid);
 	uuid_to_str(sb.parent_uuid, parent);
 	kprintf("[\n  {\n    \"dev\":\"%s\",\n    \"signature\":\"%.15s\",\n    \"uuid\":\"%s\",\n"
@@ -115,3 +132,32 @@ static int cmd_read_infoblock(int argc, char **argv)
 }
 SHELL_COMMAND(SHELL_NVDIMM, "read-infoblock", cmd_read_infoblock, "read-infoblock NS",
 	      "print a namespace's info block as JSON, validated (never writes)");
+
+static int cmd_check_namespace(int argc, char **argv)
+{
+	const char *ns_name = NULL;
+	bool repair = false;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--repair") || !strcmp(argv[i], "-r"))
+			repair = true;
+		else
+			ns_name = argv[i];
+	}
+	struct nd_namespace_io *ns = find_ns(ns_name);
+	if (!ns)
+		return -EINVAL;
+	int err = nd_btt_check_namespace(ns, repair);
+	if (err)
+		kprintf("error checking namespaces: %s (error %d)\n",
+			err == -ENXIO  ? "no BTT on the namespace" :
+			err == -EROFS  ? "read-only region" :
+			err == -ENOMEM ? "out of memory" :
+					 "the BTT is not consistent",
+			err);
+	else
+		kprintf("checked 1 namespace\n");
+	return err;
+}
+SHELL_COMMAND(SHELL_NVDIMM, "check-namespace", cmd_check_namespace, "check-namespace NS [--repair]",
+	      "check a sector namespace's BTT as ndctl does; --repair fixes what it can");

@@ -196,8 +196,9 @@ const char *nd_personality_name(enum nd_personality p)
 	}
 }
 
-int nd_pfn_init(struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
-		enum nd_pfn_mode mode, u64 align, const u8 uuid[16], const char **why)
+/* Linux's nd_pfn_init for either signature: one layout, two personalities (FACTS-2 §2.1). */
+static int info_block_init(struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns, const char *sig,
+			   enum nd_pfn_mode mode, u64 align, const u8 uuid[16], const char **why)
 {
 	struct nd_pfn_layout l;
 	struct nd_pfn_placement p;
@@ -206,7 +207,7 @@ int nd_pfn_init(struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
 	if (err)
 		return err;
 	memset(sb, 0, sizeof(*sb));
-	memcpy(sb->signature, PFN_SIG, PFN_SIG_LEN);
+	memcpy(sb->signature, sig, PFN_SIG_LEN);
 	memcpy(sb->uuid, uuid, 16);
 	memcpy(sb->parent_uuid, ns->parent_uuid, 16);
 	sb->version_major = 1;
@@ -221,4 +222,16 @@ int nd_pfn_init(struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
 	sb->page_struct_size = l.page_struct_size;
 	sb->checksum = nd_pfn_sb_checksum(sb);
 	return 0;
+}
+
+int nd_pfn_init(struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
+		enum nd_pfn_mode mode, u64 align, const u8 uuid[16], const char **why)
+{
+	return info_block_init(sb, ns, PFN_SIG, mode, align, uuid, why);
+}
+
+int nd_dax_init(struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
+		enum nd_pfn_mode mode, u64 align, const u8 uuid[16], const char **why)
+{
+	return info_block_init(sb, ns, DAX_SIG, mode, align, uuid, why);
 }

@@ -47,6 +47,35 @@ int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char 
 	return 0;
 }
 
+static int pmem_slot(void)
+{
+	for (int i = 0; i < PMEM_MAX_DEVICES; i++)
+		if (!devices[i])
+			return i;
+	return -1;
+}
+
+int pmem_attach_indirect(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
+			 u64 size, u32 sector_size, pmem_rw_fn rw)
+{
+	int slot = pmem_slot();
+
+	if (!size || !sector_size || size % sector_size || !rw)
+		return -EINVAL;
+	if (slot < 0)
+		return -ENOSPC;
+	memset(dev, 0, sizeof(*dev));
+	strncpy(dev->name, name, sizeof(dev->name) - 1);
+	dev->ns = ns;
+	dev->size = size;
+	dev->sector_size = sector_size;
+	dev->cpu_cache_persistent = ns && ns->region->persistence == ND_PERSIST_CACHE;
+	dev->ro = ns && ns->region->ro;
+	dev->rw = rw;
+	devices[slot] = dev;
+	return 0;
+}
+
 void pmem_detach(struct pmem_device *dev)
 {
 	for (int i = 0; i < PMEM_MAX_DEVICES; i++)
@@ -80,7 +109,10 @@ struct pmem_device *pmem_next(struct pmem_device *prev)
 /* One bounds check covers every request: aligned, inside, no wrap. */
 static int pmem_check(const struct pmem_device *dev, u64 off, u64 len)
 {
-	if (!len || ((off | len) & (dev->sector_size - 1)))
+	u32 ss = dev->sector_size;
+
+	/* Powers of two by mask; a BTT's 520 or 4160 by division. */
+	if (!len || ((ss & (ss - 1)) ? (off % ss || len % ss) : ((off | len) & (ss - 1))))
 		return -EINVAL;
 	if (off > dev->size || len > dev->size - off)
 		return -ERANGE;
@@ -93,12 +125,14 @@ int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir 
 
 	if (err)
 		return err;
+	if (dir == PMEM_WRITE && dev->ro)
+		return -EROFS;
+	if (dev->rw)
+		return dev->rw(dev, off, buf, len, dir);
 	if (dir == PMEM_READ) {
 		memcpy(buf, dev->virt + off, len);
 		return 0;
 	}
-	if (dev->ro)
-		return -EROFS;
 	/* eADR: the caches are in the persistence domain; only order the stores. */
 	if (dev->cpu_cache_persistent)
 		memcpy(dev->virt + off, buf, len);
@@ -130,6 +164,8 @@ s64 pmem_direct_access(struct pmem_device *dev, u64 sector, struct pmem_dax *dax
 	u64 end = dev->phys + dev->size;
 
 	memset(dax, 0, sizeof(*dax));
+	if (dev->rw)
+		return -EOPNOTSUPP;
 	if (dev->memmap_end && dev->memmap_end < end)
 		end = dev->memmap_end;
 	/* One check: the sector starts before the device end and the memmap's. */

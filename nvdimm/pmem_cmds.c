@@ -13,13 +13,7 @@
 #include "printk.h"
 #include "shell.h"
 
-/* Fill patterns: pattern=0xNN (every byte) or seq=N (8-byte words that encode their offset). */
-struct io_pattern {
-	bool seq;
-	u64 value;
-};
-
-static int parse_pattern(const char *arg, struct io_pattern *p)
+int nd_io_pattern_parse(const char *arg, struct io_pattern *p)
 {
 	char *end;
 
@@ -42,7 +36,7 @@ bad:
 	return -EINVAL;
 }
 
-static void fill(const struct io_pattern *p, u8 *buf, u64 off, u64 len)
+void nd_io_pattern_fill(const struct io_pattern *p, u8 *buf, u64 off, u64 len)
 {
 	if (!p->seq) {
 		memset(buf, (int)p->value, len);
@@ -93,15 +87,18 @@ static int io_loop(struct pmem_device *dev, u64 off, u64 len, const struct io_pa
 		free(want);
 		return -ENOMEM;
 	}
-	for (u64 done = 0; done < len && !err; done += IO_CHUNK) {
-		u64 n = MIN(IO_CHUNK, len - done);
+	/* Whole sectors per chunk: a BTT's may be 520 or 4160 bytes. */
+	u64 chunk = IO_CHUNK - IO_CHUNK % dev->sector_size;
+
+	for (u64 done = 0; done < len && !err; done += chunk) {
+		u64 n = MIN(chunk, len - done);
 		if (dir == PMEM_WRITE) {
-			fill(p, buf, off + done, n);
+			nd_io_pattern_fill(p, buf, off + done, n);
 			err = pmem_rw(dev, off + done, buf, n, PMEM_WRITE);
 			continue;
 		}
 		err = pmem_rw(dev, off + done, buf, n, PMEM_READ);
-		fill(p, want, off + done, n);
+		nd_io_pattern_fill(p, want, off + done, n);
 		/* memcmp first: a loop per byte makes cmp crawl under TCG. */
 		if (err || !memcmp(buf, want, n))
 			continue;
@@ -132,7 +129,7 @@ static int cmd_write(int argc, char **argv)
 	u64 off, len;
 	struct pmem_device *dev = io_args(argc, argv, &off, &len);
 
-	if (!dev || argc != 5 || parse_pattern(argv[4], &p))
+	if (!dev || argc != 5 || nd_io_pattern_parse(argv[4], &p))
 		return -EINVAL;
 	int err = io_loop(dev, off, len, &p, PMEM_WRITE, NULL);
 	if (err)
@@ -149,7 +146,7 @@ static int cmd_cmp(int argc, char **argv)
 	u64 off, len, bad = 0;
 	struct pmem_device *dev = io_args(argc, argv, &off, &len);
 
-	if (!dev || argc != 5 || parse_pattern(argv[4], &p))
+	if (!dev || argc != 5 || nd_io_pattern_parse(argv[4], &p))
 		return -EINVAL;
 	int err = io_loop(dev, off, len, &p, PMEM_READ, &bad);
 	if (err == -EILSEQ) {
@@ -167,21 +164,23 @@ SHELL_COMMAND(SHELL_BLOCK, "cmp", cmd_cmp, "cmp DEV SECTOR COUNT pattern=0xNN|se
 
 static int cmd_read(int argc, char **argv)
 {
-	u8 buf[512];
+	static u8 buf[8 * KiB];	/* one sector, up to a BTT's 4224 bytes */
 	u64 off, len;
 	struct pmem_device *dev = io_args(argc, argv, &off, &len);
 
 	if (!dev)
 		return -EINVAL;
+	if (dev->sector_size > sizeof(buf))
+		return report_io_error("read", dev, -EINVAL);
 	len = MIN(len, 8 * (u64)dev->sector_size);	/* a dump, not a copy */
-	for (u64 done = 0; done < len; done += sizeof(buf)) {
-		int err = pmem_rw(dev, off + done, buf, sizeof(buf), PMEM_READ);
+	for (u64 done = 0; done < len; done += dev->sector_size) {
+		int err = pmem_rw(dev, off + done, buf, dev->sector_size, PMEM_READ);
 		if (err)
 			return report_io_error("read", dev, err);
-		for (u64 i = 0; i < sizeof(buf); i += 16) {
+		for (u64 i = 0; i < dev->sector_size; i += 16) {
 			kprintf("%08llx:", (off + done + i));
-			for (int k = 0; k < 16; k++)
-				kprintf(" %02x", buf[i + k]);
+			for (u64 k = i; k < i + 16 && k < dev->sector_size; k++)
+				kprintf(" %02x", buf[k]);
 			kprintf("\n");
 		}
 	}

@@ -129,6 +129,20 @@ def tables(ix, meta):
             cells.append(fmt(ix.get(s, 'blk', mode, 'write_seq_1m_nt')))
             add(f'| {s} GiB | {mode} | ' + ' | '.join(cells) + ' |')
     add('')
+    add('### Sector mode (BTT): GiB/s, and in parentheses the fraction of the raw block '
+        'device of the same namespace in the same boot\n')
+    add('| pmem | device | ' + ' | '.join(f'{p} {d} {r.upper()}' for d, p, r in cols) + ' |')
+    add('|---|---|' + '---|' * len(cols))
+    for s in ix.sizes:
+        for mode, label in (('raw', 'raw pmemN'), ('s4096', 'BTT 4096'), ('s512', 'BTT 512')):
+            cells = []
+            for d, p, r in cols:
+                m = f'{d}_{p}_{r}'
+                v = fmt(ix.get(s, 'btt', mode, m))
+                cells.append(v if mode == 'raw' else
+                             f'{v} ({fmt(ix.get(s, "btt", mode, m + "_vs_raw"))})')
+            add(f'| {s} GiB | {label} | ' + ' | '.join(cells) + ' |')
+    add('')
     add('### Reprobe (bringing an existing device back) and lookups\n')
     add('| pmem | map | at boot: ms | at boot: pmem written | reprobe ms | pmem written | '
         'Linux 6.1 way (rewrite): ms | pmem written | pfn_to_page ns | pfn_t_to_page ns | '

@@ -4,6 +4,7 @@
 #include "arch.h"
 #include "printk.h"
 #include "shell.h"
+#include "smp.h"
 #include "x86.h"
 
 struct cpu_features cpu_features;
@@ -111,6 +112,11 @@ static int cmd_cpuinfo(int argc, char **argv)
 		yes(f->clflushopt), yes(f->clwb));
 	kprintf("invariant_tsc\t: %s\nhypervisor\t: %s\n", yes(f->invariant_tsc),
 		yes(f->hypervisor));
+	kprintf("cpus\t\t: %u listed, %u online\n", smp_nr_cpus(), smp_nr_online());
+	for (u32 n = 0; smp_cpu(n); n++)
+		kprintf("cpu %u\t\t: apic id %u, acpi uid %u, %s%s\n", n, smp_cpu(n)->apic_id,
+			smp_cpu(n)->acpi_uid, cpu_state_name(smp_cpu(n)->state),
+			n == 0 ? " (boot CPU)" : "");
 	return 0;
 }
-SHELL_COMMAND(SHELL_SYSTEM, "cpuinfo", cmd_cpuinfo, "cpuinfo", "CPU features relevant to pmem");
+SHELL_COMMAND(SHELL_SYSTEM, "cpuinfo", cmd_cpuinfo, "cpuinfo", "CPU features relevant to pmem, and every CPU (APIC ID, state)");

@@ -10,10 +10,15 @@
 
 #define ISA_DEBUG_EXIT_PORT 0xF4
 
-void arch_exit(int status)
+void arch_exit_debug(int status)
 {
 	if (cpu_features.hypervisor)
 		outl(ISA_DEBUG_EXIT_PORT, (u32)status);
+}
+
+void arch_exit(int status)
+{
+	arch_exit_debug(status);
 	kprintf("pmemk: halted with status %d\n", status);
 	halt_forever();
 }

@@ -4,22 +4,11 @@
 #include "types.h"
 #include "x86.h"
 
-struct tss {
-	u32 reserved0;
-	u64 rsp[3];
-	u64 reserved1;
-	u64 ist[7];
-	u64 reserved2;
-	u16 reserved3;
-	u16 iomap_base;
-} __packed;
-
 #define GDT_KERNEL_CS 0x08
 #define GDT_KERNEL_DS 0x10
 #define GDT_TSS 0x18
 
-static u64 gdt[5] __aligned(16);
-static struct tss tss __aligned(16);
+static struct cpu_tables bsp_tables;
 static u8 df_stack[16 * 1024] __aligned(16);
 
 struct desc_ptr {
@@ -35,17 +24,17 @@ static void set_tss_desc(u64 *slot, u64 base, u32 limit)
 	slot[1] = base >> 32;
 }
 
-void gdt_init(void)
+void gdt_load(struct cpu_tables *t, u64 ist_top)
 {
-	struct desc_ptr ptr = { sizeof(gdt) - 1, (u64)gdt };
+	struct desc_ptr ptr = { sizeof(t->gdt) - 1, (u64)t->gdt };
 
-	gdt[0] = 0;
-	gdt[1] = 0x00af9a000000ffffULL;	/* 64-bit code, DPL 0 */
-	gdt[2] = 0x00cf92000000ffffULL;	/* data */
-	memset(&tss, 0, sizeof(tss));
-	tss.ist[0] = (u64)(df_stack + sizeof(df_stack));
-	tss.iomap_base = sizeof(tss);
-	set_tss_desc(&gdt[3], (u64)&tss, sizeof(tss) - 1);
+	t->gdt[0] = 0;
+	t->gdt[1] = 0x00af9a000000ffffULL;	/* 64-bit code, DPL 0 */
+	t->gdt[2] = 0x00cf92000000ffffULL;	/* data */
+	memset(&t->tss, 0, sizeof(t->tss));
+	t->tss.ist[0] = ist_top;
+	t->tss.iomap_base = sizeof(t->tss);
+	set_tss_desc(&t->gdt[3], (u64)&t->tss, sizeof(t->tss) - 1);
 
 	__asm__ volatile("lgdt %0" : : "m"(ptr));
 	__asm__ volatile("pushq %[cs]\n\t"
@@ -60,4 +49,9 @@ void gdt_init(void)
 			 : : [cs] "i"(GDT_KERNEL_CS), [ds] "i"(GDT_KERNEL_DS)
 			 : "rax", "memory");
 	__asm__ volatile("ltr %w0" : : "r"(GDT_TSS));
+}
+
+void gdt_init(void)
+{
+	gdt_load(&bsp_tables, (u64)(df_stack + sizeof(df_stack)));
 }

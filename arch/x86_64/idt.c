@@ -39,13 +39,27 @@ static const char *const exception_names[32] = {
 	"security exception", "reserved",
 };
 
-void idt_init(void)
+void idt_load(void)
 {
 	struct {
 		u16 limit;
 		u64 base;
 	} __packed ptr = { sizeof(idt) - 1, (u64)idt };
 
+	__asm__ volatile("lidt %0" : : "m"(ptr));
+}
+
+void idt_set_gate(u8 vector, u64 handler)
+{
+	idt[vector] = (struct idt_entry){
+		.off0 = (u16)handler, .sel = 0x08, .ist = 0,
+		.type = 0x8E,	/* present, DPL 0, 64-bit interrupt gate */
+		.off1 = (u16)(handler >> 16), .off2 = (u32)(handler >> 32),
+	};
+}
+
+void idt_init(void)
+{
 	for (int v = 0; v < 32; v++) {
 		u64 off = trap_entries[v];
 		idt[v] = (struct idt_entry){
@@ -55,7 +69,7 @@ void idt_init(void)
 			.off1 = (u16)(off >> 16), .off2 = (u32)(off >> 32),
 		};
 	}
-	__asm__ volatile("lidt %0" : : "m"(ptr));
+	idt_load();
 }
 
 static bool on_kernel_stack(u64 addr)

@@ -48,3 +48,10 @@ int arch_console_getc(void)
 		cpu_relax();
 	return inb(COM1 + UART_RBR);
 }
+
+int arch_console_trygetc(void)
+{
+	if (!(inb(COM1 + UART_LSR) & LSR_DR))
+		return -1;
+	return inb(COM1 + UART_RBR);
+}

@@ -22,6 +22,27 @@ static inline void outl(u16 port, u32 v)
 	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
 }
 
+static inline u32 inl(u16 port)
+{
+	u32 v;
+
+	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static inline void outw(u16 port, u16 v)
+{
+	__asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline u16 inw(u16 port)
+{
+	u16 v;
+
+	__asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
 static inline u64 rdmsr(u32 msr)
 {
 	u32 lo, hi;
@@ -39,6 +60,14 @@ static inline void cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32 *d)
 {
 	__asm__ volatile("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d)
 			 : "a"(leaf), "c"(sub));
+}
+
+static inline u64 read_cr0(void)
+{
+	u64 v;
+
+	__asm__ volatile("mov %%cr0, %0" : "=r"(v));
+	return v;
 }
 
 static inline u64 read_cr2(void)
@@ -101,6 +130,30 @@ static inline __noreturn void halt_forever(void)
 
 #define MSR_EFER 0xC0000080
 #define EFER_NXE (1ULL << 11)
+
+/* 64-bit TSS (SDM vol. 3A §8.7). */
+struct x86_tss {
+	u32 reserved0;
+	u64 rsp[3];
+	u64 reserved1;
+	u64 ist[7];
+	u64 reserved2;
+	u16 reserved3;
+	u16 iomap_base;
+} __packed;
+
+/* One CPU's GDT (null, code 0x08, data 0x10, TSS 0x18-0x27) and TSS. */
+struct cpu_tables {
+	u64 gdt[5] __aligned(16);
+	struct x86_tss tss __aligned(16);
+};
+
+/* Fill and load `t` on this CPU: GDT, segment registers, TR; IST1 = ist_top. */
+void gdt_load(struct cpu_tables *t, u64 ist_top);
+/* Point `vector` at handler (an interrupt gate on the kernel's CS). */
+void idt_set_gate(u8 vector, u64 handler);
+/* Load the kernel's IDT (built once by idt_init) on this CPU. */
+void idt_load(void);
 
 /* x86 bring-up steps, called in order by multiboot2_entry/kmain. */
 void serial_init(void);

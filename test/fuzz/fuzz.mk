@@ -71,3 +71,24 @@ $(BUILD)/fuzz/fuzz_pfn_info: test/fuzz/fuzz_pfn_info.c $(FUZZ_PFN_PARSERS) lib/n
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only $(FUZZ_PFN_PARSERS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_pfn_info.c $(FUZZ_PFN_PARSERS) lib/nd_util.c \
 		test/host/arch_host.c test/host/pte_host.c -o $@
+
+# The NBD protocol engine as a hostile client drives it (net/nbd_proto.c).
+FUZZ_NBD_PARSERS := net/nbd_proto.c
+
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_nbd
+
+$(BUILD)/fuzz/fuzz_nbd: test/fuzz/fuzz_nbd.c $(FUZZ_NBD_PARSERS) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_nbd.c $(FUZZ_NBD_PARSERS) -o $@
+
+# The MADT parser alone (CPUs, I/O APICs, the local APIC address).
+FUZZ_MADT_PARSERS := drivers/acpi_nfit/madt.c
+
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_madt
+
+$(BUILD)/fuzz/fuzz_madt: test/fuzz/fuzz_madt.c $(FUZZ_MADT_PARSERS) drivers/acpi_nfit/acpi.c \
+		drivers/acpi_nfit/rsdp.c $(FUZZ_E820_SRCS) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only $(FUZZ_MADT_PARSERS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_madt.c $(FUZZ_MADT_PARSERS) drivers/acpi_nfit/acpi.c \
+		drivers/acpi_nfit/rsdp.c $(FUZZ_E820_SRCS) -o $@

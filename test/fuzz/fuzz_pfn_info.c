@@ -20,6 +20,7 @@
  * and align).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,18 @@ static void round_trip(const u8 *p, const u8 *end)
 	memset(head, 0, sizeof(head));
 	memcpy(head + ND_PFN_SB_OFFSET, &sb, sizeof(sb));
 	CHECK(nd_identify(head, sizeof(head)) == ND_PERS_FSDAX);
+	/* The devdax block of the same request: the same bytes but for signature and checksum. */
+	struct nd_pfn_sb pfn = sb;
+	struct nd_pfn_layout dl;
+	CHECK(nd_dax_init(&sb, &ns, (enum nd_pfn_mode)mode, align, uuid, &why) == 0);
+	CHECK(!memcmp((const u8 *)&sb + PFN_SIG_LEN, (const u8 *)&pfn + PFN_SIG_LEN,
+		      offsetof(struct nd_pfn_sb, checksum) - PFN_SIG_LEN));
+	CHECK(nd_pfn_validate(&sb, &ns, &dl, &why) == -ENODEV);
+	CHECK(nd_dax_validate(&sb, &ns, &dl, &why) == 0);
+	CHECK(dl.mode == l.mode && dl.align == l.align && dl.dataoff == l.dataoff &&
+	      dl.npfns == l.npfns && dl.end_trunc == l.end_trunc && !memcmp(dl.uuid, l.uuid, 16));
+	memcpy(head + ND_PFN_SB_OFFSET, &sb, sizeof(sb));
+	CHECK(nd_identify(head, sizeof(head)) == ND_PERS_DEVDAX);
 }
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)

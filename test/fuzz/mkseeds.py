@@ -188,8 +188,28 @@ def acpi():
                                                       read(nfits[0]), read(nfits[-1])]))
 
 
+# ---- fuzz_madt: a whole "APIC" table, or its entries alone ----
+
+def madt():
+    for fw in ("seabios", "ovmf"):
+        t = read(glob.glob(FIX + "/acpi/qemu-7.2-%s/APIC-*.bin" % fw)[0])
+        write("fuzz_madt", "qemu-" + fw + ".table", t)
+        write("fuzz_madt", "qemu-" + fw + ".entries", t[44:])
+    # FACTS-2 §6.1 APIC.cphp: UID/ID/flags; absent CPUs listed disabled.
+    cphp = b"".join(struct.pack("<BBBBI", 0, 8, u, i, f) for u, i, f in
+                    [(0, 0, 1), (1, 1, 1), (2, 2, 0), (3, 4, 0), (4, 5, 0), (5, 6, 0)])
+    cphp += struct.pack("<BBBBII", 1, 12, 0, 0, 0xfec00000, 0)
+    write("fuzz_madt", "cphp.entries", cphp)
+    # x2APIC entries (type 9), an online-capable CPU and a 64-bit address override (type 5).
+    x2 = struct.pack("<BBBBI", 0, 8, 0, 0, 1)
+    x2 += struct.pack("<BBHIII", 9, 16, 0, 300, 1, 1) + struct.pack("<BBHIII", 9, 16, 0, 301, 2, 2)
+    x2 += struct.pack("<BBHQ", 5, 12, 0, 0x1fee00000)
+    write("fuzz_madt", "x2apic-override.entries", x2)
+
+
 TARGETS = {"fuzz_pfn_info": pfn_info, "fuzz_multiboot2": multiboot2,
-           "fuzz_efi_memmap": efi_memmap, "fuzz_memmap": memmap, "fuzz_acpi": acpi}
+           "fuzz_efi_memmap": efi_memmap, "fuzz_memmap": memmap, "fuzz_acpi": acpi,
+           "fuzz_madt": madt}
 
 if __name__ == "__main__":
     for t in sys.argv[1:] or TARGETS:

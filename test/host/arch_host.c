@@ -286,6 +286,30 @@ int arch_console_getc(void)
 	return -1;
 }
 
+int arch_console_trygetc(void)
+{
+	return -1;
+}
+
+void arch_dma_wmb(void)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+void arch_dma_rmb(void)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+}
+
+u32 arch_cpu_id(void)
+{
+	return 0;
+}
+
+void arch_cpu_relax(void)
+{
+}
+
 void arch_exit(int status)
 {
 	fflush(stdout);

@@ -3,6 +3,7 @@
 #define PMEMK_TEST_HOST_H
 
 #include "arch.h"
+#include "mm.h"
 #include "pgtable.h"
 
 /* Size of the simulated physical address space (sparse, on demand). */
@@ -41,5 +42,44 @@ void host_mm_reboot(u64 ram_base, u64 ram_size, u64 keep, u64 size);
  * protection in effect. Hole: false, *level whose entry is empty.
  */
 bool host_walk(u64 va, u64 *pa, enum pg_level *level, u64 *prot);
+
+/*
+ * The fake PCI configuration space (pci_host.c) behind arch_pci_cfg_*.
+ * Functions are added per test; BAR registers keep only the bits of their
+ * mask (the type bits read-only, as in hardware), the command register is
+ * writable, other writes are counted and dropped.
+ */
+#define PCI_FAKE_BUSES 8
+struct pci_fake_fn {
+	bool present;
+	u8 cfg[256];
+	u32 bar_mask[6];
+	u32 bar_lie[6];		/* if set: what an all-ones write makes the BAR read */
+	unsigned int other_writes;
+};
+extern struct pci_fake_fn pci_fake[PCI_FAKE_BUSES][32][8];
+extern bool pci_fake_mechanism;			/* arch_pci_cfg_present() */
+extern unsigned int pci_fake_sized_while_decoding;	/* all-ones BAR writes with decoding on */
+extern unsigned int pci_fake_reads;
+void pci_fake_reset(void);
+/* class_rev: class << 24 | subclass << 16 | prog-if << 8 | revision. */
+struct pci_fake_fn *pci_fake_add(u8 bus, u8 dev, u8 fn, u16 vendor, u16 device, u32 class_rev);
+/* BAR i reads as value; mask says which bits a write may change. */
+void pci_fake_bar(struct pci_fake_fn *f, unsigned int i, u32 value, u32 mask);
+/* A capability at off (id, next pointer, 16-bit control); sets the status bit. */
+void pci_fake_cap(struct pci_fake_fn *f, u8 off, u8 id, u8 next, u16 ctl);
+
+/*
+ * What mm owns, for "nothing leaked" checks: free RAM pages, page-table
+ * pages and every mm_stat counter.
+ */
+struct host_mm_snap {
+	u64 free_pages, tables, stat[MM_NR_STATS];
+};
+struct host_mm_snap host_mm_snap(void);
+/* "" if a and b agree, else the first difference, named ("vmemmap: 4096 -> 8192"). */
+const char *host_mm_snap_diff(struct host_mm_snap a, struct host_mm_snap b);
+/* In a cmocka test: fail with that difference. */
+#define assert_mm_snap(now, before) assert_string_equal(host_mm_snap_diff((before), (now)), "")
 
 #endif

@@ -58,3 +58,46 @@ void host_mm_reboot(u64 ram_base, u64 ram_size, u64 keep, u64 size)
 	if (pgtable_init(&kernel_pgtable))
 		die("pgtable_init");
 }
+
+static const char *const mm_stat_names[] = {
+	[MM_VMEMMAP] = "vmemmap",
+	[MM_VMEMMAP_SHARED] = "vmemmap shared",
+	[MM_SECTION_TABLES] = "section tables",
+	[MM_DEVICE_MAPPED] = "device mapped",
+	[MM_ALTMAP_USED] = "altmap used",
+	[MM_ALTMAP_WASTE] = "altmap waste",
+};
+_Static_assert(sizeof(mm_stat_names) / sizeof(mm_stat_names[0]) == MM_NR_STATS,
+	       "a name for every mm_stat counter");
+
+struct host_mm_snap host_mm_snap(void)
+{
+	struct page_alloc_stats st;
+	struct host_mm_snap s;
+
+	page_alloc_stats(&st);
+	s.free_pages = st.free_pages;
+	s.tables = kernel_pgtable.nr_tables;
+	for (int i = 0; i < MM_NR_STATS; i++)
+		s.stat[i] = mm_stat(i);
+	return s;
+}
+
+const char *host_mm_snap_diff(struct host_mm_snap a, struct host_mm_snap b)
+{
+	static char buf[96];
+
+	buf[0] = '\0';
+	if (a.free_pages != b.free_pages)
+		snprintf(buf, sizeof(buf), "free RAM pages: %llu -> %llu", a.free_pages, b.free_pages);
+	else if (a.tables != b.tables)
+		snprintf(buf, sizeof(buf), "page-table pages: %llu -> %llu", a.tables, b.tables);
+	else
+		for (int i = 0; i < MM_NR_STATS; i++)
+			if (a.stat[i] != b.stat[i]) {
+				snprintf(buf, sizeof(buf), "%s: %llu -> %llu bytes", mm_stat_names[i],
+					 a.stat[i], b.stat[i]);
+				break;
+			}
+	return buf;
+}

@@ -105,3 +105,70 @@ boot_kill() {
 	wait "$runner" 2>/dev/null
 	sed -e 's/\r$//' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$LOG.raw" >"$LOG" 2>/dev/null || true
 }
+
+# boot_stop NAME PATTERN LIMIT PROBE [run-qemu options...]: boot; once the
+# serial log matches PATTERN, stop QEMU (SIGSTOP) every 0-19 ms and run the
+# command PROBE while it stands still (its backing files are then exactly
+# what the guest had stored): exit 0 means "kill it here", 1 "go on",
+# anything else fails the case (its output is shown). QEMU is SIGKILLed,
+# still stopped, at the first stop PROBE chose, else at stop LIMIT, unless
+# it exits first. KILLED as boot_kill's; STOPS how many stops; PROBED 1 if
+# PROBE chose the stop.
+boot_stop() {
+	local name=$1 pattern=$2 limit=$3 probe=$4 pid runner polls=0 rc
+	shift 4
+	LOG=$LOGDIR/$name.log
+	mkdir -p "$LOGDIR"
+	rm -f "$LOG" "$LOG.raw" "$LOG.pid"
+	tools/run-qemu --log "$LOG.raw" --pidfile "$LOG.pid" --timeout 120 "$@" \
+		</dev/null 2>"$LOG.stderr" &
+	runner=$!
+	until grep -Eq -- "$pattern" "$LOG.raw" 2>/dev/null; do
+		kill -0 "$runner" 2>/dev/null && [ $polls -lt 6000 ] || break
+		sleep 0.01
+		polls=$((polls + 1))
+	done
+	grep -Eq -- "$pattern" "$LOG.raw" 2>/dev/null || {
+		echo "    FAIL: $name: the log never matched: $pattern"
+		CASE_FAILED=1
+	}
+	KILLED=0 STOPS=0 PROBED=0
+	pid=$(cat "$LOG.pid" 2>/dev/null) || pid=
+	# Only the QEMU this call started: its command line names our pidfile.
+	if [ -n "$pid" ] && grep -qF -- "$LOG.pid" "/proc/$pid/cmdline" 2>/dev/null; then
+		while [ $STOPS -lt "$limit" ] && kill -STOP "$pid" 2>/dev/null; do
+			STOPS=$((STOPS + 1))
+			$probe >"$LOG.probe" 2>&1
+			rc=$?
+			if [ $rc = 0 ] || [ $STOPS = "$limit" ]; then
+				kill -9 "$pid" 2>/dev/null && KILLED=1
+				[ $rc = 0 ] && PROBED=1
+				break
+			elif [ $rc != 1 ]; then
+				sed 's/^/    | /' "$LOG.probe"
+				echo "    FAIL: $name: stop $STOPS: $probe: exit status $rc"
+				CASE_FAILED=1
+			fi
+			kill -CONT "$pid" 2>/dev/null
+			sleep "$(printf '0.%03d' $((RANDOM % 20)))"
+		done
+	fi
+	wait "$runner" 2>/dev/null
+	sed -e 's/\r$//' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$LOG.raw" >"$LOG" 2>/dev/null || true
+}
+
+# Crash cases (test/qemu/cases/crash.sh, test/linux/cases/crash.sh): the
+# host tools that read and judge backing files.
+CRASH_INFOBLOCK=build/tools/pmemk-infoblock
+CRASHCHECK=build/tools/pmemk-crashcheck
+
+# crash_field FILE FIELD: a numeric field of FILE's info block.
+crash_field() {
+	"$CRASH_INFOBLOCK" read "$1" | sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p"
+}
+
+# crash_delay MAX_MS: a random delay of 0 to MAX_MS milliseconds, in seconds.
+crash_delay() {
+	local ms=$((RANDOM % ($1 + 1)))
+	printf '%d.%03d' $((ms / 1000)) $((ms % 1000))
+}

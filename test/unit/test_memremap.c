@@ -27,30 +27,6 @@
 #define DEV (4 * GiB)
 #define PFN(pa) PFN_DOWN(pa)
 
-struct snap {
-	u64 free_pages, tables, vmemmap, sections, device, altmap;
-};
-
-static struct snap snap(void)
-{
-	struct page_alloc_stats st;
-
-	page_alloc_stats(&st);
-	return (struct snap){ st.free_pages, kernel_pgtable.nr_tables, mm_stat(MM_VMEMMAP),
-			      mm_stat(MM_SECTION_TABLES), mm_stat(MM_DEVICE_MAPPED),
-			      mm_stat(MM_ALTMAP_USED) + mm_stat(MM_ALTMAP_WASTE) };
-}
-
-static void assert_snap(struct snap a, struct snap b)
-{
-	assert_int_equal(a.free_pages, b.free_pages);
-	assert_int_equal(a.tables, b.tables);
-	assert_int_equal(a.vmemmap, b.vmemmap);
-	assert_int_equal(a.sections, b.sections);
-	assert_int_equal(a.device, b.device);
-	assert_int_equal(a.altmap, b.altmap);
-}
-
 static u64 memmap_va(u64 pfn)
 {
 	return VMEMMAP_BASE + pfn * sizeof(struct page);
@@ -117,13 +93,13 @@ static void memremap_map_dev_4g_struct_pages_in_device(void **state)
 {
 	struct dev_pagemap pgmap = pgmap_of(DEV, 4 * GiB);
 	struct vmem_altmap a = pfn_dev_altmap(DEV, 4 * GiB);
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
 	assert_int_equal(memremap_pages(&pgmap, &a, NULL), 0);
 	assert_int_equal(pgmap.state, PGMAP_LIVE);
 	assert_true(pgmap.flags & PGMAP_ALTMAP_VALID);
-	assert_int_equal(mm_stat(MM_VMEMMAP), before.vmemmap);	/* no RAM for struct pages */
+	assert_int_equal(mm_stat(MM_VMEMMAP), before.stat[MM_VMEMMAP]);	/* no RAM for struct pages */
 	assert_int_equal(pgmap.altmap.alloc, 32 * 512);
 	assert_int_equal(pgmap.altmap.align, 510);
 	assert_int_equal(mm_stat(MM_ALTMAP_USED), 64 * MiB);
@@ -151,22 +127,22 @@ static void memremap_map_dev_4g_struct_pages_in_device(void **state)
 	assert_int_equal(pgmap.altmap.alloc + pgmap.altmap.align, 0);
 	assert_false(direct_map_covers(DEV, PAGE_SIZE));
 	assert_false(pfn_valid(PFN(DEV) + 0x2000));
-	assert_snap(snap(), before);
+	assert_mm_snap(host_mm_snap(), before);
 }
 
 static void memremap_map_mem_4g_uses_64m_of_ram(void **state)
 {
 	struct dev_pagemap pgmap = pgmap_of(DEV, 4 * GiB);
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
 	assert_int_equal(memremap_pages(&pgmap, NULL, NULL), 0);
-	assert_int_equal(mm_stat(MM_VMEMMAP) - before.vmemmap, 64 * MiB);
+	assert_int_equal(mm_stat(MM_VMEMMAP) - before.stat[MM_VMEMMAP], 64 * MiB);
 	assert_int_equal(mm_stat(MM_ALTMAP_USED), 0);
 	check_memmap_in(PFN(DEV), PFN(DEV + 4 * GiB), RAM_BASE, RAM_END, PG_LEVEL_2M);
 	check_pages(&pgmap, 0);
 	assert_int_equal(memunmap_pages(&pgmap), 0);
-	assert_snap(snap(), before);
+	assert_mm_snap(host_mm_snap(), before);
 }
 
 /* FACTS §1.8 through memremap_pages: 8 blocks from pfn 0x100200, align 510. */
@@ -196,23 +172,23 @@ static void memremap_facts_2_3_partial_last_section(void **state)
 {
 	struct dev_pagemap pgmap = pgmap_of(DEV, 1 * GiB - 2 * MiB);
 	struct vmem_altmap a = pfn_dev_altmap(DEV, 1 * GiB - 2 * MiB);
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
 	assert_int_equal(a.free, 4094);
 	assert_int_equal(memremap_pages(&pgmap, &a, NULL), 0);
 	assert_int_equal(pgmap.altmap.alloc + pgmap.altmap.align, 4094);
-	assert_int_equal(mm_stat(MM_VMEMMAP) - before.vmemmap, 63 * 32 * KiB);
+	assert_int_equal(mm_stat(MM_VMEMMAP) - before.stat[MM_VMEMMAP], 63 * 32 * KiB);
 	check_pages(&pgmap, 2);
 	assert_int_equal(memunmap_pages(&pgmap), 0);
-	assert_snap(snap(), before);
+	assert_mm_snap(host_mm_snap(), before);
 }
 
 static void memremap_altmap_too_small_fails_clean(void **state)
 {
 	struct dev_pagemap pgmap = pgmap_of(DEV, 1 * GiB);
 	struct vmem_altmap a = pfn_dev_altmap(DEV, 1 * GiB);
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
 	a.free -= 1;
@@ -227,14 +203,14 @@ static void memremap_altmap_too_small_fails_clean(void **state)
 		enum pg_level l;
 		assert_false(host_walk(memmap_va(pfn), &pa, &l, NULL));
 	}
-	assert_snap(snap(), before);
+	assert_mm_snap(host_mm_snap(), before);
 }
 
 static void memremap_refuses_bad_ranges(void **state)
 {
 	struct dev_pagemap p = pgmap_of(DEV, 256 * MiB), q;
 	struct vmem_altmap a = pfn_dev_altmap(DEV, 256 * MiB), bad;
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
 	q = pgmap_of(DEV + 4096, 2 * MiB);
@@ -254,7 +230,7 @@ static void memremap_refuses_bad_ranges(void **state)
 	bad = a;
 	bad.free = PFN(256 * MiB);
 	assert_int_equal(memremap_pages(&p, &bad, NULL), -EINVAL);
-	assert_snap(snap(), before);
+	assert_mm_snap(host_mm_snap(), before);
 
 	assert_int_equal(memremap_pages(&p, &a, NULL), 0);
 	assert_int_equal(memremap_pages(&p, &a, NULL), -EINVAL);	/* registered already */
@@ -264,7 +240,7 @@ static void memremap_refuses_bad_ranges(void **state)
 	assert_int_equal(memremap_pages(&q, NULL, NULL), -EBUSY);
 	assert_int_equal(memunmap_pages(&p), 0);
 	assert_int_equal(memunmap_pages(&p), -EINVAL);
-	assert_snap(snap(), before);
+	assert_mm_snap(host_mm_snap(), before);
 }
 
 /* Two ranges in one section share its PT page; either can go first. */
@@ -272,7 +248,7 @@ static void memremap_neighbours_share_a_section(void **state)
 {
 	struct dev_pagemap a = pgmap_of(DEV, 64 * MiB), b = pgmap_of(DEV + 64 * MiB, 64 * MiB);
 	struct vmem_altmap am = pfn_dev_altmap(DEV, 64 * MiB);
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
 	assert_int_equal(memremap_pages(&a, &am, NULL), 0);
@@ -289,21 +265,21 @@ static void memremap_neighbours_share_a_section(void **state)
 	check_pages(&b, 0);
 	assert_false(pfn_valid(PFN(DEV)));
 	assert_int_equal(memunmap_pages(&b), 0);
-	assert_snap(snap(), before);
+	assert_mm_snap(host_mm_snap(), before);
 	/* Other order. */
 	assert_int_equal(memremap_pages(&a, &am, NULL), 0);
 	assert_int_equal(memremap_pages(&b, NULL, NULL), 0);
 	assert_int_equal(memunmap_pages(&b), 0);
 	check_pages(&a, 2);
 	assert_int_equal(memunmap_pages(&a), 0);
-	assert_snap(snap(), before);
+	assert_mm_snap(host_mm_snap(), before);
 }
 
 /* RAM ends at 960 MiB inside section 7: a device right after it shares it. */
 static void memremap_adjacent_to_ram_section(void **state)
 {
 	struct dev_pagemap p = pgmap_of(RAM_END, 64 * MiB), q = pgmap_of(RAM_END - 2 * MiB, 4 * MiB);
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 	struct page ram = *pfn_to_page(PFN(RAM_END) - 1);
 
 	(void)state;
@@ -317,7 +293,7 @@ static void memremap_adjacent_to_ram_section(void **state)
 	assert_memory_equal(pfn_to_page(PFN(RAM_END) - 1), &ram, sizeof(ram));
 	assert_true(pfn_valid(PFN(RAM_END) - 1));
 	assert_int_equal(ms->flags, SECTION_PRESENT | SECTION_HAS_MEMMAP | SECTION_ONLINE);
-	assert_snap(snap(), before);
+	assert_mm_snap(host_mm_snap(), before);
 }
 
 static int done_calls;
@@ -331,7 +307,7 @@ static void count_done(struct dev_pagemap *pgmap)
 static void memremap_pins_delay_teardown(void **state)
 {
 	struct dev_pagemap pgmap = pgmap_of(DEV, 128 * MiB);
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 	u64 pfn = PFN(DEV) + 77;
 
 	(void)state;
@@ -359,7 +335,7 @@ static void memremap_pins_delay_teardown(void **state)
 	assert_int_equal(pgmap.state, PGMAP_UNREGISTERED);
 	assert_false(pfn_valid(pfn));
 	assert_null(pgmap_lookup(pfn));
-	assert_snap(snap(), before);
+	assert_mm_snap(host_mm_snap(), before);
 	pgmap_unpin(&pgmap);
 	assert_true(host_console_has("without a pin"));
 }
@@ -368,7 +344,7 @@ static void memremap_pins_delay_teardown(void **state)
 static void memremap_cycles_leak_nothing(void **state)
 {
 	static const u64 sizes[] = { 2 * MiB, 126 * MiB, 128 * MiB, 130 * MiB, 1 * GiB + 2 * MiB };
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
 	for (int i = 0; i < 1000; i++) {
@@ -382,13 +358,13 @@ static void memremap_cycles_leak_nothing(void **state)
 		assert_int_equal(memremap_pages(&p, dev ? &a : NULL, NULL), 0);
 		assert_int_equal(memunmap_pages(&p), 0);
 	}
-	assert_snap(snap(), before);
+	assert_mm_snap(host_mm_snap(), before);
 }
 
 /* Every allocation memremap_pages makes can fail; each failure unwinds fully. */
 static void memremap_every_enomem_unwinds(void **state)
 {
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 	int pass;
 
 	(void)state;
@@ -404,7 +380,7 @@ static void memremap_every_enomem_unwinds(void **state)
 			if (!err)
 				break;
 			assert_int_equal(err, -ENOMEM);
-			assert_snap(snap(), before);
+			assert_mm_snap(host_mm_snap(), before);
 			assert_false(pfn_valid(PFN(start)));
 			assert_false(direct_map_covers(start, PAGE_SIZE));
 			assert_int_equal(p.state, PGMAP_UNREGISTERED);
@@ -413,7 +389,7 @@ static void memremap_every_enomem_unwinds(void **state)
 		assert_true(n > 5);
 		check_pages(&p, pass ? 2 : 0);
 		assert_int_equal(memunmap_pages(&p), 0);
-		assert_snap(snap(), before);
+		assert_mm_snap(host_mm_snap(), before);
 	}
 }
 
@@ -444,7 +420,7 @@ static void pfn_t_helpers(void **state)
 static void kmap_pfn_pins_device_pages(void **state)
 {
 	struct dev_pagemap pgmap = pgmap_of(DEV, 4 * MiB);
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 	struct kmap km, none;
 
 	(void)state;
@@ -467,7 +443,7 @@ static void kmap_pfn_pins_device_pages(void **state)
 	assert_int_equal(pgmap.pins, 1);
 	kunmap_pfn(&km);
 	assert_int_equal(pgmap.state, PGMAP_UNREGISTERED);
-	assert_snap(snap(), before);
+	assert_mm_snap(host_mm_snap(), before);
 }
 
 /*

@@ -54,43 +54,13 @@ static const struct config configs[] = {
 	{ PFN_MODE_RAM, 2 * MiB, "mem/2M" },  { PFN_MODE_RAM, 1 * GiB, "mem/1G" },
 };
 
-/* Everything a cycle must give back. */
-struct snap {
-	u64 free_pages, tables, stat[MM_NR_STATS];
-};
-
-static struct snap snap(void)
-{
-	struct page_alloc_stats st;
-	struct snap s;
-
-	page_alloc_stats(&st);
-	s.free_pages = st.free_pages;
-	s.tables = kernel_pgtable.nr_tables;
-	for (int i = 0; i < MM_NR_STATS; i++)
-		s.stat[i] = mm_stat(i);
-	return s;
-}
-
-static const char *const stat_names[MM_NR_STATS] = {
-	"vmemmap", "section tables", "device mapped", "altmap used", "altmap waste",
-};
-
 /* Fail with the cycle and the first counter off its baseline. */
-static void expect_baseline(const struct snap *base, int cycle, const char *what)
+static void expect_baseline(const struct host_mm_snap *base, int cycle, const char *what)
 {
-	struct snap now = snap();
+	const char *diff = host_mm_snap_diff(*base, host_mm_snap());
 
-	if (now.free_pages != base->free_pages)
-		fail_msg("cycle %d (%s): %lld free RAM pages", cycle, what,
-			 (long long)(now.free_pages - base->free_pages));
-	if (now.tables != base->tables)
-		fail_msg("cycle %d (%s): %lld page-table pages", cycle, what,
-			 (long long)(now.tables - base->tables));
-	for (int i = 0; i < MM_NR_STATS; i++)
-		if (now.stat[i] != base->stat[i])
-			fail_msg("cycle %d (%s): %s %lld bytes", cycle, what, stat_names[i],
-				 (long long)(now.stat[i] - base->stat[i]));
+	if (*diff)
+		fail_msg("cycle %d (%s): %s", cycle, what, diff);
 }
 
 static struct nd_namespace_io *small, *big;
@@ -188,7 +158,7 @@ static void ns_1000_cycles_leak_nothing(void **state)
 {
 	(void)state;
 	struct nd_pfn_request raw = { .mode = PFN_MODE_NONE, .force = true };
-	struct snap base = snap();
+	struct host_mm_snap base = host_mm_snap();
 	int per_config[ARRAY_SIZE(configs)] = { 0 }, on_big = 0;
 
 	make_pairs();

@@ -15,6 +15,7 @@
 #include "host.h"
 #include "memlayout.h"
 #include "mm.h"
+#include "nd_btt.h"
 #include "nd_pfn.h"
 #include "nd_util.h"
 #include "persist.h"
@@ -319,61 +320,37 @@ static void plant_btt(u64 off)
 
 /*
  * Regression (issue 11 item 4): a namespace holding Linux's BTT (at 4 KiB,
- * BTT 1.1, or at 0, BTT 2.0) was a writable raw pmemN. Listed as sector,
- * disabled, not supported yet; no block device; nothing written.
+ * BTT 1.1, or at 0, BTT 2.0) was a writable raw pmemN. Now a BTT is a
+ * sector device (test_btt.c); one whose block cannot be served (this one:
+ * no geometry, or 1.1 at offset 0) is claimed by bttN.0, disabled with the
+ * reason, no block device, nothing written.
  */
 static void pfn_btt_namespace_listed_disabled_never_raw(void **state)
 {
 	(void)state;
-	for (int at0 = 0; at0 < 2; at0++) {
+	for (int at0 = 0; at0 < 3; at0++) {
 		setup(NULL);
-		plant_btt(at0 ? 0 : ND_BTT_V1_OFFSET);
+		plant_btt(at0 == 1 ? 0 : ND_BTT_V1_OFFSET);
+		/* A BTT signature whose checksum does not hold: damaged, not raw (Linux: raw). */
+		if (at0 == 2)
+			((u8 *)phys_to_virt(NS_START + ND_BTT_V1_OFFSET))[100] ^= 1;
 		u64 before = ns_hash();
 		boot(true);
-		struct nd_pfn *pfn = nd_pfn_of(ns);
-		assert_non_null(pfn);
-		assert_int_equal(pfn->pers, ND_PERS_SECTOR);
-		assert_false(pfn->enabled);
+		struct nd_btt *b = nd_btt_of(ns);
+		assert_non_null(b);
+		assert_null(nd_pfn_of(ns));
+		assert_false(b->enabled);
 		assert_null(pmem_find("pmem0"));
 		assert_null(pmem_find("pmem0m"));
-		assert_true(host_console_has("nd_btt btt0.0: namespace0.0 sector disabled: not supported yet"));
+		assert_null(pmem_find("pmem0s"));
+		assert_true(host_console_has(
+			"nd_btt btt0.0: namespace0.0 sector disabled: arena 0 info block at"));
 		host_console_reset();
 		nd_list(ND_LIST_NAMESPACES, NULL, NULL);
 		assert_true(host_console_has("\"mode\":\"sector\""));
 		assert_true(host_console_has("\"state\":\"disabled\""));
 		assert_int_equal(ns_hash(), before);
 	}
-	/* A BTT signature whose checksum does not hold is not a BTT (Linux: raw). */
-	setup(NULL);
-	plant_btt(ND_BTT_V1_OFFSET);
-	((u8 *)phys_to_virt(NS_START + ND_BTT_V1_OFFSET))[100] ^= 1;
-	boot(true);
-	assert_non_null(pmem_find("pmem0"));
-}
-
-/* The same for a device-dax block (NVDIMM_DAX_INFO): devdax, disabled, its map and align shown. */
-static void pfn_devdax_namespace_listed_disabled_never_raw(void **state)
-{
-	(void)state;
-	struct nd_pfn_request req = { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true };
-	struct nd_pfn_sb *sb = phys_to_virt(NS_START + ND_PFN_SB_OFFSET);
-
-	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);
-	memcpy(sb->signature, DAX_SIG, PFN_SIG_LEN);
-	sb->checksum = nd_pfn_sb_checksum(sb);
-	u64 before = ns_hash();
-	boot(true);
-	struct nd_pfn *pfn = nd_pfn_of(ns);
-	assert_non_null(pfn);
-	assert_int_equal(pfn->pers, ND_PERS_DEVDAX);
-	assert_false(pfn->enabled);
-	assert_null(pmem_find("pmem0"));
-	assert_true(host_console_has("nd_pfn dax0.0: namespace0.0 devdax map=dev disabled: not supported yet"));
-	host_console_reset();
-	nd_list(ND_LIST_NAMESPACES, NULL, NULL);
-	assert_true(host_console_has("\"mode\":\"devdax\""));
-	assert_true(host_console_has("\"align\":2097152"));
-	assert_int_equal(ns_hash(), before);
 }
 
 /*
@@ -591,7 +568,6 @@ int main(void)
 		cmocka_unit_test_setup(pfn_direct_access_holds_the_device, setup),
 		cmocka_unit_test_setup(pfn_durable_writes_hit_every_dimms_flush_hint, setup),
 		cmocka_unit_test_setup(pfn_btt_namespace_listed_disabled_never_raw, setup),
-		cmocka_unit_test_setup(pfn_devdax_namespace_listed_disabled_never_raw, setup),
 		cmocka_unit_test_setup(pfn_read_only_region_map_dev_writes_nothing, setup),
 		cmocka_unit_test_setup(pfn_reconfigure_bad_layout_changes_nothing, setup),
 		cmocka_unit_test_setup(pfn_reconfigure_failing_late_restores_old_device, setup),

@@ -88,6 +88,73 @@ static void pfn_init_reproduces_linux_blocks(void **state)
 	}
 }
 
+/* Linux's devdax blocks (FACTS-2 §2.1): the same layout under NVDIMM_DAX_INFO. */
+static const struct fixture dax_fixtures[] = {
+	{ "linux-6.1-devdax-dev-4G-align2M", PFN_MODE_PMEM, 2 * MiB, 0x4200000, 1031680,
+	  "28b43fb3-0bf0-44bd-877c-6574b8550bab" },
+	{ "linux-6.1-devdax-dev-4G-align1G", PFN_MODE_PMEM, 1 * GiB, 0x40000000, 786432,
+	  "cc6f0c07-4fed-444b-b2a3-e4d78eeeb4d5" },
+	{ "linux-6.1-devdax-mem-4G-align2M", PFN_MODE_RAM, 2 * MiB, 0x200000, 1048064,
+	  "e96f0fa3-eefa-4331-b90c-0b3c72219d00" },
+	{ "linux-6.1-devdax-mem-4G-align1G", PFN_MODE_RAM, 1 * GiB, 0x40000000, 786432,
+	  "fb1d77dd-8445-4431-abea-5fb238ea4225" },
+};
+
+/*
+ * nd_dax_init writes what ndctl create-namespace -m devdax wrote, byte for
+ * byte; nd_dax_validate reads Linux's fields back and nd_pfn_validate says
+ * "not mine".
+ */
+static void dax_init_reproduces_linux_devdax_blocks(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(dax_fixtures); i++) {
+		const struct fixture *fx = &dax_fixtures[i];
+		struct nd_pfn_layout l;
+		u8 uuid[16];
+		const char *why;
+
+		load(fx->file);
+		assert_int_equal(nd_dax_validate(&sb, &ns4g, &l, &why), 0);
+		assert_int_equal(l.mode, fx->mode);
+		assert_int_equal(l.align, fx->align);
+		assert_int_equal(l.dataoff, fx->dataoff);
+		assert_int_equal(l.npfns, fx->npfns);
+		assert_int_equal(nd_pfn_validate(&sb, &ns4g, &l, &why), -ENODEV);
+		assert_int_equal(uuid_parse(fx->uuid, uuid), 0);
+		assert_int_equal(nd_dax_init(&made, &ns4g, fx->mode, fx->align, uuid, &why), 0);
+		if (memcmp(&made, &sb, sizeof(sb)) != 0)
+			fail_msg("%s: block differs from Linux's", fx->file);
+		/* The fsdax block of the same layout differs in the signature alone (and checksum). */
+		assert_int_equal(nd_pfn_init(&made, &ns4g, fx->mode, fx->align, uuid, &why), 0);
+		assert_memory_equal(made.signature, PFN_SIG, PFN_SIG_LEN);
+		assert_memory_equal((u8 *)&made + 16, (u8 *)&sb + 16, 4088 - 16);
+	}
+}
+
+/* devdax's own rule: align 4K, 2M or 1G; a 64 KiB one is refused with the reason. */
+static void dax_validate_refuses_other_aligns(void **state)
+{
+	(void)state;
+	struct nd_pfn_layout l;
+	const char *why;
+
+	load("linux-6.1-devdax-mem-4G-align2M");
+	sb.align = 64 * KiB;
+	sb.checksum = nd_pfn_sb_checksum(&sb);
+	assert_int_equal(nd_dax_validate(&sb, &ns4g, &l, &why), -EOPNOTSUPP);
+	assert_string_equal(why, "device-dax align is not 4 KiB, 2 MiB or 1 GiB");
+	/* The same field in an fsdax block is Linux's business only if the memmap fits: it does. */
+	memcpy(sb.signature, PFN_SIG, PFN_SIG_LEN);
+	sb.checksum = nd_pfn_sb_checksum(&sb);
+	assert_int_equal(nd_pfn_validate(&sb, &ns4g, &l, &why), 0);
+	/* A dax block with a bad checksum is nobody's. */
+	load("linux-6.1-devdax-dev-4G-align1G");
+	sb.npfns++;
+	assert_int_equal(nd_dax_validate(&sb, &ns4g, &l, &why), -ENODEV);
+	assert_string_equal(why, "info block checksum mismatch");
+}
+
 static void pfn_checksum_matches_facts_vectors(void **state)
 {
 	(void)state;
@@ -356,6 +423,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pfn_linux_fixtures_validate_with_linux_layout),
 		cmocka_unit_test(pfn_init_reproduces_linux_blocks),
+		cmocka_unit_test(dax_init_reproduces_linux_devdax_blocks),
+		cmocka_unit_test(dax_validate_refuses_other_aligns),
 		cmocka_unit_test(pfn_checksum_matches_facts_vectors),
 		cmocka_unit_test(pfn_init_worked_examples),
 		cmocka_unit_test(pfn_init_refuses_bad_requests),

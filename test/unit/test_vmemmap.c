@@ -25,27 +25,6 @@
 #define DEV (4 * GiB)			/* device ranges start here */
 #define PFN(pa) PFN_DOWN(pa)
 
-struct snap {
-	u64 free_pages, tables, vmemmap, sections;
-};
-
-static struct snap snap(void)
-{
-	struct page_alloc_stats st;
-
-	page_alloc_stats(&st);
-	return (struct snap){ st.free_pages, kernel_pgtable.nr_tables, mm_stat(MM_VMEMMAP),
-			      mm_stat(MM_SECTION_TABLES) };
-}
-
-static void assert_snap(struct snap a, struct snap b)
-{
-	assert_int_equal(a.free_pages, b.free_pages);
-	assert_int_equal(a.tables, b.tables);
-	assert_int_equal(a.vmemmap, b.vmemmap);
-	assert_int_equal(a.sections, b.sections);
-}
-
 static u64 memmap_va(u64 pfn)
 {
 	return VMEMMAP_BASE + pfn * sizeof(struct page);
@@ -99,7 +78,7 @@ static void assert_unmapped(u64 start, u64 end)
 static void vmemmap_blocks_inside_pages_at_edges(void **state)
 {
 	u64 start = PFN(DEV + 64 * MiB), end = PFN(DEV + 448 * MiB);	/* 0.5 + 2 + 0.5 sections */
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
 	assert_int_equal(vmemmap_populate(start, end - start, NULL, 0), 0);
@@ -110,7 +89,7 @@ static void vmemmap_blocks_inside_pages_at_edges(void **state)
 	assert_unmapped(start - PAGES_PER_SUBSECTION, start);
 	assert_unmapped(end, end + PAGES_PER_SUBSECTION);
 	/* 2 blocks + 2 x 32 subsections x 32 KiB; PDPT, PD and 2 PTs. */
-	assert_int_equal(mm_stat(MM_VMEMMAP) - before.vmemmap, 2 * PMD_SIZE + 64 * 32 * KiB);
+	assert_int_equal(mm_stat(MM_VMEMMAP) - before.stat[MM_VMEMMAP], 2 * PMD_SIZE + 64 * 32 * KiB);
 	assert_int_equal(kernel_pgtable.nr_tables - before.tables, 4);
 	/* Stores through the window land in RAM where the tables point. */
 	struct page *p = pfn_to_page(start + 5);
@@ -119,30 +98,30 @@ static void vmemmap_blocks_inside_pages_at_edges(void **state)
 	p->refcount = 0x1234abcd;
 	assert_true(host_walk((u64)memmap_va(start + 5), &pa, &l, NULL));
 	assert_int_equal(((struct page *)phys_to_virt(pa))->refcount, 0x1234abcd);
-	vmemmap_free(start, end - start, NULL);
+	vmemmap_free(start, end - start, NULL, 0);
 	assert_unmapped(start, end);
-	assert_snap(snap(), before);
+	assert_mm_snap(host_mm_snap(), before);
 }
 
 static void vmemmap_base_pages_when_asked_or_without_pse(void **state)
 {
 	u64 start = PFN(DEV), end = PFN(DEV + 256 * MiB);
 	struct vmem_altmap a = { .base_pfn = start, .end_pfn = end - 1, .free = 4096 };
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
 	assert_int_equal(vmemmap_populate(start, end - start, NULL, VMEMMAP_BASE_PAGES), 0);
 	check_memmap(start, end, RAM_BASE, RAM_END, PG_LEVEL_4K);
-	vmemmap_free(start, end - start, NULL);
-	assert_snap(snap(), before);
+	vmemmap_free(start, end - start, NULL, 0);
+	assert_mm_snap(host_mm_snap(), before);
 	cpu_features.pse = false;
 	assert_int_equal(vmemmap_populate(start, end - start, &a, 0), -EOPNOTSUPP);
 	assert_true(host_console_has("the CPU has no PSE"));
 	assert_int_equal(a.alloc + a.align, 0);
 	assert_int_equal(vmemmap_populate(start, end - start, NULL, 0), 0);
 	check_memmap(start, end, RAM_BASE, RAM_END, PG_LEVEL_4K);
-	vmemmap_free(start, end - start, NULL);
-	assert_snap(snap(), before);
+	vmemmap_free(start, end - start, NULL, 0);
+	assert_mm_snap(host_mm_snap(), before);
 	cpu_features.pse = true;
 }
 
@@ -151,7 +130,7 @@ static void vmemmap_altmap_blocks_only_for_whole_sections(void **state)
 	/* [DEV, DEV + 1 GiB - 2 MiB): FACTS §2.3's second example. */
 	u64 start = PFN(DEV), end = PFN(DEV + 1 * GiB - 2 * MiB);
 	struct vmem_altmap a = { .base_pfn = start, .end_pfn = end - 1, .reserve = 2, .free = 4094 };
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
 	assert_int_equal(vmemmap_populate(start, end - start, &a, 0), 0);
@@ -162,9 +141,9 @@ static void vmemmap_altmap_blocks_only_for_whole_sections(void **state)
 	assert_int_equal(check_memmap(start, PFN(DEV + 896 * MiB), lo, hi, PG_LEVEL_2M), 7);
 	/* The last, partial section: 63 subsections of 4 KiB pages from RAM. */
 	check_memmap(PFN(DEV + 896 * MiB), end, RAM_BASE, RAM_END, PG_LEVEL_4K);
-	assert_int_equal(mm_stat(MM_VMEMMAP) - before.vmemmap, 63 * 32 * KiB);
-	vmemmap_free(start, end - start, &a);
-	assert_snap(snap(), before);
+	assert_int_equal(mm_stat(MM_VMEMMAP) - before.stat[MM_VMEMMAP], 63 * 32 * KiB);
+	vmemmap_free(start, end - start, &a, 0);
+	assert_mm_snap(host_mm_snap(), before);
 	assert_unmapped(start, end);
 }
 
@@ -172,20 +151,20 @@ static void vmemmap_altmap_too_small_maps_nothing(void **state)
 {
 	u64 start = PFN(DEV), end = PFN(DEV + 1 * GiB);
 	struct vmem_altmap a = { .base_pfn = start, .end_pfn = end - 1, .reserve = 2, .free = 0x11fd };
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
 	assert_int_equal(vmemmap_populate(start, end - start, &a, 0), -ENOMEM);
 	assert_true(host_console_has("altmap too small"));
 	assert_int_equal(a.alloc + a.align, 0);
 	assert_unmapped(start, end);
-	assert_snap(snap(), before);
+	assert_mm_snap(host_mm_snap(), before);
 }
 
 static void vmemmap_refuses_populated_parts(void **state)
 {
 	u64 start = PFN(DEV), sec = PAGES_PER_SECTION;
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
 	assert_int_equal(vmemmap_populate(start, sec, NULL, 0), 0);
@@ -193,16 +172,16 @@ static void vmemmap_refuses_populated_parts(void **state)
 	assert_int_equal(vmemmap_populate(start + sec, 1024, NULL, 0), 0);
 	assert_int_equal(vmemmap_populate(start + sec + 512, 1024, NULL, 0), -EEXIST);
 	assert_int_equal(vmemmap_populate(start, 100, NULL, 0), -EINVAL);
-	vmemmap_free(start + sec, 1024, NULL);
-	vmemmap_free(start, sec, NULL);
-	assert_snap(snap(), before);
+	vmemmap_free(start + sec, 1024, NULL, 0);
+	vmemmap_free(start, sec, NULL, 0);
+	assert_mm_snap(host_mm_snap(), before);
 }
 
 /* Every ENOMEM in populate (tables, blocks, runs) leaves everything as it was. */
 static void vmemmap_every_enomem_changes_nothing(void **state)
 {
 	u64 start = PFN(DEV + 126 * MiB), end = PFN(DEV + 1 * GiB + 4 * MiB);
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 	u64 n;
 
 	(void)state;
@@ -212,21 +191,21 @@ static void vmemmap_every_enomem_changes_nothing(void **state)
 		if (!err)
 			break;
 		assert_int_equal(err, -ENOMEM);
-		assert_snap(snap(), before);
+		assert_mm_snap(host_mm_snap(), before);
 		assert_unmapped(start, end);
 	}
 	mm_fail_nth = 0;
 	assert_true(n > 10);
 	check_memmap(start, end, RAM_BASE, RAM_END, 0);
-	vmemmap_free(start, end - start, NULL);
-	assert_snap(snap(), before);
+	vmemmap_free(start, end - start, NULL, 0);
+	assert_mm_snap(host_mm_snap(), before);
 }
 
 /* sparse: subsection maps, section flags, pfn_valid, chunk pages on demand. */
 static void sparse_tracks_subsections(void **state)
 {
 	u64 a = PFN(DEV + 2 * MiB), b = PFN(DEV + 64 * MiB);
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
 	assert_false(pfn_valid(a));
@@ -245,24 +224,24 @@ static void sparse_tracks_subsections(void **state)
 	assert_int_equal(sparse_add_range(a + 512, 512, NULL, 0, true), -EEXIST);
 	assert_int_equal(sparse_add_range(a + 1, 512, NULL, 0, true), -EINVAL);
 	assert_int_equal(sparse_add_range(MAX_PFN - 512, 1024, NULL, 0, true), -EINVAL);
-	assert_int_equal(mm_stat(MM_SECTION_TABLES) - before.sections, PAGE_SIZE);
-	sparse_remove_range(a, 512 * 3, NULL);
+	assert_int_equal(mm_stat(MM_SECTION_TABLES) - before.stat[MM_SECTION_TABLES], PAGE_SIZE);
+	sparse_remove_range(a, 512 * 3, NULL, 0);
 	assert_int_equal(ms->flags, SECTION_PRESENT | SECTION_HAS_MEMMAP | SECTION_ONLINE);
-	sparse_remove_range(b, 512, NULL);
+	sparse_remove_range(b, 512, NULL, 0);
 	assert_null(section_lookup(pfn_to_section_nr(a)));
-	assert_snap(snap(), before);
+	assert_mm_snap(host_mm_snap(), before);
 }
 
 static void sparse_enomem_on_section_table(void **state)
 {
-	struct snap before = snap();
+	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
 	mm_fail_nth = 1;
 	assert_int_equal(sparse_add_range(PFN(DEV), 512, NULL, 0, true), -ENOMEM);
 	assert_int_equal(mm_fail_hits, 1);
 	assert_false(pfn_valid(PFN(DEV)));
-	assert_snap(snap(), before);
+	assert_mm_snap(host_mm_snap(), before);
 }
 
 /* RAM at boot: NORMAL struct pages, holes reserved, RAM's own vmemmap. */

@@ -1,5 +1,5 @@
-# Benchmarks (issue 7): a quick run of the suite on a small nvdimm so it
-# cannot rot. Times are printed, never judged. Byte counts are judged: a
+# Benchmarks (issue 7; the btt bench, issue 13 item 8): a quick run of the
+# suite on a small nvdimm so it cannot rot. Times are printed, never judged. Byte counts are judged: a
 # map=dev device brought back unchanged stores nothing to pmem, at boot or
 # in the bench's own reprobe, while Linux's way (rewrite) stores its memmap.
 
@@ -25,6 +25,14 @@ case_bench_smoke() {
 	expect '^bench: name=overhead size=256M mode=mem metric=ram_struct_pages median=16777216\.000 '
 	expect '^bench: name=overhead size=256M mode=dev metric=ram_struct_pages median=0\.000 '
 	expect '^bench: name=overhead size=256M mode=dev metric=pmem_struct_pages median=16777216\.000 '
+	# BTT against the raw device of the same namespace, once after both passes.
+	expect '^bench: name=btt size=256M mode=raw metric=write_seq_4k median=[0-9]+\.[0-9]{3} .* unit=GiB/s n=2$'
+	local m
+	for mode in s4096 s512; do
+		for m in write_seq_4k write_rand_4k read_seq_4k read_rand_4k write_seq_1m write_rand_1m read_seq_1m read_rand_1m; do
+			expect "^bench: name=btt size=256M mode=$mode metric=${m}_vs_raw median=[0-9]+\.[0-9]{3} .* unit=ratio n=2\$"
+		done
+	done
 	expect '^bench: end errors=0 '
 	expect_not 'error='
 	# The next boot brings map=dev back from its info block: nothing stored.
@@ -37,6 +45,6 @@ case_bench_smoke() {
 	expect '^bench: name=reprobe size=256M mode=dev metric=boot_time median=[0-9]+\.[0-9]{3} '
 	expect '^bench: name=reprobe size=256M mode=dev metric=pmem_bytes median=0\.000 '
 	expect '^bench: end errors=0 '
-	expect '^pmem_written: total=[0-9]+ block=0 infoblock=[0-9]+ memmap=[0-9]+ other=0 '
+	expect '^pmem_written: total=[0-9]+ block=0 infoblock=[0-9]+ memmap=[0-9]+ btt=0 other=0 '
 	expect '^PmemWritten: +[0-9]+ kB'
 }

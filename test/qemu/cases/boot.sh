@@ -67,8 +67,8 @@ case_run_batch_commands() {
 	expect '^clwb'
 	expect '^  poweroff \[status\]'
 	# help: one heading per subsystem, in order, each command under its own.
-	[ "$(grep -E '^[a-z].*:$' "$LOG" | grep -A4 '^nvdimm' | tr '\n' '|')" = \
-		"nvdimm (ndctl's verbs):|block devices:|memory:|system:|benchmarks:|" ] ||
+	[ "$(grep -E '^[a-z].*:$' "$LOG" | grep -A5 '^nvdimm' | tr '\n' '|')" = \
+		"nvdimm (ndctl's verbs):|block devices:|memory:|system:|network:|benchmarks:|" ] ||
 		{ echo "    FAIL: help's subsystem headings"; CASE_FAILED=1; }
 	expect '^block devices:$'
 	[ "$(sed -n '/^block devices:$/,/^$/p' "$LOG" | grep -c '^  [a-z]')" = 4 ] ||
@@ -106,11 +106,13 @@ case_memmap_over_kernel_refused() {
 case_make_run_configuration() {
 	local cmdline
 	cmdline=$(sed -n 's/^CMDLINE *?= *//p' Makefile)
-	boot make_run 0 --firmware bios --ram 1G --nvdimm 1G --cmdline "$cmdline \"run=e820; list -R; poweroff\""
+	boot make_run 0 --firmware bios --ram 1G --nvdimm 1G --nic "$(sed -n 's/^NIC *?= *//p' Makefile)" \
+		--cmdline "$cmdline \"run=e820; list -R; poweroff\""
 	expect '\] boot: multiboot2 \(bios\)'
 	expect '^e820: \[mem 0x0000000030000000-0x000000003fffffff\] persistent \(type 12\)$'
 	expect 'memmap=256M!768M: covers reserved'
 	expect 'nd_region region0: \[mem 0x30000000-0x3fffffff\] e820 pmem'
 	expect 'nd_region region1: \[mem 0x100000000-0x13fffffff\] nfit pmem'
 	expect '^pmemk> list -R$'
+	expect '\] eth0: 10\.0\.2\.15/255\.255\.255\.0 gateway 10\.0\.2\.2 \(DHCP\)$'
 }

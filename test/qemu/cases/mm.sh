@@ -9,13 +9,16 @@ MM_KTESTS='mm_ram_has_normal_struct_pages mm_memremap_4g_map_dev_uses_no_ram_for
 	mm_memremap_4g_map_mem_uses_64m_of_ram mm_memremap_pin_keeps_range_until_unpinned
 	mm_memremap_1000_cycles_leak_nothing mm_memremap_rejects_bad_ranges_and_leaves_nothing
 	mm_memremap_adjacent_to_ram_shares_its_section mm_memremap_every_enomem_unwinds
-	mm_kmap_pfn_maps_ram_and_refuses_holes'
+	mm_kmap_pfn_maps_ram_and_refuses_holes mm_memremap_4g_devdax_dedup_ram'
 
 case_mm_ktests() {
 	boot mm_ktests 0 --ram 8G --cmdline "$MM_PMEM ktest=mm_*"
 	expect '^\[.*\] sparse: struct pages for RAM in 64512 KiB of vmemmap'
 	expect '^# mm: 4 GiB map=dev: struct pages 0 KiB of RAM, 65536 KiB of pmem \(\+2040 KiB alignment\); page tables \+[0-9]+ KiB'
 	expect '^# mm: 4 GiB map=mem: struct pages 65536 KiB of RAM'
+	# devdax compound pages (issue 13 item 5): 4 x 8 KiB and 2048 x 8 KiB of frames.
+	expect '^# mm: 4 GiB devdax map=mem align 1G: struct pages 32 KiB of RAM; page tables \+[0-9]+ KiB; RAM used [0-9]+ KiB; 4 compound pages'
+	expect '^# mm: 4 GiB devdax map=mem align 2M: struct pages 16384 KiB of RAM; page tables \+[0-9]+ KiB; RAM used [0-9]+ KiB; 2048 compound pages'
 	expect '^# mm: 1000 register/unregister cycles'
 	expect '^# mm: [1-9][0-9]* allocation failures injected, each unwound'
 	expect '^ktest: [1-9][0-9]* passed, 0 failed, 0 skipped$'
@@ -32,7 +35,8 @@ case_mm_ktests_without_1g_pages() {
 	expect 'cpu: pse yes, pdpe1gb no'
 	expect '^# mm: 4 GiB map=dev: struct pages 0 KiB of RAM'
 	expect_ktest_ran mm_memremap_4g_map_dev_uses_no_ram_for_struct_pages \
-		mm_memremap_4g_map_mem_uses_64m_of_ram mm_ram_has_normal_struct_pages
+		mm_memremap_4g_map_mem_uses_64m_of_ram mm_ram_has_normal_struct_pages \
+		mm_memremap_4g_devdax_dedup_ram
 	expect_ktest_pass
 	lines '^# mm: 4 GiB' | sed 's/^/    | /'
 }

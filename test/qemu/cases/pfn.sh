@@ -230,27 +230,35 @@ fixture_image() {
 }
 
 # Regression (issue 11 item 4): what Linux formatted as sector (BTT) or
-# devdax was a writable raw pmemN. Listed with its mode, disabled, "not
-# supported yet"; no block device to write through; the media unchanged.
+# devdax was a writable raw pmemN. Now the BTT attaches as sector (pmem0s,
+# read-only probe) and devdax as dax1.0 (issue 13: its block view is
+# dax1.0, never pmem1); neither has a raw block device; the BTT's media and
+# the devdax info block are unchanged by the probe (a map=dev device stores
+# its struct pages in its memmap area, as Linux does: NAMESPACES.md).
 case_linux_btt_and_devdax_never_raw() {
-	local dir=build/qemu/pers_linux before
+	local dir=build/qemu/pers_linux before head
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	fixture_image test/fixtures/linux-6.1-btt-4k-1G "$dir/nvdimm0.img" 1G
 	truncate -s 4G "$dir/nvdimm1.img"
 	dd if=test/fixtures/linux-6.1-devdax-dev-4G-align2M.head.bin of="$dir/nvdimm1.img" \
 		conv=notrunc 2>/dev/null
-	before=$(cat "$dir"/nvdimm*.img | sha1sum)
+	before=$(sha1sum <"$dir/nvdimm0.img")
+	head=$(head -c 8192 "$dir/nvdimm1.img" | sha1sum)
 	boot pers_linux 0 --dir "$dir" --ram 1G --nvdimm 1G --nvdimm 4G --cmdline \
 		'"run=list -N; write pmem0 0 1 pattern=0x66; write pmem1 0 1 pattern=0x66; poweroff"'
-	expect 'nd_btt btt0.0: namespace0.0 sector disabled: not supported yet'
-	expect 'nd_pfn dax1.0: namespace1.0 devdax map=dev disabled: not supported yet'
+	expect 'nd_btt btt0.0: namespace0.0 sector 4096, BTT 1.1, 1 arena: pmem0s, 261624 sectors'
+	expect 'nd_pfn dax1.0: namespace1.0 devdax map=dev align 0x200000 dataoff 0x4200000: dax1.0, 4030 MiB'
 	expect '"mode":"sector"'
+	expect '"blockdev":"pmem0s"'
 	expect '"mode":"devdax"'
+	expect '"chardev":"dax1.0"'
 	expect '^pmem0: no such block device'
 	expect '^pmem1: no such block device'
-	[ "$(cat "$dir"/nvdimm*.img | sha1sum)" = "$before" ] ||
-		{ echo "    FAIL: the Linux-formatted media changed"; CASE_FAILED=1; }
+	[ "$(sha1sum <"$dir/nvdimm0.img")" = "$before" ] ||
+		{ echo "    FAIL: the Linux-formatted BTT changed"; CASE_FAILED=1; }
+	[ "$(head -c 8192 "$dir/nvdimm1.img" | sha1sum)" = "$head" ] ||
+		{ echo "    FAIL: the Linux-formatted devdax info block changed"; CASE_FAILED=1; }
 }
 
 # Regression (issue 11 item 3): on a read-only region (QEMU unarmed=on: the
