@@ -1,5 +1,5 @@
 /*
- * Little-endian loads from byte buffers at any alignment: firmware tables,
+ * Little-endian loads and stores from/to byte buffers at any alignment: firmware tables,
  * boot information and on-media structures are little-endian (x86 is too)
  * and their fields are often not naturally aligned (e.g. XSDT entries).
  */
@@ -30,6 +30,21 @@ static inline u64 get_le64(const void *p)
 
 	__builtin_memcpy(&v, p, sizeof(v));
 	return v;
+}
+
+static inline void put_le16(void *p, u16 v)
+{
+	__builtin_memcpy(p, &v, sizeof(v));
+}
+
+static inline void put_le32(void *p, u32 v)
+{
+	__builtin_memcpy(p, &v, sizeof(v));
+}
+
+static inline void put_le64(void *p, u64 v)
+{
+	__builtin_memcpy(p, &v, sizeof(v));
 }
 
 #endif

@@ -39,10 +39,27 @@ void nd_json_close(struct nd_json *j, char bracket)
 		kprintf("\n");
 }
 
+/* Quotes, backslashes and control characters escaped (names come from media). */
 void nd_json_str(struct nd_json *j, const char *key, const char *val)
 {
 	item(j, key);
-	kprintf("\"%s\"", val);
+	kprintf("\"");
+	for (const char *p = val; *p;) {
+		size_t n = strcspn(p, "\"\\\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r"
+				   "\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f");
+		unsigned char c = (unsigned char)p[n];
+
+		kprintf("%.*s", (int)n, p);
+		p += n;
+		if (!c)
+			break;
+		if (c == '"' || c == '\\')
+			kprintf("\\%c", c);
+		else
+			kprintf("\\u%04x", c);
+		p++;
+	}
+	kprintf("\"");
 }
 
 void nd_json_u64(struct nd_json *j, const char *key, u64 val)

@@ -30,12 +30,6 @@
 /* More than any DIMM has (Linux: 128 KiB and up); a larger claim is refused. */
 #define NVDIMM_LABEL_AREA_MAX (16u << 20)
 
-static void put_le32(u8 *p, u32 v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (u8)(v >> (8 * i));
-}
-
 struct find_dimm {
 	u32 handle;
 	acpi_handle found;
