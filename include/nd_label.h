@@ -153,6 +153,49 @@ void nd_label_encode(const struct nd_lsa *lsa, u8 *area, const struct nd_label *
 void nd_lsa_write_index(const struct nd_lsa *lsa, u8 *area, int which, u32 seq,
 			const u8 *free_map);
 
+/* ---- labelled namespaces (nvdimm/namespace_label.c) ---- */
+
+struct nd_region;
+struct nd_namespace_io;
+struct nvdimm;
+
+/* nd.labels=: false when labels are to be ignored (then they are not even read). */
+bool nd_labels_enabled(void);
+void nd_labels_set_enabled(bool on);	/* host tests */
+
+/* The DIMM whose labels describe r (a one-DIMM region with a label area), or NULL. */
+struct nvdimm *nd_region_label_dimm(const struct nd_region *r);
+
+/*
+ * At publication: divide r into its DIMM's labelled namespaces (one line
+ * per namespace, one per refused label), or give it one label-less
+ * namespace when it has no label area, no valid index, or labels are off.
+ */
+void nd_region_namespaces_init(struct nd_region *r);
+
+/*
+ * ndctl's available_size and max_available_extent: the free parts of a
+ * labelled region between its namespaces, in region-align units, below the
+ * region size aligned down. 0 for a label-less region.
+ */
+void nd_region_available(const struct nd_region *r, u64 *avail, u64 *max_extent);
+
+/*
+ * A new labelled namespace of `size` (a multiple of the region align) in
+ * the lowest free extent: its label (uuid, name, claim class, lbasize)
+ * committed crash-safely (see the file comment), then the namespace added,
+ * raw and detached, in *out. Prints one line on failure; nothing changes.
+ */
+int nd_label_namespace_create(struct nd_region *r, u64 size, const char *name,
+			      enum nd_claim_class cls, u32 lbasize, u8 uuid[16],
+			      struct nd_namespace_io **out);
+
+/* Free ns's label (crash-safely) and forget ns (detached, unclaimed). */
+int nd_label_namespace_delete(struct nd_namespace_io *ns);
+
+/* Write fresh index blocks (labels of label_size bytes) to d: every slot free. */
+int nd_label_init(struct nvdimm *d, u32 label_size);
+
 /* Bit `slot` of a free bitmap (1 = free). */
 static inline bool nd_label_slot_free(const u8 *map, u32 slot)
 {

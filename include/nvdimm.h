@@ -1,8 +1,10 @@
 /*
  * The nvdimm core (nvdimm/), Linux's libnvdimm in miniature: buses (one per
  * provider: "nfit", "e820"), DIMMs (nmemN), regions (regionN, one per
- * persistent-memory range) and one label-less namespace_io per region
- * (namespaceN.0, block device pmemN). Providers register DIMMs and regions;
+ * persistent-memory range) and their namespaces: one label-less namespace_io
+ * covering the region (namespaceN.0, block device pmemN), or, when the
+ * region's DIMM has a valid label area (nd_label.h), one per label
+ * (namespaceN.Y, pmemN.Y). Providers register DIMMs and regions;
  * nd_regions_publish() then numbers the regions in address order, creates
  * their namespaces and prints one line per region. Everything lives in
  * fixed arrays: no heap, pointers stay valid until nd_reset().
@@ -17,6 +19,7 @@
 #define ND_MAX_REGIONS 64
 #define ND_MAX_MAPPINGS 16	/* DIMMs interleaved in one region */
 #define ND_MAX_FLUSH_HINTS 16
+#define ND_MAX_NAMESPACES 64	/* all regions together */
 
 /* Linux's default region alignment (MEMREMAP_COMPAT_ALIGN_MAX). */
 #define ND_REGION_ALIGN (16 * MiB)
@@ -74,6 +77,10 @@ struct nvdimm {
 	u32 flags;		/* enum nd_dimm_flags */
 	u32 nr_flush_hints;
 	u64 flush_hint[ND_MAX_FLUSH_HINTS];
+	/* Its label area, read by the provider before publication (NULL: none). */
+	u8 *lsa;
+	u32 lsa_size;
+	const struct nd_label_ops *label_ops;
 };
 
 /* A DIMM's share of a region: DPA range and interleave position. */
@@ -82,10 +89,20 @@ struct nd_mapping {
 	u64 start;		/* DIMM physical address */
 	u64 size;
 	int position;
+	u64 region_offset;	/* NFIT memdev region offset (the interleave-set cookie) */
 };
 
 struct nd_json;
 struct nd_namespace_io;
+
+/*
+ * How the core writes a DIMM's label area: through its provider (the
+ * NVDIMM _DSM function 6 on ACPI platforms). Writes `len` bytes at `off`;
+ * 0, or a negative errno after one line.
+ */
+struct nd_label_ops {
+	int (*write)(struct nvdimm *d, u32 off, const void *buf, u32 len);
+};
 
 /* What a device claiming a namespace (pfn, later btt) tells `list`. */
 struct nd_claim_ops {
@@ -94,16 +111,29 @@ struct nd_claim_ops {
 	void (*list_json)(const struct nd_namespace_io *ns, struct nd_json *j);
 };
 
-/* A label-less namespace covering its whole region (Linux's nd_namespace_io). */
+/*
+ * A namespace: label-less covering its whole region (Linux's
+ * nd_namespace_io), or a labelled one (Linux's nd_namespace_pmem) whose
+ * label gives uuid, name, DPA range and claim class.
+ */
 struct nd_namespace_io {
-	char name[24];		/* namespaceN.0 */
-	char blockdev[16];	/* pmemN */
+	char name[24];		/* namespaceN.Y */
+	char blockdev[16];	/* pmemN (Y = 0), pmemN.Y */
 	struct nd_region *region;
+	int id;			/* Y */
 	u64 start;		/* physical */
 	u64 size;
 	u32 sector_size;
 	void *claim;		/* the device that owns it, NULL when raw */
 	const struct nd_claim_ops *claim_ops;
+	bool disabled;		/* disable-namespace: no device until enable-namespace */
+	/* Labelled namespaces only. */
+	bool labelled;
+	u8 uuid[16];
+	char alt_name[65];
+	u64 dpa;
+	u32 claim_class;	/* enum nd_claim_class (nd_label.h) */
+	u32 label_slot;
 };
 
 /* What a provider describes; nd_region_create() copies it. */
@@ -133,7 +163,9 @@ struct nd_region {
 	u16 range_index;
 	u32 nr_mappings;
 	struct nd_mapping mapping[ND_MAX_MAPPINGS];
-	struct nd_namespace_io ns;	/* valid once published */
+	u32 nr_namespaces;		/* valid once published */
+	bool labelled;			/* its namespaces come from its DIMM's labels */
+	u64 iset_id;			/* the cookie its labels carry (labelled only) */
 	u64 flush_hint_writes;		/* by nd_region_flush, all DIMMs (tests, stats) */
 };
 
@@ -212,7 +244,23 @@ const char *nd_persistence_name(enum nd_persistence p);
 /* Give a just-published region its namespace_io covering it whole. */
 void nd_namespace_io_init(struct nd_region *region);
 
-/* Namespaces in region order: first with NULL, NULL past the last. */
+/*
+ * A new namespace namespaceR.id of `region` at [start, start+size), raw.
+ * NULL when the table is full (printed).
+ */
+struct nd_namespace_io *nd_namespace_add(struct nd_region *region, int id, u64 start, u64 size);
+/* Forget a namespace (detached, unclaimed). */
+void nd_namespace_remove(struct nd_namespace_io *ns);
+/* The lowest Y no namespace of the region has. */
+int nd_namespace_free_id(const struct nd_region *region);
+/* The region's i-th namespace in Y order, or NULL. */
+struct nd_namespace_io *nd_region_namespace(const struct nd_region *region, u32 i);
+/* A namespace's index in the table (0..ND_MAX_NAMESPACES-1): per-namespace device slots. */
+int nd_namespace_index(const struct nd_namespace_io *ns);
+/* Forget all namespaces (nd_reset). */
+void nd_namespaces_reset(void);
+
+/* Namespaces in region order, then Y: first with NULL, NULL past the last. */
 struct nd_namespace_io *nd_namespace_next(struct nd_namespace_io *prev);
 #define for_each_nd_namespace(ns) \
 	for (struct nd_namespace_io *ns = nd_namespace_next(NULL); ns; ns = nd_namespace_next(ns))
@@ -242,6 +290,8 @@ void nd_json_str(struct nd_json *j, const char *key, const char *val);
 void nd_json_u64(struct nd_json *j, const char *key, u64 val);
 void nd_json_int(struct nd_json *j, const char *key, long long val);
 void nd_json_bool(struct nd_json *j, const char *key, bool val);
+/* "raw_uuid" (the label's uuid) of a labelled namespace; nothing for a label-less one. */
+void nd_namespace_raw_uuid_json(const struct nd_namespace_io *ns, struct nd_json *j);
 
 #define ND_LIST_DIMMS (1 << 0)
 #define ND_LIST_REGIONS (1 << 1)

@@ -16,7 +16,7 @@
 #include "printk.h"
 #include "random.h"
 
-static struct nd_btt btt_devs[ND_MAX_REGIONS];
+static struct nd_btt btt_devs[ND_MAX_NAMESPACES];
 
 void nd_btt_reset(void)
 {
@@ -28,7 +28,7 @@ void nd_btt_reset(void)
 
 static struct nd_btt *slot_of(const struct nd_namespace_io *ns)
 {
-	return &btt_devs[ns->region->id];
+	return &btt_devs[nd_namespace_index(ns)];
 }
 
 struct nd_btt *nd_btt_of(struct nd_namespace_io *ns)
@@ -48,6 +48,7 @@ static void btt_list_json(const struct nd_namespace_io *ns, struct nd_json *j)
 	nd_json_str(j, "mode", "sector");
 	nd_json_u64(j, "size", b->enabled ? b->pmem.size : 0);
 	nd_json_str(j, "uuid", uuid);
+	nd_namespace_raw_uuid_json(ns, j);
 	nd_json_u64(j, "sector_size", b->lbasize ? b->lbasize : ns->sector_size);
 	if (b->enabled) {
 		nd_json_str(j, "blockdev", b->pmem.name);
@@ -123,7 +124,7 @@ void nd_btt_probe(struct nd_namespace_io *ns, u64 info_off)
 	char name[sizeof(ns->blockdev) + 1];
 
 	memset(b, 0, sizeof(*b));
-	snprintf(b->name, sizeof(b->name), "btt%d.0", ns->region->id);
+	snprintf(b->name, sizeof(b->name), "btt%d.%d", ns->region->id, ns->id);
 	b->ns = ns;
 	nd_namespace_claim(ns, b, &btt_claim_ops, false);
 	/* What list shows even when the rest is bad: the block's uuid and sector size. */

@@ -112,6 +112,7 @@ struct nvdimm *nvdimm_find(const char *name)
 void nd_reset(void)
 {
 	nd_regions_reset();
+	nd_namespaces_reset();
 	memset(dimms, 0, sizeof(dimms));
 	memset(buses, 0, sizeof(buses));
 	nr_dimms = 0;

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "nd_label.h"
+#include "nd_util.h"
 #include "nvdimm.h"
 #include "printk.h"
 #include "shell.h"
@@ -136,8 +138,21 @@ static void node_json(struct nd_json *j, int numa_node, int target_node)
 		nd_json_int(j, "target_node", target_node);
 }
 
+/* A labelled namespace's label uuid, beside the uuid of the device claiming it. */
+void nd_namespace_raw_uuid_json(const struct nd_namespace_io *ns, struct nd_json *j)
+{
+	char uuid[UUID_STR_LEN + 1];
+
+	if (!ns->labelled)
+		return;
+	uuid_to_str(ns->uuid, uuid);
+	nd_json_str(j, "raw_uuid", uuid);
+}
+
 static void namespace_json(struct nd_json *j, const struct nd_namespace_io *ns)
 {
+	char uuid[UUID_STR_LEN + 1];
+
 	nd_json_open(j, NULL, '{');
 	nd_json_str(j, "dev", ns->name);
 	if (ns->claim_ops && ns->claim_ops->list_json) {
@@ -145,11 +160,27 @@ static void namespace_json(struct nd_json *j, const struct nd_namespace_io *ns)
 	} else {
 		nd_json_str(j, "mode", "raw");
 		nd_json_u64(j, "size", ns->size);
+		if (ns->labelled) {
+			uuid_to_str(ns->uuid, uuid);
+			nd_json_str(j, "uuid", uuid);
+		}
 		nd_json_u64(j, "sector_size", ns->sector_size);
-		nd_json_str(j, "blockdev", ns->blockdev);
+		if (ns->disabled)
+			nd_json_str(j, "state", "disabled");
+		else
+			nd_json_str(j, "blockdev", ns->blockdev);
 		node_json(j, ns->region->numa_node, ns->region->target_node);
 	}
+	if (ns->alt_name[0])
+		nd_json_str(j, "name", ns->alt_name);
 	nd_json_close(j, '}');
+}
+
+/* The region's namespaces in Y order. */
+static void region_namespaces_json(struct nd_json *j, const struct nd_region *r)
+{
+	for (u32 i = 0; nd_region_namespace(r, i); i++)
+		namespace_json(j, nd_region_namespace(r, i));
 }
 
 static void mappings_json(struct nd_json *j, const struct nd_region *r,
@@ -182,17 +213,23 @@ static void region_json(struct nd_json *j, const struct nd_region *r, const stru
 	nd_json_u64(j, "size", r->size);
 	nd_json_u64(j, "align", r->align);
 	/* Label-less: the namespace_io takes everything, nothing is left to allocate. */
-	nd_json_u64(j, "available_size", 0);
-	nd_json_u64(j, "max_available_extent", 0);
+	u64 avail, max_extent;
+	nd_region_available(r, &avail, &max_extent);
+	nd_json_u64(j, "available_size", avail);
+	nd_json_u64(j, "max_available_extent", max_extent);
 	nd_json_str(j, "type", "pmem");
 	node_json(j, r->numa_node, r->target_node);
+	if (r->labelled)
+		nd_json_u64(j, "iset_id", r->iset_id);
 	if (o->what & ND_LIST_DIMMS)
 		mappings_json(j, r, o);
 	nd_json_str(j, "persistence_domain", nd_persistence_name(r->persistence));
 	if (o->what & ND_LIST_NAMESPACES) {
-		nd_json_open(j, "namespaces", '[');
-		namespace_json(j, &r->ns);
-		nd_json_close(j, ']');
+		if (r->nr_namespaces) {
+			nd_json_open(j, "namespaces", '[');
+			region_namespaces_json(j, r);
+			nd_json_close(j, ']');
+		}
 	}
 	nd_json_close(j, '}');
 }
@@ -207,14 +244,15 @@ static u32 count_dimms(const struct list_opts *o)
 	return n;
 }
 
-/* Regions shown (with -R) or regions whose namespace is shown (-N alone). */
+/* Regions shown (with -R) or namespaces shown at the top (-N alone). */
 static u32 count_regions(const struct list_opts *o, unsigned int flag)
 {
 	u32 n = 0;
 
 	if (o->what & flag)
 		for (u32 i = 0; i < nd_region_count(); i++)
-			n += region_wanted(nd_region_get(i), o);
+			if (region_wanted(nd_region_get(i), o))
+				n += flag == ND_LIST_NAMESPACES ? nd_region_get(i)->nr_namespaces : 1;
 	return n;
 }
 
@@ -241,7 +279,7 @@ static void namespaces_json(struct nd_json *j, const char *key, const struct lis
 	nd_json_open(j, key, '[');
 	for (u32 i = 0; i < nd_region_count(); i++)
 		if (region_wanted(nd_region_get(i), o))
-			namespace_json(j, &nd_region_get(i)->ns);
+			region_namespaces_json(j, nd_region_get(i));
 	nd_json_close(j, ']');
 }
 

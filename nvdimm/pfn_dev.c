@@ -24,8 +24,8 @@
 #include "random.h"
 #include "sparse.h"
 
-static struct nd_pfn pfn_devs[ND_MAX_REGIONS];
-static struct pmem_device raw_devs[ND_MAX_REGIONS];
+static struct nd_pfn pfn_devs[ND_MAX_NAMESPACES];
+static struct pmem_device raw_devs[ND_MAX_NAMESPACES];
 
 void nd_pfn_reset(void)
 {
@@ -36,7 +36,7 @@ void nd_pfn_reset(void)
 
 static int ns_index(const struct nd_namespace_io *ns)
 {
-	return ns->region->id;
+	return nd_namespace_index(ns);
 }
 
 struct nd_pfn *nd_pfn_of(struct nd_namespace_io *ns)
@@ -114,6 +114,7 @@ static void pfn_list_json(const struct nd_namespace_io *ns, struct nd_json *j)
 		nd_json_str(j, "map", nd_pfn_mode_name(pfn->layout.mode));
 		nd_json_u64(j, "size", pfn->enabled ? pfn->pmem.size : 0);
 		nd_json_str(j, "uuid", uuid);
+		nd_namespace_raw_uuid_json(ns, j);
 		if (pfn->enabled)
 			dax_region_json(ns, pfn, j);
 		nd_json_u64(j, "align", pfn->layout.align);
@@ -130,6 +131,7 @@ static void pfn_list_json(const struct nd_namespace_io *ns, struct nd_json *j)
 		nd_json_str(j, "map", nd_pfn_mode_name(pfn->layout.mode));
 	nd_json_u64(j, "size", pfn->enabled ? pfn->pmem.size : 0);
 	nd_json_str(j, "uuid", uuid);
+	nd_namespace_raw_uuid_json(ns, j);
 	nd_json_u64(j, "sector_size", ns->sector_size);
 	if (pfn->pers != ND_PERS_SECTOR)
 		nd_json_u64(j, "align", pfn->layout.align);
@@ -311,8 +313,8 @@ static struct nd_pfn *pfn_claim(struct nd_namespace_io *ns, enum nd_personality 
 
 	memset(pfn, 0, sizeof(*pfn));
 	pfn->pers = pers;
-	snprintf(pfn->name, sizeof(pfn->name), "%s%d.0", prefix[pers] ? prefix[pers] : "pfn",
-		 ns_index(ns));
+	snprintf(pfn->name, sizeof(pfn->name), "%s%d.%d", prefix[pers] ? prefix[pers] : "pfn",
+		 ns->region->id, ns->id);
 	pfn->ns = ns;
 	nd_namespace_claim(ns, pfn, &pfn_claim_ops, false);
 	return pfn;

@@ -12,6 +12,7 @@
 #include "arch.h"
 #include "direct_map.h"
 #include "memblock.h"
+#include "nd_label.h"
 #include "nvdimm.h"
 #include "persist.h"
 #include "printk.h"
@@ -198,7 +199,7 @@ void nd_regions_publish(void)
 		r->id = (int)nr_published;
 		published[nr_published++] = r;
 		snprintf(r->name, sizeof(r->name), "region%d", r->id);
-		nd_namespace_io_init(r);
+		nd_region_namespaces_init(r);
 		map_flush_hints(r);
 		print_region(r);
 	}

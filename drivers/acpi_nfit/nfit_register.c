@@ -217,6 +217,7 @@ static int add_mappings(const struct nfit_table *t, const struct nfit_spa *spa,
 		region_offset[rd->nr_mappings] = md->region_offset;
 		rd->mapping[rd->nr_mappings++] = (struct nd_mapping){
 			.nvdimm = d, .start = md->address, .size = md->region_size,
+			.region_offset = md->region_offset,
 		};
 	}
 	set_positions(rd, region_offset);

@@ -96,7 +96,8 @@ static void check_regions(void)
 		const struct nd_region *r = nd_region_get(i);
 		CHECK(r->id == (int)i && r->size > 0 && r->start + r->size > r->start);
 		CHECK(i == 0 || nd_region_get(i - 1)->start + nd_region_get(i - 1)->size <= r->start);
-		CHECK(r->ns.region == r && r->ns.start == r->start && r->ns.size == r->size);
+		const struct nd_namespace_io *ns = nd_region_namespace(r, 0);
+		CHECK(ns && ns->region == r && ns->start == r->start && ns->size == r->size);
 		CHECK(r->nr_mappings <= ND_MAX_MAPPINGS);
 		CHECK(r->align == nd_region_default_align(r->size, r->nr_mappings));
 		for (u32 m = 0; m < r->nr_mappings; m++) {

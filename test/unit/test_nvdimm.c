@@ -32,7 +32,7 @@ static int region(struct nd_bus *bus, u64 start, u64 size, struct nvdimm *d)
 				     .target_node = 0 };
 
 	if (d)
-		rd.mapping[rd.nr_mappings++] = (struct nd_mapping){ d, 0, size, 0 };
+		rd.mapping[rd.nr_mappings++] = (struct nd_mapping){ d, 0, size, 0, 0 };
 	return nd_region_create(bus, &rd, NULL);
 }
 
@@ -101,7 +101,7 @@ static void nd_region_table_full(void **state)
 	assert_true(host_console_has("more than 64 regions, e820 [mem 0x1900000000-0x193fffffff] rejected"));
 	nd_regions_publish();
 	assert_int_equal(nd_region_count(), ND_MAX_REGIONS);
-	assert_string_equal(nd_region_get(63)->ns.blockdev, "pmem63");
+	assert_string_equal(nd_region_namespace(nd_region_get(63), 0)->blockdev, "pmem63");
 }
 
 static void nd_buses_and_dimms_full(void **state)
@@ -180,7 +180,7 @@ static void nd_namespaces_cover_regions(void **state)
 	struct nd_namespace_io *ns = nd_namespace_find("namespace1.0");
 	assert_non_null(ns);
 	assert_string_equal(ns->blockdev, "pmem1");
-	assert_ptr_equal(nd_namespace_find("pmem2"), &nd_region_get(2)->ns);
+	assert_ptr_equal(nd_namespace_find("pmem2"), nd_region_namespace(nd_region_get(2), 0));
 	assert_null(nd_namespace_find("namespace3.0"));
 }
 
