@@ -19,4 +19,13 @@ int acpica_poweroff(void);
  */
 int acpica_reset(void);
 
+/*
+ * Before the regions are published (kmain, after nfit_probe): unless
+ * nd.labels=off, read the label area of every DIMM whose _DSM implements
+ * Get Namespace Label Size and Data (functions 4, 5) into memory for the
+ * nvdimm core, with function 6 as its way to write labels back. One line
+ * per DIMM with a label area; DIMMs without one are label-less, silently.
+ */
+void nvdimm_labels_load(void);
+
 #endif

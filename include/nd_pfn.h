@@ -84,6 +84,36 @@ void nd_namespace_probe(struct nd_namespace_io *ns);
  */
 int nd_namespace_detach(struct nd_namespace_io *ns);
 
+/*
+ * create-namespace -r: a labelled namespace of `size` (0: the largest free
+ * extent) named `name` in region r, its label recording the request's
+ * claim class, then formatted as the request says (raw: nothing written).
+ * A DIMM with a blank label area whose region holds only a raw label-less
+ * namespace gets v1.2 labels first. If formatting fails the label is
+ * removed again. Prints one line on failure.
+ */
+int nd_namespace_create_labelled(struct nd_region *r, u64 size, const char *name,
+				 const struct nd_pfn_request *req, struct nd_namespace_io **out);
+
+/*
+ * destroy-namespace: a label-less namespace becomes raw (its info block
+ * zeroed); a labelled one is zeroed the same way, then its label freed and
+ * the namespace forgotten. Needs `force` (-EBUSY and a line otherwise).
+ */
+int nd_namespace_destroy(struct nd_namespace_io *ns, bool force);
+
+/* disable-namespace: detach, and stay without a device until enable. */
+int nd_namespace_disable(struct nd_namespace_io *ns);
+/* enable-namespace: probe it again (nothing if it was not disabled). */
+void nd_namespace_enable(struct nd_namespace_io *ns);
+
+/*
+ * Re-read region r's namespaces from its DIMM's labels: every namespace
+ * detached and forgotten, then, with label_size 128 or 256, fresh index
+ * blocks written (init-labels), then the namespaces rebuilt and probed.
+ */
+int nd_region_relabel(struct nd_region *r, u32 label_size);
+
 /* The pfn device claiming `ns` (enabled or disabled), or NULL. */
 struct nd_pfn *nd_pfn_of(struct nd_namespace_io *ns);
 

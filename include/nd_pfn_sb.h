@@ -125,6 +125,8 @@ enum nd_personality {
 	ND_PERS_DEVDAX,		/* NVDIMM_DAX_INFO */
 };
 enum nd_personality nd_identify(const u8 *head, size_t len);
+/* The same for a namespace whose uuid (a BTT's parent_uuid) is `parent` (zero: label-less). */
+enum nd_personality nd_identify_ns(const u8 *head, size_t len, const u8 parent[16]);
 /* ndctl's mode names: "raw", "sector", "fsdax", "devdax". */
 const char *nd_personality_name(enum nd_personality p);
 

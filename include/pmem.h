@@ -12,7 +12,7 @@
 #include "pfn_t.h"
 #include "types.h"
 
-#define PMEM_MAX_DEVICES ND_MAX_REGIONS
+#define PMEM_MAX_DEVICES ND_MAX_NAMESPACES
 
 enum pmem_dir {
 	PMEM_READ,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "acpi.h"
+#include "acpica.h"
 #include "arch.h"
 #include "e820.h"
 #include "heap.h"
@@ -184,6 +185,7 @@ void kmain(const struct boot_info *bi)
 	madt_init();
 	smp_init(bi);
 	nfit_probe();
+	nvdimm_labels_load();	/* labelled regions are divided at publication */
 	e820_pmem_register(&e820_table);
 	nvdimm_publish();
 	/* Namespaces: bring back pfn devices from their info blocks, then pmem.create=. */

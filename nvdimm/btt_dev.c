@@ -120,7 +120,6 @@ void nd_btt_probe(struct nd_namespace_io *ns, u64 info_off)
 {
 	struct nd_btt *b = slot_of(ns);
 	struct btt_media m = ns_media(ns);
-	static const u8 label_less[16];	/* parent uuid of a label-less namespace */
 	char name[sizeof(ns->blockdev) + 1];
 
 	memset(b, 0, sizeof(*b));
@@ -132,10 +131,10 @@ void nd_btt_probe(struct nd_namespace_io *ns, u64 info_off)
 	memcpy(b->uuid, sb->uuid, 16);
 	b->lbasize = btt_lbasize_supported(sb->external_lbasize) ? sb->external_lbasize : 0;
 	int err =
-		btt_open(&b->btt, &m, info_off, label_less, b->name, b->reason, sizeof(b->reason));
+		btt_open(&b->btt, &m, info_off, ns->uuid, b->name, b->reason, sizeof(b->reason));
 	if (err) {
 		const char *w;
-		if (btt_sb_identify(sb, label_less, &w) && info2_intact(&m, info_off))
+		if (btt_sb_identify(sb, ns->uuid, &w) && info2_intact(&m, info_off))
 			snprintf(b->reason + strlen(b->reason),
 				 sizeof(b->reason) - strlen(b->reason),
 				 "; info2 is intact: check-namespace --repair restores it");
@@ -194,11 +193,10 @@ int nd_btt_prepare(struct nd_namespace_io *ns, u32 lbasize)
 int nd_btt_create(struct nd_namespace_io *ns, u32 lbasize)
 {
 	struct btt_media m = ns_media(ns);
-	static const u8 label_less[16];
 	u8 uuid[16];
 
 	uuid_gen(uuid, random_u64);
-	int err = btt_format(&m, BTT_V1_OFFSET, lbasize, uuid, label_less);
+	int err = btt_format(&m, BTT_V1_OFFSET, lbasize, uuid, ns->uuid);
 	if (err) {
 		pr_err("%s: cannot write the BTT (error %d)\n", ns->name, err);
 		return err;
@@ -211,7 +209,6 @@ int nd_btt_create(struct nd_namespace_io *ns, u32 lbasize)
 int nd_btt_check_namespace(struct nd_namespace_io *ns, bool repair)
 {
 	struct btt_media m = ns_media(ns);
-	static const u8 label_less[16];
 	int err = direct_map_add(ns->start, ns->size);
 
 	if (err)
@@ -220,7 +217,7 @@ int nd_btt_check_namespace(struct nd_namespace_io *ns, bool repair)
 	err = nd_namespace_detach(ns);
 	if (err)
 		return err;
-	err = btt_check(&m, label_less, ns->name, repair);
+	err = btt_check(&m, ns->uuid, ns->name, repair);
 	nd_namespace_probe(ns);
 	return err;
 }

@@ -14,6 +14,7 @@
 #include "mm.h"
 #include "nd_btt.h"
 #include "nd_dax.h"
+#include "nd_label.h"
 #include "nd_pfn.h"
 #include "nd_pfn_layout.h"
 #include "nd_util.h"
@@ -46,9 +47,13 @@ struct nd_pfn *nd_pfn_of(struct nd_namespace_io *ns)
 	return ns->claim == pfn ? pfn : NULL;
 }
 
+/* Its info blocks' parent_uuid is the label's uuid (all zero when label-less). */
 static struct nd_pfn_geom ns_geom(const struct nd_namespace_io *ns)
 {
-	return (struct nd_pfn_geom){ .start = ns->start, .size = ns->size };
+	struct nd_pfn_geom g = { .start = ns->start, .size = ns->size };
+
+	memcpy(g.parent_uuid, ns->uuid, 16);
+	return g;
 }
 
 int nd_pfn_read_sb(struct nd_namespace_io *ns, struct nd_pfn_sb *sb)
@@ -373,12 +378,11 @@ static void raw_detach(struct nd_namespace_io *ns)
 #define ND_PROBE_HEAD (2 * ND_INFO_BLOCK_SIZE)
 
 /* A BTT at 4 KiB (1.1) or else at 0 (2.0): where its first info block is. */
-static u64 btt_info_off(const u8 *head)
+static u64 btt_info_off(const u8 *head, const u8 parent[16])
 {
-	static const u8 label_less[16];
 	const char *why;
 
-	return btt_sb_identify((const void *)(head + BTT_V1_OFFSET), label_less, &why) ?
+	return btt_sb_identify((const void *)(head + BTT_V1_OFFSET), parent, &why) ?
 		       BTT_V2_OFFSET :
 		       BTT_V1_OFFSET;
 }
@@ -395,8 +399,11 @@ void nd_namespace_probe(struct nd_namespace_io *ns)
 	struct nd_pfn_geom g = ns_geom(ns);
 	struct nd_pfn_layout l;
 	const char *why = NULL;
-	int err = direct_map_add(ns->start, ns->size);
+	int err;
 
+	if (ns->disabled)
+		return;
+	err = direct_map_add(ns->start, ns->size);
 	if (err) {
 		pr_err("nd_pmem %s: cannot map the namespace (error %d)\n", ns->name, err);
 		return;
@@ -406,10 +413,10 @@ void nd_namespace_probe(struct nd_namespace_io *ns)
 		return;
 	}
 	memcpy(head, phys_to_virt(ns->start), sizeof(head));
-	enum nd_personality pers = nd_identify(head, sizeof(head));
+	enum nd_personality pers = nd_identify_ns(head, sizeof(head), ns->uuid);
 	switch (pers) {
 	case ND_PERS_SECTOR:
-		nd_btt_probe(ns, btt_info_off(head));
+		nd_btt_probe(ns, btt_info_off(head, ns->uuid));
 		return;
 	case ND_PERS_DEVDAX:
 		break;
@@ -662,4 +669,139 @@ int nd_pfn_parse_mode(const char *m, const char *map, struct nd_pfn_request *req
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* ---- labelled namespaces: create, destroy, disable, enable ---- */
+
+/* The claim class a label records for a request (sector: BTT 1.1, what pmemk writes). */
+static enum nd_claim_class request_class(const struct nd_pfn_request *req)
+{
+	if (req->sector)
+		return ND_CLAIM_BTT;
+	if (req->mode == PFN_MODE_NONE)
+		return ND_CLAIM_NONE;
+	return req->devdax ? ND_CLAIM_DAX : ND_CLAIM_PFN;
+}
+
+/*
+ * A DIMM with a blank label area whose region holds only its raw label-less
+ * namespace gets v1.2 labels first, as Linux does on the first namespace
+ * creation (FACTS-2 §3.3).
+ */
+static int region_make_labelled(struct nd_region *r)
+{
+	struct nvdimm *d = nd_region_label_dimm(r);
+	struct nd_namespace_io *ns = nd_region_namespace(r, 0);
+
+	if (r->labelled)
+		return 0;
+	if (!d || !nd_labels_enabled()) {
+		pr_err("%s: no label area%s: its one namespace is %s (use -e)\n", r->name,
+		       d ? " in use (nd.labels=off)" : "", ns ? ns->name : "(none)");
+		return -ENXIO;
+	}
+	if (ns && (!is_raw(ns) || nd_region_namespace(r, 1))) {
+		pr_err("%s: %s is not raw: destroy it before labelling the region\n", r->name,
+		       ns->name);
+		return -EBUSY;
+	}
+	return nd_region_relabel(r, 256);
+}
+
+int nd_region_relabel(struct nd_region *r, u32 label_size)
+{
+	struct nvdimm *d = nd_region_label_dimm(r);
+	struct nd_namespace_io *ns;
+	int err;
+
+	if (!d)
+		return -ENXIO;
+	while ((ns = nd_region_namespace(r, 0))) {
+		err = nd_namespace_detach(ns);
+		if (err)
+			return err;
+		nd_namespace_remove(ns);
+	}
+	err = label_size ? nd_label_init(d, label_size) : 0;
+	nd_region_namespaces_init(r);
+	for (u32 i = 0; (ns = nd_region_namespace(r, i)); i++)
+		nd_namespace_probe(ns);
+	return err;
+}
+
+int nd_namespace_create_labelled(struct nd_region *r, u64 size, const char *name,
+				 const struct nd_pfn_request *req, struct nd_namespace_io **out)
+{
+	struct nd_pfn_request q = *req;
+	struct nd_namespace_io *ns;
+	u8 uuid[16];
+	int err = region_make_labelled(r);
+
+	if (err)
+		return err;
+	if (!size) {
+		u64 avail;
+		nd_region_available(r, &avail, &size);	/* ndctl: the largest free extent */
+	}
+	uuid_gen(uuid, random_u64);
+	err = nd_label_namespace_create(r, size, name, request_class(req),
+					req->sector ? (req->lbasize ? req->lbasize : 4096) : 512, uuid,
+					&ns);
+	if (err)
+		return err;
+	*out = ns;
+	/* Old info blocks in its range have another parent uuid: it comes up raw. */
+	nd_namespace_probe(ns);
+	if (req->mode == PFN_MODE_NONE && !req->sector)
+		return 0;
+	q.force = true;
+	err = nd_namespace_reconfigure(ns, &q);
+	if (err) {
+		pr_err("%s: %s could not be formatted; its label is removed again\n", r->name,
+		       ns->name);
+		nd_namespace_detach(ns);
+		nd_label_namespace_delete(ns);
+	}
+	return err;
+}
+
+int nd_namespace_destroy(struct nd_namespace_io *ns, bool force)
+{
+	struct nd_pfn_request raw = { .mode = PFN_MODE_NONE, .force = force };
+	int err;
+
+	if (!ns->labelled)
+		return nd_namespace_reconfigure(ns, &raw);
+	if (!force) {
+		pr_err("%s is active, specify -f/--force to destroy it\n", ns->name);
+		return -EBUSY;
+	}
+	/* Its info block zeroed as ndctl does (raw, up), then the label freed. */
+	ns->disabled = false;
+	err = nd_namespace_reconfigure(ns, &raw);
+	if (!err)
+		err = nd_namespace_detach(ns);
+	if (err)
+		return err;
+	err = nd_label_namespace_delete(ns);
+	if (err)
+		nd_namespace_probe(ns);	/* still labelled: raw again */
+	return err;
+}
+
+int nd_namespace_disable(struct nd_namespace_io *ns)
+{
+	int err = ns->disabled ? 0 : nd_namespace_detach(ns);
+
+	if (!err)
+		ns->disabled = true;
+	return err;
+}
+
+void nd_namespace_enable(struct nd_namespace_io *ns)
+{
+	if (!ns->disabled)
+		return;
+	ns->disabled = false;
+	nd_namespace_probe(ns);
 }

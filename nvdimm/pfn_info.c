@@ -159,20 +159,25 @@ int nd_dax_validate(const struct nd_pfn_sb *sb, const struct nd_pfn_geom *ns,
 	return err;
 }
 
-static bool btt_sb_valid(const u8 *blk)
+static bool btt_sb_valid(const u8 *blk, const u8 parent[16])
 {
-	/* FACTS-2 §1.2: signature, checksum; parent_uuid zero on label-less namespaces. */
-	static const u8 zero[16];
-
+	/* FACTS-2 §1.2: signature, checksum; parent_uuid the namespace's (zero when label-less). */
 	return memcmp(blk, BTT_SIG, BTT_SIG_LEN) == 0 && get_le64(blk + 4088) == nd_info_block_checksum(blk) &&
-	       memcmp(blk + 32, zero, 16) == 0;
+	       memcmp(blk + 32, parent, 16) == 0;
 }
 
 enum nd_personality nd_identify(const u8 *head, size_t len)
 {
-	if (len >= ND_BTT_V1_OFFSET + ND_INFO_BLOCK_SIZE && btt_sb_valid(head + ND_BTT_V1_OFFSET))
+	static const u8 label_less[16];
+
+	return nd_identify_ns(head, len, label_less);
+}
+
+enum nd_personality nd_identify_ns(const u8 *head, size_t len, const u8 parent[16])
+{
+	if (len >= ND_BTT_V1_OFFSET + ND_INFO_BLOCK_SIZE && btt_sb_valid(head + ND_BTT_V1_OFFSET, parent))
 		return ND_PERS_SECTOR;
-	if (len >= ND_INFO_BLOCK_SIZE && btt_sb_valid(head))
+	if (len >= ND_INFO_BLOCK_SIZE && btt_sb_valid(head, parent))
 		return ND_PERS_SECTOR;
 	if (len < ND_PFN_SB_OFFSET + ND_PFN_SB_SIZE)
 		return ND_PERS_RAW;

@@ -199,9 +199,9 @@ void nd_regions_publish(void)
 		r->id = (int)nr_published;
 		published[nr_published++] = r;
 		snprintf(r->name, sizeof(r->name), "region%d", r->id);
-		nd_region_namespaces_init(r);
 		map_flush_hints(r);
 		print_region(r);
+		nd_region_namespaces_init(r);
 	}
 }
 

@@ -9,15 +9,21 @@
  *     u32 max transfer}
  *   5 Get Namespace Label Data: in {u32 offset, u32 length}; out {u32
  *     status, data[length]}, length <= max transfer
+ *   6 Set Namespace Label Data: in {u32 offset, u32 length, data[length]};
+ *     out {u32 status}, length <= max transfer
  * Status 0 is success (1 not supported, 2 no such device, 3 invalid input).
- * Only reading is done here: nothing writes labels.
+ * At boot (nvdimm_labels_load) each DIMM that implements 4 and 5 has its
+ * label area read into memory for the nvdimm core (nd_label.h), which
+ * writes it back through function 6 (dsm_label_write).
  */
 #include <acpi/acpi.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "acpica.h"
 #include "acpica_priv.h"
+#include "nd_label.h"
 #include "nd_util.h"
 #include "nvdimm.h"
 #include "printk.h"
@@ -27,6 +33,7 @@
 #define NVDIMM_INTEL_DSM_UUID "4309ac30-0d11-11e4-9191-0800200c9a66"
 #define NVDIMM_DSM_GET_LABEL_SIZE 4
 #define NVDIMM_DSM_GET_LABEL_DATA 5
+#define NVDIMM_DSM_SET_LABEL_DATA 6
 /* More than any DIMM has (Linux: 128 KiB and up); a larger claim is refused. */
 #define NVDIMM_LABEL_AREA_MAX (16u << 20)
 
@@ -214,10 +221,78 @@ int nvdimm_dsm_read_labels(u32 handle, u8 **area, u32 *size, u32 *max_xfer, u32 
 	return 0;
 }
 
+/* The label _DSM's maximum transfer of each DIMM whose labels were loaded. */
+static u32 dimm_max_xfer[ND_MAX_DIMMS];
+
+/* Bit `fn` of the DIMM's _DSM function bitmap (function 0), quietly. */
+static bool dsm_supports(acpi_handle dev, u32 fn)
+{
+	union acpi_object *o = nvdimm_dsm_eval(dev, 0, NULL, 0, "labels");
+	bool yes = o && fn / 8 < o->buffer.length && (o->buffer.pointer[fn / 8] >> (fn % 8) & 1);
+
+	ACPI_FREE(o);
+	return yes;
+}
+
+/* Function 6 in chunks of at most the maximum transfer (nd_label_ops.write). */
+static int dsm_label_write(struct nvdimm *d, u32 off, const void *buf, u32 len)
+{
+	static u8 in[8 + 4096];
+	acpi_handle dev = nvdimm_acpi_device(d->handle, d->name);
+	u32 xfer = MIN(dimm_max_xfer[d->id], (u32)sizeof(in) - 8);
+
+	if (!dev || !xfer)
+		return -ENODEV;
+	for (u32 done = 0; done < len;) {
+		u32 n = MIN(len - done, xfer);
+		union acpi_object *o;
+
+		put_le32(in, off + done);
+		put_le32(in + 4, n);
+		memcpy(in + 8, (const u8 *)buf + done, n);
+		o = nvdimm_dsm(dev, NVDIMM_DSM_SET_LABEL_DATA, in, 8 + n, 4, d->name);
+		if (!o) {
+			kprintf("%s: writing labels at offset %u failed\n", d->name, off + done);
+			return -EIO;
+		}
+		ACPI_FREE(o);
+		done += n;
+	}
+	return 0;
+}
+
+static const struct nd_label_ops dsm_label_ops = { dsm_label_write };
+
+void nvdimm_labels_load(void)
+{
+	if (!nd_labels_enabled() || !nvdimm_count() || acpica_init())
+		return;
+	for (u32 i = 0; i < nvdimm_count(); i++) {
+		struct nvdimm *d = nvdimm_get(i);
+		acpi_handle dev = nvdimm_acpi_device(d->handle, d->name);
+		u32 size, xfer, chunks;
+		u8 *area;
+
+		/* A DIMM without a label area (QEMU without label-size) is label-less: no line. */
+		if (!dev || !dsm_supports(dev, NVDIMM_DSM_GET_LABEL_SIZE) ||
+		    !dsm_supports(dev, NVDIMM_DSM_GET_LABEL_DATA))
+			continue;
+		if (nvdimm_dsm_read_labels(d->handle, &area, &size, &xfer, &chunks, d->name))
+			continue;
+		d->lsa = area;
+		d->lsa_size = size;
+		dimm_max_xfer[d->id] = xfer;
+		if (dsm_supports(dev, NVDIMM_DSM_SET_LABEL_DATA))
+			d->label_ops = &dsm_label_ops;
+		pr_info("nvdimm %s: label area %u bytes (%u reads of <= %u)%s\n", d->name, size,
+			chunks, xfer, d->label_ops ? "" : ", read-only (no _DSM function 6)");
+	}
+}
+
 static int cmd_read_labels(int argc, char **argv)
 {
 	struct nvdimm *d;
-	bool hex = false;
+	bool hex = false, json = false;
 	const char *name = NULL;
 	u32 size, max_xfer, chunks;
 	u8 *area;
@@ -226,13 +301,15 @@ static int cmd_read_labels(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-x"))
 			hex = true;
+		else if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json"))
+			json = true;
 		else if (!name)
 			name = argv[i];
 		else
 			name = "";
 	}
 	if (!name || !*name) {
-		kprintf("usage: read-labels nmemX [-x]\n");
+		kprintf("usage: read-labels nmemX [-x] [-j]\n");
 		return -EINVAL;
 	}
 	d = nvdimm_find(name);
@@ -243,6 +320,11 @@ static int cmd_read_labels(int argc, char **argv)
 	rc = nvdimm_dsm_read_labels(d->handle, &area, &size, &max_xfer, &chunks, "read-labels");
 	if (rc)
 		return rc;
+	if (json) {
+		nd_lsa_json(area, size, d->name);
+		free(area);
+		return 0;
+	}
 	kprintf("%s: handle %#x label area %u bytes, max transfer %u, %u reads, fletcher64 %#llx\n",
 		d->name, d->handle, size, max_xfer, chunks,
 		(unsigned long long)nd_fletcher64(area, size));
@@ -264,8 +346,8 @@ static int cmd_read_labels(int argc, char **argv)
 	free(area);
 	return 0;
 }
-SHELL_COMMAND(SHELL_NVDIMM, "read-labels", cmd_read_labels, "read-labels nmemX [-x]",
-	      "read a DIMM's label area through its _DSM (ACPICA); -x dumps it in hex");
+SHELL_COMMAND(SHELL_NVDIMM, "read-labels", cmd_read_labels, "read-labels nmemX [-x] [-j]",
+	      "read a DIMM's label area through its _DSM (ACPICA); -x dumps it in hex, -j prints ndctl's JSON");
 
 /* acpi-nvdimms: the root device(s), each DIMM device, its handle and functions. */
 static acpi_status list_dimm(acpi_handle dev, u32 level, void *ctx, void **ret)
