@@ -149,6 +149,11 @@ static bool namespaces_from_labels(struct nd_region *r, struct nvdimm *d)
 	}
 	r->labelled = true;
 	r->iset_id = region_cookie(r, lsa.index[lsa.current].minor >= 2);
+	/* A signed block that fails: torn or damaged (a blank one is not news). */
+	for (int i = 0; i < 2; i++)
+		if (!lsa.index[i].valid && !strcmp(lsa.index[i].sig, "NAMESPACE_INDEX"))
+			pr_warn("nd_region %s: %s label index %d refused: %s (index %d used)\n",
+				r->name, d->name, i, lsa.index[i].why, lsa.current);
 	for (u32 i = 0; i < lsa.nr_refused; i++)
 		pr_warn("nd_region %s: %s label slot %u refused: %s\n", r->name, d->name,
 			lsa.refused[i].slot, lsa.refused[i].why);

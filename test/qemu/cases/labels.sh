@@ -1,0 +1,217 @@
+# Namespace labels (nvdimm/label.c, nvdimm/namespace_label.c): QEMU nvdimms
+# with label-size=128K, whose label area is the last 128 KiB of the backing
+# file (FACTS-2 §3.4), read at boot through the DIMM's _DSM (ACPICA) and
+# written back through _DSM function 6. test/qemu/labels.py decodes label
+# areas on the host (its own decoder) and compares with ndctl's readings in
+# the fixtures.
+
+LABELS_PY=test/qemu/labels.py
+LABEL_FIXTURES="linux-6.1-labels-v1.2-create linux-6.1-labels-v1.1-create
+	linux-6.1-labels-v1.2-destroy linux-6.1-labels-v1.1-destroy"
+
+# labels_fixture_image DIR FIXTURE: a 2 GiB backing file holding the fixture.
+labels_fixture_image() {
+	mkdir -p "$1"
+	rm -f "$1/nvdimm0.img"
+	truncate -s 2G "$1/nvdimm0.img"
+	python3 "$LABELS_PY" fill "$1/nvdimm0.img" "test/fixtures/$2"
+}
+
+# labels_py ARGS...: run labels.py; its output indented, a failure fails the case.
+labels_py() {
+	local out
+	if out=$(python3 "$LABELS_PY" "$@" 2>&1); then
+		[ -n "$out" ] && echo "$out"
+	else
+		echo "$out" | sed 's/^/    FAIL: /'
+		CASE_FAILED=1
+	fi
+}
+
+# RELIABILITY #50: the label areas Linux 6.1 wrote (v1.1 and v1.2, after
+# creating an fsdax and a sector namespace, and after destroying the fsdax
+# one) give, at boot, the namespaces `ndctl list` showed: same uuids (the
+# label's as raw_uuid, the info block's as uuid), modes, sizes, sector
+# sizes, aligns, and the region's available_size, max_available_extent and
+# iset_id; `read-labels -j` prints what `ndctl read-labels -j` printed.
+case_labels_linux_fixtures() {
+	local f key
+	for f in $LABEL_FIXTURES; do
+		key=created
+		case $f in *destroy) key=destroyed ;; esac
+		labels_fixture_image "build/qemu/labels_$f" "$f" || { CASE_FAILED=1; return; }
+		boot "labels_$f" 0 --ram 1G --nvdimm 2G --label-size 128K --cmdline \
+			'"run=list -RN; read-labels nmem0 -j; poweroff"'
+		expect '^\[ *[0-9.]+\] nvdimm nmem0: label area 131072 bytes'
+		expect 'nd_region region0: [12] labelled namespaces? \(labels v1\.[12], index [01] seq [13], (510|1020) slots\)'
+		expect_not 'refused|disabled'
+		labels_py list "$LOG" "test/fixtures/$f" "$key"
+		labels_py json "$LOG" "test/fixtures/$f" "$key"
+	done
+}
+
+# RELIABILITY #51: a label area that is all zero is an unlabelled DIMM
+# (one raw namespace over the region, as today); nd.labels=off ignores a
+# valid one; a damaged label and a damaged index block cost one line each
+# and the rest is used.
+case_labels_unlabelled_and_refused() {
+	local dir=build/qemu/labels_refused
+	boot labels_blank 0 --fresh --ram 1G --nvdimm 256M --label-size 128K --cmdline \
+		'"run=list -RN; poweroff"'
+	expect 'nd_region region0: nmem0 has no valid label index \(index0: no NAMESPACE_INDEX signature; index1: no NAMESPACE_INDEX signature\): label-less'
+	expect 'nd_pmem namespace0.0: raw, pmem0, 254 MiB'
+	expect '"available_size":0,'
+	labels_fixture_image "$dir" linux-6.1-labels-v1.2-create || { CASE_FAILED=1; return; }
+	boot labels_off 0 --dir "$dir" --ram 1G --nvdimm 2G --label-size 128K --cmdline \
+		'nd.labels=off "run=list -N; poweroff"'
+	expect_not 'label area|labelled'
+	expect 'nd_pmem namespace0.0: raw, pmem0, 2046 MiB'
+	# Slot 2's name byte (checksum now wrong), index 0's bitmap (the older index 1 is used).
+	local lsa=$(((2048 << 20) - (128 << 10)))
+	printf 'x' | dd of="$dir/nvdimm0.img" bs=1 seek=$((lsa + 512 + 256 + 16)) conv=notrunc status=none
+	boot labels_bad_label 0 --dir "$dir" --ram 1G --nvdimm 2G --label-size 128K --cmdline \
+		'"run=list -N; poweroff"'
+	expect 'nd_region region0: nmem0 label slot 1 refused: checksum mismatch'
+	expect 'nd_region region0: namespace0.0 from nmem0 label slot 2: uuid efc0fc93-86c4-4b09-a7d3-a13b963a4ae1, 256 MiB at dpa 0x20000000, sector'
+	expect 'nd_region region0: 1 labelled namespace \(labels v1.2, index 0 seq 1, 510 slots\)'
+	printf '\000' | dd of="$dir/nvdimm0.img" bs=1 seek=$((lsa + 100)) conv=notrunc status=none
+	boot labels_bad_index 0 --dir "$dir" --ram 1G --nvdimm 2G --label-size 128K --cmdline \
+		'"run=read-labels nmem0 -j; poweroff"'
+	# Index 1 (seq 3) has slots 0 (the sector label, flag UPDATING) and 1 (damaged above).
+	expect 'nd_region region0: nmem0 label index 0 refused: checksum mismatch \(index 1 used\)'
+	expect 'nd_region region0: nmem0 label slot 1 refused: checksum mismatch'
+	expect 'nd_region region0: namespace0.0 from nmem0 label slot 0: uuid efc0fc93-86c4-4b09-a7d3-a13b963a4ae1, 256 MiB at dpa 0x20000000, sector'
+	expect 'nd_region region0: 1 labelled namespace \(labels v1.2, index 1 seq 3, 510 slots\)'
+}
+
+# RELIABILITY #52: labels written by pmemk: init-labels, create-namespace -r
+# in three modes with a name, destroy-namespace, disable/enable-namespace;
+# available_size and max_available_extent follow; the next boot brings back
+# the same namespaces from the labels, and the host decoder reads the set.
+case_labels_create_destroy() {
+	local dir=build/qemu/labels_cycle
+	boot labels_create 0 --fresh --dir "$dir" --ram 1G --nvdimm 1G --label-size 128K --cmdline \
+		'"run=init-labels nmem0; create-namespace -r region0 -s 64M -m fsdax -n alpha; create-namespace -r region0 -s 32M -m sector; create-namespace -r region0 -s 48M -m devdax; create-namespace -r region0 -s 16M -m raw -n raw1; destroy-namespace -f namespace0.1; disable-namespace namespace0.0; list -R; enable-namespace namespace0.0; write pmem0m 0 4096 seq=3; create-namespace -r region0 -s 5M -m raw; create-namespace -r region0 -s 2G; list -RN; read-labels nmem0 -j; poweroff"'
+	expect '^initialized 1 nmem$'
+	expect 'nd_region region0: namespace0.0 from nmem0 label slot 0: uuid [0-9a-f-]+, name .alpha., 64 MiB at dpa 0, fsdax'
+	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev align 0x200000'
+	expect 'nd_btt btt0.1: namespace0.1 sector'
+	expect 'nd_pfn dax0.2: namespace0.2 devdax'
+	expect '^destroyed 1 namespace$'
+	expect '^disabled 1 namespace$'
+	expect '^enabled 1 namespace$'
+	expect 'region0: size 0x500000 is not a multiple of the region align 0x1000000'
+	expect 'region0: no free extent of 2048 MiB'
+	expect_not 'refused|FAIL|error'
+	# 1 GiB - 2 MiB region, 16 MiB align: 1008 MiB, minus 64 + 48 + 16 in use.
+	expect '"available_size":922746880,'
+	labels_py set "$dir/nvdimm0.img" >"$dir/set.txt"
+	cat "$dir/set.txt"
+	[ "$(wc -l <"$dir/set.txt")" = 3 ] || { echo "    FAIL: want 3 live labels"; CASE_FAILED=1; }
+	boot labels_reboot 0 --dir "$dir" --ram 1G --nvdimm 1G --label-size 128K --cmdline \
+		'"run=list -N; cmp pmem0m 0 4096 seq=3; poweroff"'
+	expect 'nd_region region0: 3 labelled namespaces'
+	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev'
+	expect 'nd_pfn dax0.1: namespace0.1 devdax'
+	expect 'nd_pmem namespace0.2: raw, pmem0.2, 16 MiB'
+	expect '"name":"alpha"'
+	expect '"name":"raw1"'
+	expect '^cmp pmem0m: 2097152 bytes at 0 match'
+}
+
+# labels_crash_judge OP BEFORE AFTER: "old" when the set AFTER is BEFORE,
+# "new" when it is what OP (create: one more 16 MiB label; destroy: the
+# lowest-DPA label gone) makes of it, else "BAD ...".
+labels_crash_judge() {
+	local op=$1 before=$2 after=$3
+	if cmp -s "$before" "$after"; then
+		echo old
+	elif [ "$op" = create ] && [ "$(comm -13 "$before" "$after" | wc -l)" = 1 ] &&
+		[ -z "$(comm -23 "$before" "$after")" ] &&
+		comm -13 "$before" "$after" | grep -Eq '^[0-9]+ 16777216 [0-9a-f]{32} 0$'; then
+		echo new
+	elif [ "$op" = destroy ] && cmp -s <(sort -n "$before" | tail -n +2 | sort) "$after"; then
+		echo new
+	else
+		echo "BAD $(tr '\n' '|' <"$after")"
+	fi
+}
+
+# RELIABILITY #53: QEMU SIGKILLed at random moments of create-namespace -r
+# (a 16 MiB raw namespace: one label write, then the next index into the
+# other index block) and destroy-namespace (the next index with the slot
+# freed), alternately, at least 20 times while the command had started.
+# After every kill the label area, decoded on the host, holds the old set
+# of labels or the new one, never anything else, and has a valid index.
+# The commands take a few ms, less than the log poll, so the kill is timed
+# from an earlier line (ACPICA up, before the boot reads the labels: some
+# 150 ms of _DSM calls), a random delay in a window [lo, hi] that adapts:
+# a kill before the command started raises lo, one after it returned lowers
+# hi (TCG speed varies), so kills land inside the work on any machine;
+# both outcomes must occur.
+case_labels_crash_sigkill() {
+	local dir=build/qemu/labels_crash seed=${CRASH_SEED:-$RANDOM}
+	local want=20 kills=0 tries=0 lo=0 hi=800 old=0 new=0 mid=0 early=0 op state delay cmd ms
+	local opts=(--dir "$dir" --ram 512M --nvdimm 512M --label-size 128K)
+	RANDOM=$seed
+	echo "    CRASH_SEED=$seed"
+	rm -rf "$dir"
+	boot labels_crash_base 0 --fresh "${opts[@]}" --cmdline \
+		'"run=init-labels nmem0; create-namespace -r region0 -s 16M -m raw; create-namespace -r region0 -s 16M -m raw; poweroff"'
+	labels_py set "$dir/nvdimm0.img" >"$dir/before" || return
+	[ "$(wc -l <"$dir/before")" = 2 ] || { echo "    FAIL: base set"; cat "$dir/before"; CASE_FAILED=1; return; }
+	while [ $kills -lt $want ] && [ $tries -lt 80 ] && [ $CASE_FAILED = 0 ]; do
+		tries=$((tries + 1))
+		# Create while there is room for three, then destroy down to one.
+		case $(wc -l <"$dir/before") in
+		1) op=create ;;
+		4 | 5 | 6) op=destroy ;;
+		*) [ $((RANDOM % 2)) = 0 ] && op=create || op=destroy ;;
+		esac
+		cmd="create-namespace -r region0 -s 16M -m raw"
+		[ $op = destroy ] && cmd="destroy-namespace -f namespace0.0"
+		ms=$((lo + RANDOM % (hi - lo + 1)))
+		delay=$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))
+		# "list" after it: its prompt says the command had returned at the kill.
+		boot_kill "labels_crash_$tries" 'acpica: ACPICA [0-9a-f]+ up' "$delay" "${opts[@]}" \
+			--cmdline "\"run=$cmd; list -R\""
+		[ "$KILLED" = 1 ] || { echo "    boot $tries: QEMU was gone before the kill"; continue; }
+		grep -Eq 'refused|no valid label index' "$LOG" &&
+			{ grep -E 'refused|no valid' "$LOG" | sed 's/^/    | /'; echo "    FAIL: boot $tries"; CASE_FAILED=1; }
+		python3 "$LABELS_PY" set "$dir/nvdimm0.img" >"$dir/after" ||
+			{ echo "    FAIL: boot $tries: $(cat "$dir/after")"; CASE_FAILED=1; break; }
+		state=$(labels_crash_judge $op "$dir/before" "$dir/after")
+		if ! grep -q "^pmemk> ${cmd%% *}" "$LOG"; then
+			# Before the command: nothing may have changed; aim later.
+			early=$((early + 1))
+			[ "$state" = old ] || { echo "    FAIL: boot $tries: killed before $op, set $state"; CASE_FAILED=1; }
+			lo=$((ms + 1 < hi ? ms + 1 : hi))
+			continue
+		fi
+		kills=$((kills + 1))
+		local when="after it returned"
+		if grep -q '^pmemk> list -R' "$LOG"; then
+			hi=$((ms - 1 > lo ? ms - 1 : lo))
+		else
+			when="while it ran"
+			mid=$((mid + 1))
+		fi
+		# Keep the window a few ms wide around the work.
+		[ $((hi - lo)) -lt 6 ] && { lo=$((lo > 3 ? lo - 3 : 0)); hi=$((hi + 3)); }
+		echo "    kill $kills: $op, ${delay}s after ACPICA came up ($when): $state set ($(wc -l <"$dir/after") labels)"
+		case $state in
+		old) old=$((old + 1)) ;;
+		new) new=$((new + 1)) ;;
+		*) echo "    FAIL: neither the old set nor the new one"; CASE_FAILED=1 ;;
+		esac
+		cp "$dir/after" "$dir/before"
+	done
+	echo "    $kills kills in $tries boots ($early before the command): $old old sets, $new new sets, $mid while the command ran"
+	[ $kills -ge $want ] || { echo "    FAIL: only $kills kills"; CASE_FAILED=1; }
+	[ $old -gt 0 ] && [ $new -gt 0 ] ||
+		{ echo "    FAIL: want kills before and after the commit (old and new sets)"; CASE_FAILED=1; }
+	# What the kills left boots clean, from its labels.
+	boot labels_crash_after 0 "${opts[@]}" --cmdline '"run=list -N; poweroff"'
+	expect 'nd_region region0: [0-9]+ labelled namespaces? \(labels v1.2'
+	expect_not 'refused|no valid label index'
+}
