@@ -79,6 +79,15 @@ static acpi_status found_root(acpi_handle dev, u32 level, void *ctx, void **ret)
 	return f->found ? AE_CTRL_TERMINATE : AE_OK;
 }
 
+/* The DIMM device whose _ADR is `handle`, or NULL (quietly). */
+static acpi_handle nvdimm_acpi_lookup(u32 handle)
+{
+	struct find_dimm f = { handle, NULL, NULL };
+
+	acpi_get_devices("ACPI0012", found_root, &f, NULL);
+	return f.found;
+}
+
 /* The DIMM device whose _ADR is `handle`, or NULL after one line. */
 static acpi_handle nvdimm_acpi_device(u32 handle, const char *who)
 {
@@ -95,7 +104,7 @@ static acpi_handle nvdimm_acpi_device(u32 handle, const char *who)
 /*
  * Evaluate _DSM function `fn` with `in` (len bytes) as the package's
  * buffer. Returns the output buffer object (free with ACPI_FREE), or NULL
- * after one line.
+ * after one line (none when `who` is NULL).
  */
 static union acpi_object *nvdimm_dsm_eval(acpi_handle dev, u32 fn, const void *in, u32 len,
 					  const char *who)
@@ -123,12 +132,14 @@ static union acpi_object *nvdimm_dsm_eval(acpi_handle dev, u32 fn, const void *i
 	args[3].package.elements = &inbuf;
 	st = acpi_evaluate_object(dev, "_DSM", &list, &out);
 	if (ACPI_FAILURE(st)) {
-		kprintf("%s: _DSM function %u: %s\n", who, fn, acpi_format_exception(st));
+		if (who)
+			kprintf("%s: _DSM function %u: %s\n", who, fn, acpi_format_exception(st));
 		return NULL;
 	}
 	o = out.pointer;
 	if (!o || o->type != ACPI_TYPE_BUFFER) {
-		kprintf("%s: _DSM function %u returned no buffer\n", who, fn);
+		if (who)
+			kprintf("%s: _DSM function %u returned no buffer\n", who, fn);
 		ACPI_FREE(out.pointer);
 		return NULL;
 	}
@@ -227,7 +238,7 @@ static u32 dimm_max_xfer[ND_MAX_DIMMS];
 /* Bit `fn` of the DIMM's _DSM function bitmap (function 0), quietly. */
 static bool dsm_supports(acpi_handle dev, u32 fn)
 {
-	union acpi_object *o = nvdimm_dsm_eval(dev, 0, NULL, 0, "labels");
+	union acpi_object *o = nvdimm_dsm_eval(dev, 0, NULL, 0, NULL);
 	bool yes = o && fn / 8 < o->buffer.length && (o->buffer.pointer[fn / 8] >> (fn % 8) & 1);
 
 	ACPI_FREE(o);
@@ -269,7 +280,7 @@ void nvdimm_labels_load(void)
 		return;
 	for (u32 i = 0; i < nvdimm_count(); i++) {
 		struct nvdimm *d = nvdimm_get(i);
-		acpi_handle dev = nvdimm_acpi_device(d->handle, d->name);
+		acpi_handle dev = nvdimm_acpi_lookup(d->handle);
 		u32 size, xfer, chunks;
 		u8 *area;
 

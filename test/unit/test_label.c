@@ -4,7 +4,9 @@
  * parse to the live labels Linux used, and nd_lsa_json prints what
  * `ndctl read-labels -j` printed for them (whitespace aside). Then the
  * refusals, one reason each, and the writers (init, encode, index) read
- * back by the parser.
+ * back by the parser. Then labelled regions: namespaces from the labels,
+ * free extents, create and delete, and a write stopped part-way at every
+ * step of a commit (the DIMM keeps the old set).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -289,6 +291,193 @@ static void test_writers(void **state)
 	assert_true(host_console_has("\"seq\":1"));
 }
 
+/* ---- labelled namespaces on a region (nvdimm/namespace_label.c) ---- */
+
+static u8 dev_area[LSA_SIZE];	/* what the DIMM holds */
+static int writes, fail_at, tear;	/* write number fail_at stores `tear` bytes, fails */
+
+static int fake_write(struct nvdimm *d, u32 off, const void *buf, u32 len)
+{
+	(void)d;
+	assert_true(off + len <= LSA_SIZE);
+	if (++writes == fail_at) {
+		memcpy(dev_area + off, buf, MIN((u32)tear, len));
+		return -EIO;
+	}
+	memcpy(dev_area + off, buf, len);
+	return 0;
+}
+
+static const struct nd_label_ops fake_ops = { fake_write };
+static struct nvdimm *dimm0;
+
+/* QEMU's DIMM (serial 0x123456, vendor 0x8086) with a region over 2 GiB - 2 MiB. */
+static struct nd_region *labelled_region(const char *fixture)
+{
+	struct nvdimm desc = { .handle = 1, .serial = 0x123456, .vendor_id = 0x8086 };
+	struct nd_region_desc rd = { .start = 4 * GiB, .size = 2 * GiB - 2 * MiB,
+				     .numa_node = 0, .target_node = 0, .nr_mappings = 1 };
+
+	nd_reset();
+	nd_labels_set_enabled(true);
+	struct nd_bus *bus = nd_bus_register("nfit");
+	dimm0 = nvdimm_create(bus, &desc);
+	load_area(fixture);
+	memcpy(dev_area, area, LSA_SIZE);
+	dimm0->lsa = area;
+	dimm0->lsa_size = LSA_SIZE;
+	dimm0->label_ops = &fake_ops;
+	rd.mapping[0] = (struct nd_mapping){ dimm0, 0, rd.size, 0, 0 };
+	assert_int_equal(nd_region_create(bus, &rd, NULL), 0);
+	host_console_reset();
+	nd_regions_publish();
+	writes = fail_at = tear = 0;
+	return nd_region_get(0);
+}
+
+static u32 dev_live(void)
+{
+	static struct nd_lsa d;
+
+	assert_int_equal(nd_lsa_parse(&d, dev_area, LSA_SIZE), 0);
+	return d.nr_live;
+}
+
+static void test_region_from_labels(void **state)
+{
+	struct nd_region *r = labelled_region("linux-6.1-labels-v1.2-create");
+	u64 avail, max;
+
+	(void)state;
+	assert_true(r->labelled);
+	assert_int_equal(r->iset_id, 0x00ba90120012b4dcULL);	/* the labels' cookie */
+	assert_int_equal(r->nr_namespaces, 2);
+	struct nd_namespace_io *a = nd_namespace_find("namespace0.0"), *b = nd_namespace_find("pmem0.1");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(a->start, 4 * GiB);
+	assert_int_equal(a->size, 512 * MiB);
+	assert_int_equal(a->claim_class, ND_CLAIM_PFN);
+	assert_string_equal(b->name, "namespace0.1");
+	assert_int_equal(b->start, 4 * GiB + 512 * MiB);
+	assert_int_equal(b->claim_class, ND_CLAIM_BTT2);
+	nd_region_available(r, &avail, &max);
+	assert_int_equal(avail, 1325400064);	/* ndctl list, the fixture */
+	assert_int_equal(max, 1325400064);
+
+	/* Another DIMM serial: another cookie, every label refused with one line. */
+	nd_reset();
+	r = labelled_region("linux-6.1-labels-v1.1-destroy");
+	assert_int_equal(r->nr_namespaces, 1);
+	dimm0->serial = 7;
+	nd_reset();
+	struct nvdimm desc = { .handle = 1, .serial = 7, .vendor_id = 0x8086 };
+	struct nd_bus *bus = nd_bus_register("nfit");
+	dimm0 = nvdimm_create(bus, &desc);
+	dimm0->lsa = area;
+	dimm0->lsa_size = LSA_SIZE;
+	struct nd_region_desc rd = { .start = 4 * GiB, .size = 2 * GiB - 2 * MiB, .nr_mappings = 1 };
+	rd.mapping[0] = (struct nd_mapping){ dimm0, 0, rd.size, 0, 0 };
+	assert_int_equal(nd_region_create(bus, &rd, NULL), 0);
+	host_console_reset();
+	nd_regions_publish();
+	assert_true(host_console_has("nmem0 label slot 2 refused: interleave-set cookie is not the region's"));
+	assert_int_equal(nd_region_get(0)->nr_namespaces, 0);
+
+	/* nd.labels=off: label-less, one namespace over the region. */
+	nd_labels_set_enabled(false);
+	nd_reset();
+	bus = nd_bus_register("nfit");
+	dimm0 = nvdimm_create(bus, &desc);
+	dimm0->lsa = area;
+	dimm0->lsa_size = LSA_SIZE;
+	rd.mapping[0].nvdimm = dimm0;
+	assert_int_equal(nd_region_create(bus, &rd, NULL), 0);
+	nd_regions_publish();
+	assert_false(nd_region_get(0)->labelled);
+	assert_int_equal(nd_region_namespace(nd_region_get(0), 0)->size, rd.size);
+	nd_labels_set_enabled(true);
+}
+
+/* create then delete, each a label write and an index write to the other block. */
+static void test_create_delete(void **state)
+{
+	struct nd_region *r = labelled_region("linux-6.1-labels-v1.2-create");
+	struct nd_namespace_io *ns;
+	u8 uuid[16] = { 1, 2, 3 };
+	u64 avail, max;
+
+	(void)state;
+	assert_int_equal(nd_label_namespace_create(r, 5 * MiB, NULL, ND_CLAIM_PFN, 512, uuid, &ns),
+			 -EINVAL);
+	assert_int_equal(nd_label_namespace_create(r, 2 * GiB, NULL, ND_CLAIM_PFN, 512, uuid, &ns),
+			 -ENOSPC);
+	assert_int_equal(writes, 0);
+	assert_int_equal(nd_label_namespace_create(r, 16 * MiB, "n1", ND_CLAIM_DAX, 512, uuid, &ns), 0);
+	assert_int_equal(writes, 2);
+	assert_string_equal(ns->name, "namespace0.2");
+	assert_int_equal(ns->start, 4 * GiB + 768 * MiB);
+	assert_int_equal(ns->label_slot, 0);	/* free in the current index (stale copy) */
+	assert_int_equal(dev_live(), 3);
+	nd_region_available(r, &avail, &max);
+	assert_int_equal(avail, 1325400064 - 16 * MiB);
+	/* Delete the first: its extent is free again, below the others. */
+	struct nd_namespace_io *first = nd_namespace_find("namespace0.0");
+	assert_int_equal(nd_label_namespace_delete(first), 0);
+	assert_int_equal(dev_live(), 2);
+	assert_int_equal(r->nr_namespaces, 2);
+	nd_region_available(r, &avail, &max);
+	assert_int_equal(avail, 1325400064 - 16 * MiB + 512 * MiB);
+	assert_int_equal(max, 1325400064 - 16 * MiB);
+	/* The next one goes to DPA 0 and takes the free Y 0. */
+	uuid[0] = 9;
+	assert_int_equal(nd_label_namespace_create(r, 32 * MiB, NULL, ND_CLAIM_NONE, 512, uuid, &ns), 0);
+	assert_string_equal(ns->name, "namespace0.0");
+	assert_int_equal(ns->dpa, 0);
+}
+
+/*
+ * A stop inside a commit (a write that stored only part, then nothing
+ * more): the DIMM holds the old set or the new one, for every write and
+ * several tear sizes; the in-memory copy stays what the DIMM most likely holds.
+ */
+static void test_commit_crash(void **state)
+{
+	static const int tears[] = { 0, 1, 8, 72, 100, 255 };
+	u8 uuid[16] = { 7 };
+	u32 outcomes[2] = { 0, 0 };	/* old, new */
+	struct nd_namespace_io *ns;
+
+	(void)state;
+	for (int w = 1; w <= 2; w++)
+		for (size_t t = 0; t < ARRAY_SIZE(tears); t++) {
+			struct nd_region *r = labelled_region("linux-6.1-labels-v1.2-create");
+			fail_at = w;
+			tear = tears[t];
+			assert_int_equal(nd_label_namespace_create(r, 16 * MiB, NULL, ND_CLAIM_PFN, 512,
+								   uuid, &ns), -EIO);
+			/* The old set, or the new one when the torn index had all that changed. */
+			u32 n = dev_live();
+			assert_true(n == 2 || (w == 2 && n == 3));
+			outcomes[n - 2]++;
+			assert_int_equal(r->nr_namespaces, 2);
+			/* And the next try works from there. */
+			fail_at = 0;
+			assert_int_equal(nd_label_namespace_create(r, 16 * MiB, NULL, ND_CLAIM_PFN,
+								   512, uuid, &ns), 0);
+			assert_int_equal(dev_live(), 3);
+			fail_at = writes + 1;	/* the delete's index write */
+			assert_int_equal(nd_label_namespace_delete(ns), -EIO);
+			n = dev_live();
+			assert_true(n == 2 || n == 3);
+			outcomes[3 - n]++;
+			fail_at = 0;
+			assert_int_equal(nd_label_namespace_delete(ns), 0);
+			assert_int_equal(dev_live(), 2);
+		}
+	assert_true(outcomes[0] > 0 && outcomes[1] > 0);	/* the tears fell on both sides */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +486,8 @@ int main(void)
 		cmocka_unit_test(test_blank),	     cmocka_unit_test(test_index_refusals),
 		cmocka_unit_test(test_label_refusals), cmocka_unit_test(test_geometry),
 		cmocka_unit_test(test_cookies),	     cmocka_unit_test(test_writers),
+		cmocka_unit_test(test_region_from_labels), cmocka_unit_test(test_create_delete),
+		cmocka_unit_test(test_commit_crash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
