@@ -215,3 +215,44 @@ case_labels_crash_sigkill() {
 	expect 'nd_region region0: [0-9]+ labelled namespaces? \(labels v1.2'
 	expect_not 'refused|no valid label index'
 }
+
+# RELIABILITY #54 (ndctl's sub-section.sh): eight 16 MiB fsdax map=dev
+# namespaces fill one 128 MiB memory section, each with its own struct
+# pages in its own first 2 MiB; written, one disabled and enabled again,
+# two destroyed and one of them made anew, each independently: the others'
+# data stays, and the next boot brings back the six with their data.
+case_labels_subsection() {
+	local dir=build/qemu/labels_subsection i run="" cmp=""
+	for i in 0 1 2 3 4 5 6 7; do
+		run+="create-namespace -r region0 -s 16M -m fsdax -M dev; "
+	done
+	for i in 0 1 2 3 4 5 6 7; do
+		local dev=pmem0.${i}m
+		[ $i = 0 ] && dev=pmem0m
+		run+="write $dev 0 28672 seq=$((i + 10)); "
+		[ $i = 1 ] || [ $i = 4 ] || cmp+="cmp $dev 0 28672 seq=$((i + 10)); "
+	done
+	run+="disable-namespace namespace0.3; destroy-namespace -f namespace0.1; destroy-namespace -f namespace0.4; "
+	run+="enable-namespace namespace0.3; create-namespace -r region0 -s 16M -m fsdax -n again; $cmp list -R"
+	boot labels_subsection 0 --fresh --dir "$dir" --ram 1G --nvdimm 512M --label-size 128K \
+		--cmdline "\"run=$run; poweroff\""
+	for i in 0 1 2 3 4 5 6 7; do
+		expect "nd_pfn pfn0.$i: namespace0.$i fsdax map=dev align 0x200000 dataoff 0x200000: pmem0(\\.$i)?m, 14 MiB"
+		expect "nd_region region0: namespace0.$i from nmem0 label slot $i: uuid [0-9a-f-]+, 16 MiB at dpa $(printf '%#x' $((i << 24)) | sed 's/^0x0$/0/'), fsdax"
+	done
+	expect 'nd_region region0: namespace0.1 from nmem0 label slot 1: uuid [0-9a-f-]+, name .again., 16 MiB at dpa 0x1000000, fsdax'
+	[ "$(grep -c '^cmp pmem0[.0-9]*m: 14680064 bytes at 0 match' "$LOG")" = 6 ] ||
+		{ echo "    FAIL: want 6 namespaces' data intact"; CASE_FAILED=1; }
+	# 496 MiB usable, 7 x 16 in use; the largest hole is above the section.
+	expect '"available_size":402653184,'
+	expect '"max_available_extent":385875968,'
+	expect_not 'refused|disabled:|error'
+	# The boot names them in DPA order: those above the hole at 64 MiB move down one.
+	cmp="cmp pmem0m 0 28672 seq=10; cmp pmem0.2m 0 28672 seq=12; cmp pmem0.3m 0 28672 seq=13; "
+	cmp+="cmp pmem0.4m 0 28672 seq=15; cmp pmem0.5m 0 28672 seq=16; cmp pmem0.6m 0 28672 seq=17;"
+	boot labels_subsection_reboot 0 --dir "$dir" --ram 1G --nvdimm 512M --label-size 128K \
+		--cmdline "\"run=$cmp poweroff\""
+	expect 'nd_region region0: 7 labelled namespaces'
+	[ "$(grep -c '^cmp pmem0[.0-9]*m: 14680064 bytes at 0 match' "$LOG")" = 6 ] ||
+		{ echo "    FAIL: want 6 namespaces' data intact after the reboot"; CASE_FAILED=1; }
+}
