@@ -110,16 +110,14 @@ static void sort_by_dpa(struct nd_label *l, u32 n)
 		}
 }
 
-static void ns_from_label(struct nd_region *r, const struct nd_label *l, int id)
+/* Make ns (added at the label's range) the label's namespace; one line. */
+static void ns_set_label(struct nd_namespace_io *ns, const struct nd_label *l)
 {
+	struct nd_region *r = ns->region;
 	const struct nd_mapping *m = &r->mapping[0];
-	struct nd_namespace_io *ns = nd_namespace_add(r, id, r->start + (l->dpa - m->start),
-						      l->rawsize);
 	enum nd_claim_class cls = nd_label_claim_class(l->abstraction_guid);
 	char uuid[UUID_STR_LEN + 1];
 
-	if (!ns)
-		return;
 	ns->labelled = true;
 	memcpy(ns->uuid, l->uuid, 16);
 	snprintf(ns->alt_name, sizeof(ns->alt_name), "%s", l->name);
@@ -129,7 +127,7 @@ static void ns_from_label(struct nd_region *r, const struct nd_label *l, int id)
 	if (cls == ND_CLAIM_NONE && l->lbasize == 4096)
 		ns->sector_size = 4096;
 	uuid_to_str(l->uuid, uuid);
-	pr_info("nd_region %s: %s from %s label slot %u: uuid %s%s%s%s, %llu MiB at dpa %#llx, %s\n",
+	pr_info("nd_label %s: %s from %s label slot %u: uuid %s%s%s%s, %llu MiB at dpa %#llx, %s\n",
 		r->name, ns->name, m->nvdimm->name, l->slot, uuid, l->name[0] ? ", name '" : "",
 		l->name, l->name[0] ? "'" : "", (l->rawsize >> 20), l->dpa,
 		nd_claim_class_mode(cls));
@@ -143,7 +141,7 @@ static bool namespaces_from_labels(struct nd_region *r, struct nvdimm *d)
 	u32 nok = 0;
 
 	if (nd_lsa_parse(&lsa, d->lsa, d->lsa_size)) {
-		pr_info("nd_region %s: %s has no valid label index (index0: %s; index1: %s): label-less\n",
+		pr_info("nd_label %s: %s has no valid label index (index0: %s; index1: %s): label-less\n",
 			r->name, d->name, lsa.index[0].why, lsa.index[1].why);
 		return false;
 	}
@@ -152,24 +150,29 @@ static bool namespaces_from_labels(struct nd_region *r, struct nvdimm *d)
 	/* A signed block that fails: torn or damaged (a blank one is not news). */
 	for (int i = 0; i < 2; i++)
 		if (!lsa.index[i].valid && !strcmp(lsa.index[i].sig, "NAMESPACE_INDEX"))
-			pr_warn("nd_region %s: %s label index %d refused: %s (index %d used)\n",
+			pr_warn("nd_label %s: %s label index %d refused: %s (index %d used)\n",
 				r->name, d->name, i, lsa.index[i].why, lsa.current);
 	for (u32 i = 0; i < lsa.nr_refused; i++)
-		pr_warn("nd_region %s: %s label slot %u refused: %s\n", r->name, d->name,
+		pr_warn("nd_label %s: %s label slot %u refused: %s\n", r->name, d->name,
 			lsa.refused[i].slot, lsa.refused[i].why);
 	for (u32 i = 0; i < lsa.nr_live; i++) {
 		const char *why = label_misfit(r, &lsa, &lsa.live[i], ok, nok);
 
 		if (why)
-			pr_warn("nd_region %s: %s label slot %u refused: %s\n", r->name, d->name,
+			pr_warn("nd_label %s: %s label slot %u refused: %s\n", r->name, d->name,
 				lsa.live[i].slot, why);
 		else
 			ok[nok++] = lsa.live[i];
 	}
 	sort_by_dpa(ok, nok);
-	for (u32 i = 0; i < nok; i++)
-		ns_from_label(r, &ok[i], (int)i);
-	pr_info("nd_region %s: %u labelled namespace%s (labels v1.%u, index %d seq %u, %u slots)\n",
+	for (u32 i = 0; i < nok; i++) {
+		const struct nd_mapping *m = &r->mapping[0];
+		struct nd_namespace_io *ns =
+			nd_namespace_add(r, (int)i, r->start + (ok[i].dpa - m->start), ok[i].rawsize);
+		if (ns)
+			ns_set_label(ns, &ok[i]);
+	}
+	pr_info("nd_label %s: %u labelled namespace%s (labels v1.%u, index %d seq %u, %u slots)\n",
 		r->name, nok, nok == 1 ? "" : "s", lsa.index[lsa.current].minor, lsa.current,
 		lsa.index[lsa.current].seq, lsa.nslot);
 	return true;
@@ -341,14 +344,17 @@ int nd_label_namespace_create(struct nd_region *r, u64 size, const char *name,
 		memcpy(l.type_guid, nd_label_pmem_type_guid, 16);
 		nd_label_claim_guid(cls, l.abstraction_guid);
 	}
+	/* The table entry first: a full table must not leave a label without a namespace. */
+	struct nd_namespace_io *ns = nd_namespace_add(r, nd_namespace_free_id(r), r->start + off, size);
+	if (!ns)
+		return -ENOSPC;
 	err = labels_commit(d, &l, -1);
-	if (err)
+	if (err) {
+		nd_namespace_remove(ns);
 		return err;
-	ns_from_label(r, &l, nd_namespace_free_id(r));
-	*out = nd_region_namespace(r, 0);
-	for_each_nd_namespace(ns)
-		if (ns->region == r && ns->labelled && !memcmp(ns->uuid, l.uuid, 16))
-			*out = ns;
+	}
+	ns_set_label(ns, &l);
+	*out = ns;
 	return 0;
 }
 

@@ -21,8 +21,10 @@ $(BUILD)/fuzz/fuzz_memmap: test/fuzz/fuzz_memmap.c $(FUZZ_E820_SRCS) $(wildcard 
 # The NFIT harness: the ACPI/NFIT driver and the nvdimm core on top of it.
 # The parsers also build with -Wconversion (docs/STYLE.md).
 FUZZ_NFIT_PARSERS := drivers/acpi_nfit/nfit.c drivers/acpi_nfit/acpi.c drivers/acpi_nfit/rsdp.c
-FUZZ_NFIT_SRCS := $(wildcard drivers/acpi_nfit/*.c) drivers/e820/e820_pmem.c mm/memblock.c test/host/persist_host.c nvdimm/bus.c nvdimm/region.c \
-	nvdimm/namespace.c nvdimm/list.c $(FUZZ_E820_SRCS)
+FUZZ_ND_SRCS := nvdimm/bus.c nvdimm/region.c nvdimm/namespace.c nvdimm/list.c nvdimm/label.c \
+	nvdimm/namespace_label.c
+FUZZ_NFIT_SRCS := $(wildcard drivers/acpi_nfit/*.c) drivers/e820/e820_pmem.c mm/memblock.c test/host/persist_host.c \
+	$(FUZZ_ND_SRCS) $(FUZZ_E820_SRCS)
 
 FUZZ_BINS += $(BUILD)/fuzz/fuzz_nfit
 
@@ -92,3 +94,12 @@ $(BUILD)/fuzz/fuzz_madt: test/fuzz/fuzz_madt.c $(FUZZ_MADT_PARSERS) drivers/acpi
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only $(FUZZ_MADT_PARSERS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_madt.c $(FUZZ_MADT_PARSERS) drivers/acpi_nfit/acpi.c \
 		drivers/acpi_nfit/rsdp.c $(FUZZ_E820_SRCS) -o $@
+
+# Label storage areas: the parser (-Wconversion too), ndctl's JSON, and a
+# labelled region made of what parses.
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_label
+
+$(BUILD)/fuzz/fuzz_label: test/fuzz/fuzz_label.c $(FUZZ_NFIT_SRCS) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only nvdimm/label.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_label.c $(FUZZ_NFIT_SRCS) -o $@

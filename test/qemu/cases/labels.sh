@@ -28,7 +28,7 @@ labels_py() {
 	fi
 }
 
-# RELIABILITY #50: the label areas Linux 6.1 wrote (v1.1 and v1.2, after
+# RELIABILITY #57: the label areas Linux 6.1 wrote (v1.1 and v1.2, after
 # creating an fsdax and a sector namespace, and after destroying the fsdax
 # one) give, at boot, the namespaces `ndctl list` showed: same uuids (the
 # label's as raw_uuid, the info block's as uuid), modes, sizes, sector
@@ -43,14 +43,14 @@ case_labels_linux_fixtures() {
 		boot "labels_$f" 0 --ram 1G --nvdimm 2G --label-size 128K --cmdline \
 			'"run=list -RN; read-labels nmem0 -j; poweroff"'
 		expect '^\[ *[0-9.]+\] nvdimm nmem0: label area 131072 bytes'
-		expect 'nd_region region0: [12] labelled namespaces? \(labels v1\.[12], index [01] seq [13], (510|1020) slots\)'
+		expect 'nd_label region0: [12] labelled namespaces? \(labels v1\.[12], index [01] seq [13], (510|1020) slots\)'
 		expect_not 'refused|disabled'
 		labels_py list "$LOG" "test/fixtures/$f" "$key"
 		labels_py json "$LOG" "test/fixtures/$f" "$key"
 	done
 }
 
-# RELIABILITY #51: a label area that is all zero is an unlabelled DIMM
+# RELIABILITY #58: a label area that is all zero is an unlabelled DIMM
 # (one raw namespace over the region, as today); nd.labels=off ignores a
 # valid one; a damaged label and a damaged index block cost one line each
 # and the rest is used.
@@ -58,7 +58,7 @@ case_labels_unlabelled_and_refused() {
 	local dir=build/qemu/labels_refused
 	boot labels_blank 0 --fresh --ram 1G --nvdimm 256M --label-size 128K --cmdline \
 		'"run=list -RN; poweroff"'
-	expect 'nd_region region0: nmem0 has no valid label index \(index0: no NAMESPACE_INDEX signature; index1: no NAMESPACE_INDEX signature\): label-less'
+	expect 'nd_label region0: nmem0 has no valid label index \(index0: no NAMESPACE_INDEX signature; index1: no NAMESPACE_INDEX signature\): label-less'
 	expect 'nd_pmem namespace0.0: raw, pmem0, 254 MiB'
 	expect '"available_size":0,'
 	labels_fixture_image "$dir" linux-6.1-labels-v1.2-create || { CASE_FAILED=1; return; }
@@ -71,20 +71,20 @@ case_labels_unlabelled_and_refused() {
 	printf 'x' | dd of="$dir/nvdimm0.img" bs=1 seek=$((lsa + 512 + 256 + 16)) conv=notrunc status=none
 	boot labels_bad_label 0 --dir "$dir" --ram 1G --nvdimm 2G --label-size 128K --cmdline \
 		'"run=list -N; poweroff"'
-	expect 'nd_region region0: nmem0 label slot 1 refused: checksum mismatch'
-	expect 'nd_region region0: namespace0.0 from nmem0 label slot 2: uuid efc0fc93-86c4-4b09-a7d3-a13b963a4ae1, 256 MiB at dpa 0x20000000, sector'
-	expect 'nd_region region0: 1 labelled namespace \(labels v1.2, index 0 seq 1, 510 slots\)'
+	expect 'nd_label region0: nmem0 label slot 1 refused: checksum mismatch'
+	expect 'nd_label region0: namespace0.0 from nmem0 label slot 2: uuid efc0fc93-86c4-4b09-a7d3-a13b963a4ae1, 256 MiB at dpa 0x20000000, sector'
+	expect 'nd_label region0: 1 labelled namespace \(labels v1.2, index 0 seq 1, 510 slots\)'
 	printf '\000' | dd of="$dir/nvdimm0.img" bs=1 seek=$((lsa + 100)) conv=notrunc status=none
 	boot labels_bad_index 0 --dir "$dir" --ram 1G --nvdimm 2G --label-size 128K --cmdline \
 		'"run=read-labels nmem0 -j; poweroff"'
 	# Index 1 (seq 3) has slots 0 (the sector label, flag UPDATING) and 1 (damaged above).
-	expect 'nd_region region0: nmem0 label index 0 refused: checksum mismatch \(index 1 used\)'
-	expect 'nd_region region0: nmem0 label slot 1 refused: checksum mismatch'
-	expect 'nd_region region0: namespace0.0 from nmem0 label slot 0: uuid efc0fc93-86c4-4b09-a7d3-a13b963a4ae1, 256 MiB at dpa 0x20000000, sector'
-	expect 'nd_region region0: 1 labelled namespace \(labels v1.2, index 1 seq 3, 510 slots\)'
+	expect 'nd_label region0: nmem0 label index 0 refused: checksum mismatch \(index 1 used\)'
+	expect 'nd_label region0: nmem0 label slot 1 refused: checksum mismatch'
+	expect 'nd_label region0: namespace0.0 from nmem0 label slot 0: uuid efc0fc93-86c4-4b09-a7d3-a13b963a4ae1, 256 MiB at dpa 0x20000000, sector'
+	expect 'nd_label region0: 1 labelled namespace \(labels v1.2, index 1 seq 3, 510 slots\)'
 }
 
-# RELIABILITY #52: labels written by pmemk: init-labels, create-namespace -r
+# RELIABILITY #59: labels written by pmemk: init-labels, create-namespace -r
 # in three modes with a name, destroy-namespace, disable/enable-namespace;
 # available_size and max_available_extent follow; the next boot brings back
 # the same namespaces from the labels, and the host decoder reads the set.
@@ -93,7 +93,7 @@ case_labels_create_destroy() {
 	boot labels_create 0 --fresh --dir "$dir" --ram 1G --nvdimm 1G --label-size 128K --cmdline \
 		'"run=init-labels nmem0; create-namespace -r region0 -s 64M -m fsdax -n alpha; create-namespace -r region0 -s 32M -m sector; create-namespace -r region0 -s 48M -m devdax; create-namespace -r region0 -s 16M -m raw -n raw1; destroy-namespace -f namespace0.1; disable-namespace namespace0.0; list -R; enable-namespace namespace0.0; write pmem0m 0 4096 seq=3; create-namespace -r region0 -s 5M -m raw; create-namespace -r region0 -s 2G; list -RN; read-labels nmem0 -j; poweroff"'
 	expect '^initialized 1 nmem$'
-	expect 'nd_region region0: namespace0.0 from nmem0 label slot 0: uuid [0-9a-f-]+, name .alpha., 64 MiB at dpa 0, fsdax'
+	expect 'nd_label region0: namespace0.0 from nmem0 label slot 0: uuid [0-9a-f-]+, name .alpha., 64 MiB at dpa 0, fsdax'
 	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev align 0x200000'
 	expect 'nd_btt btt0.1: namespace0.1 sector'
 	expect 'nd_pfn dax0.2: namespace0.2 devdax'
@@ -110,7 +110,7 @@ case_labels_create_destroy() {
 	[ "$(wc -l <"$dir/set.txt")" = 3 ] || { echo "    FAIL: want 3 live labels"; CASE_FAILED=1; }
 	boot labels_reboot 0 --dir "$dir" --ram 1G --nvdimm 1G --label-size 128K --cmdline \
 		'"run=list -N; cmp pmem0m 0 4096 seq=3; poweroff"'
-	expect 'nd_region region0: 3 labelled namespaces'
+	expect 'nd_label region0: 3 labelled namespaces'
 	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev'
 	expect 'nd_pfn dax0.1: namespace0.1 devdax'
 	expect 'nd_pmem namespace0.2: raw, pmem0.2, 16 MiB'
@@ -137,7 +137,7 @@ labels_crash_judge() {
 	fi
 }
 
-# RELIABILITY #53: QEMU SIGKILLed at random moments of create-namespace -r
+# RELIABILITY #60: QEMU SIGKILLed at random moments of create-namespace -r
 # (a 16 MiB raw namespace: one label write, then the next index into the
 # other index block) and destroy-namespace (the next index with the slot
 # freed), alternately, at least 20 times while the command had started.
@@ -212,11 +212,11 @@ case_labels_crash_sigkill() {
 		{ echo "    FAIL: want kills before and after the commit (old and new sets)"; CASE_FAILED=1; }
 	# What the kills left boots clean, from its labels.
 	boot labels_crash_after 0 "${opts[@]}" --cmdline '"run=list -N; poweroff"'
-	expect 'nd_region region0: [0-9]+ labelled namespaces? \(labels v1.2'
+	expect 'nd_label region0: [0-9]+ labelled namespaces? \(labels v1.2'
 	expect_not 'refused|no valid label index'
 }
 
-# RELIABILITY #54 (ndctl's sub-section.sh): eight 16 MiB fsdax map=dev
+# RELIABILITY #61 (ndctl's sub-section.sh): eight 16 MiB fsdax map=dev
 # namespaces fill one 128 MiB memory section, each with its own struct
 # pages in its own first 2 MiB; written, one disabled and enabled again,
 # two destroyed and one of them made anew, each independently: the others'
@@ -238,9 +238,9 @@ case_labels_subsection() {
 		--cmdline "\"run=$run; poweroff\""
 	for i in 0 1 2 3 4 5 6 7; do
 		expect "nd_pfn pfn0.$i: namespace0.$i fsdax map=dev align 0x200000 dataoff 0x200000: pmem0(\\.$i)?m, 14 MiB"
-		expect "nd_region region0: namespace0.$i from nmem0 label slot $i: uuid [0-9a-f-]+, 16 MiB at dpa $(printf '%#x' $((i << 24)) | sed 's/^0x0$/0/'), fsdax"
+		expect "nd_label region0: namespace0.$i from nmem0 label slot $i: uuid [0-9a-f-]+, 16 MiB at dpa $(printf '%#x' $((i << 24)) | sed 's/^0x0$/0/'), fsdax"
 	done
-	expect 'nd_region region0: namespace0.1 from nmem0 label slot 1: uuid [0-9a-f-]+, name .again., 16 MiB at dpa 0x1000000, fsdax'
+	expect 'nd_label region0: namespace0.1 from nmem0 label slot 1: uuid [0-9a-f-]+, name .again., 16 MiB at dpa 0x1000000, fsdax'
 	[ "$(grep -c '^cmp pmem0[.0-9]*m: 14680064 bytes at 0 match' "$LOG")" = 6 ] ||
 		{ echo "    FAIL: want 6 namespaces' data intact"; CASE_FAILED=1; }
 	# 496 MiB usable, 7 x 16 in use; the largest hole is above the section.
@@ -252,7 +252,7 @@ case_labels_subsection() {
 	cmp+="cmp pmem0.4m 0 28672 seq=15; cmp pmem0.5m 0 28672 seq=16; cmp pmem0.6m 0 28672 seq=17;"
 	boot labels_subsection_reboot 0 --dir "$dir" --ram 1G --nvdimm 512M --label-size 128K \
 		--cmdline "\"run=$cmp poweroff\""
-	expect 'nd_region region0: 7 labelled namespaces'
+	expect 'nd_label region0: 7 labelled namespaces'
 	[ "$(grep -c '^cmp pmem0[.0-9]*m: 14680064 bytes at 0 match' "$LOG")" = 6 ] ||
 		{ echo "    FAIL: want 6 namespaces' data intact after the reboot"; CASE_FAILED=1; }
 }
