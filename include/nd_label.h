@@ -190,6 +190,13 @@ int nd_label_namespace_create(struct nd_region *r, u64 size, const char *name,
 			      enum nd_claim_class cls, u32 lbasize, u8 uuid[16],
 			      struct nd_namespace_io **out);
 
+/*
+ * Record a new claim class and sector size in ns's label (create-namespace
+ * -e on a labelled namespace): one commit that writes the updated label
+ * into a free slot and frees the old one. 0 when nothing changes.
+ */
+int nd_label_namespace_set_class(struct nd_namespace_io *ns, enum nd_claim_class cls, u32 lbasize);
+
 /* Free ns's label (crash-safely) and forget ns (detached, unclaimed). */
 int nd_label_namespace_delete(struct nd_namespace_io *ns);
 

@@ -358,6 +358,33 @@ int nd_label_namespace_create(struct nd_region *r, u64 size, const char *name,
 	return 0;
 }
 
+int nd_label_namespace_set_class(struct nd_namespace_io *ns, enum nd_claim_class cls, u32 lbasize)
+{
+	struct nvdimm *d = nd_region_label_dimm(ns->region);
+	static struct nd_lsa lsa;
+	struct nd_label l;
+	u32 old;
+	int err;
+
+	if (!d || !ns->labelled || nd_lsa_parse(&lsa, d->lsa, d->lsa_size))
+		return -ENXIO;
+	old = ns->label_slot;
+	nd_label_decode(&l, d->lsa, 2 * lsa.index_size + old * lsa.label_size, lsa.label_size);
+	if (lsa.label_size < 256)
+		cls = ND_CLAIM_NONE;	/* v1.1 labels have no abstraction GUID */
+	if (nd_label_claim_class(l.abstraction_guid) == cls && l.lbasize == lbasize)
+		return 0;
+	nd_label_claim_guid(cls, l.abstraction_guid);
+	l.lbasize = lbasize;
+	/* One commit: the updated copy into a free slot, the old slot freed. */
+	err = labels_commit(d, &l, (int)old);
+	if (!err) {
+		ns->label_slot = l.slot;
+		ns->claim_class = cls;
+	}
+	return err;
+}
+
 int nd_label_namespace_delete(struct nd_namespace_io *ns)
 {
 	struct nvdimm *d = nd_region_label_dimm(ns->region);

@@ -587,6 +587,17 @@ static int head_write_new(struct nd_namespace_io *ns, const struct nd_pfn_sb *sb
 	return nd_pfn_write_sb(ns, sb);
 }
 
+static enum nd_claim_class request_class(const struct nd_pfn_request *req);
+
+/* A labelled namespace's label follows what it now is (Linux reads the claim class). */
+static void label_record_class(struct nd_namespace_io *ns, const struct nd_pfn_request *req)
+{
+	u32 lbasize = req->sector ? (req->lbasize ? req->lbasize : ND_BTT_DEFAULT_LBASIZE) : 512;
+
+	if (ns->labelled && nd_label_namespace_set_class(ns, request_class(req), lbasize))
+		pr_warn("%s: its label could not be updated to the new mode\n", ns->name);
+}
+
 int nd_namespace_reconfigure(struct nd_namespace_io *ns, const struct nd_pfn_request *req)
 {
 	static struct nd_pfn_sb sb;
@@ -615,8 +626,10 @@ int nd_namespace_reconfigure(struct nd_namespace_io *ns, const struct nd_pfn_req
 	err = head_write_new(ns, &sb, wipe);
 	if (!err)
 		err = reconfigure_attach(ns, req, &sb);
-	if (!err)
+	if (!err) {
+		label_record_class(ns, req);
 		return 0;
+	}
 	/* Back to what it was: the old head on the media, the old device up. */
 	nd_namespace_detach(ns);
 	int werr = head_write(ns, old, sizeof(old));

@@ -421,6 +421,18 @@ static void test_create_delete(void **state)
 	assert_int_equal(dev_live(), 3);
 	nd_region_available(r, &avail, &max);
 	assert_int_equal(avail, 1325400064 - 16 * MiB);
+	/* Another mode: the label moves to a free slot with the new GUID, in one commit. */
+	assert_int_equal(nd_label_namespace_set_class(ns, ND_CLAIM_DAX, 512), 0);
+	assert_int_equal(writes, 2);	/* unchanged: nothing written */
+	assert_int_equal(nd_label_namespace_set_class(ns, ND_CLAIM_BTT, 4096), 0);
+	assert_int_equal(writes, 4);
+	assert_int_equal(ns->label_slot, 3);
+	static struct nd_lsa d;
+	assert_int_equal(nd_lsa_parse(&d, dev_area, LSA_SIZE), 0);
+	assert_int_equal(d.nr_live, 3);
+	assert_int_equal(d.live[2].slot, 3);
+	assert_int_equal(d.live[2].lbasize, 4096);
+	assert_int_equal(nd_label_claim_class(d.live[2].abstraction_guid), ND_CLAIM_BTT);
 	/* Delete the first: its extent is free again, below the others. */
 	struct nd_namespace_io *first = nd_namespace_find("namespace0.0");
 	assert_int_equal(nd_label_namespace_delete(first), 0);

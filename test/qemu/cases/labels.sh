@@ -85,13 +85,14 @@ case_labels_unlabelled_and_refused() {
 }
 
 # RELIABILITY #59: labels written by pmemk: init-labels, create-namespace -r
-# in three modes with a name, destroy-namespace, disable/enable-namespace;
+# in four modes with names, destroy-namespace, disable/enable-namespace,
+# create-namespace -e on a labelled namespace (its label follows the mode);
 # available_size and max_available_extent follow; the next boot brings back
 # the same namespaces from the labels, and the host decoder reads the set.
 case_labels_create_destroy() {
 	local dir=build/qemu/labels_cycle
 	boot labels_create 0 --fresh --dir "$dir" --ram 1G --nvdimm 1G --label-size 128K --cmdline \
-		'"run=init-labels nmem0; create-namespace -r region0 -s 64M -m fsdax -n alpha; create-namespace -r region0 -s 32M -m sector; create-namespace -r region0 -s 48M -m devdax; create-namespace -r region0 -s 16M -m raw -n raw1; destroy-namespace -f namespace0.1; disable-namespace namespace0.0; list -R; enable-namespace namespace0.0; write pmem0m 0 4096 seq=3; create-namespace -r region0 -s 5M -m raw; create-namespace -r region0 -s 2G; list -RN; read-labels nmem0 -j; poweroff"'
+		'"run=init-labels nmem0; create-namespace -r region0 -s 64M -m fsdax -n alpha; create-namespace -r region0 -s 32M -m sector; create-namespace -r region0 -s 48M -m devdax; create-namespace -r region0 -s 16M -m raw -n raw1; destroy-namespace -f namespace0.1; disable-namespace namespace0.0; list -R; enable-namespace namespace0.0; write pmem0m 0 4096 seq=3; create-namespace -f -e namespace0.3 -m fsdax; create-namespace -r region0 -s 5M -m raw; create-namespace -r region0 -s 2G; list -RN; read-labels nmem0 -j; poweroff"'
 	expect '^initialized 1 nmem$'
 	expect 'nd_label region0: namespace0.0 from nmem0 label slot 0: uuid [0-9a-f-]+, name .alpha., 64 MiB at dpa 0, fsdax'
 	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev align 0x200000'
@@ -113,7 +114,9 @@ case_labels_create_destroy() {
 	expect 'nd_label region0: 3 labelled namespaces'
 	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev'
 	expect 'nd_pfn dax0.1: namespace0.1 devdax'
-	expect 'nd_pmem namespace0.2: raw, pmem0.2, 16 MiB'
+	# create-namespace -e changed raw1's label to fsdax (its abstraction GUID).
+	expect "nd_label region0: namespace0.2 from nmem0 label slot [0-9]+: uuid [0-9a-f-]+, name 'raw1', 16 MiB at dpa 0x9000000, fsdax"
+	expect 'nd_pfn pfn0.2: namespace0.2 fsdax map=dev'
 	expect '"name":"alpha"'
 	expect '"name":"raw1"'
 	expect '^cmp pmem0m: 2097152 bytes at 0 match'
