@@ -137,9 +137,11 @@ void nd_lsa_json(const u8 *area, u32 size, const char *dev);
 /* ---- building new areas (writers) ---- */
 
 /*
- * Write a fresh area into `area` (size bytes, zeroed first): both index
- * blocks with every slot free, index 0 seq 3 and index 1 seq 2, as Linux
- * and ndctl init-labels do (FACTS-2 §3.3). label_size 128 (v1.1) or 256.
+ * Fresh index blocks for an area of `size` bytes: both with every slot
+ * free, index 0 seq 3 and index 1 seq 2, as Linux and ndctl init-labels do
+ * (FACTS-2 §3.3), written to area[0, 2 * nd_lsa_index_size()) (the label
+ * slots are not touched: all free). label_size 128 (v1.1) or 256.
+ * -EINVAL for another label size, -ENOSPC when the area is too small.
  */
 int nd_lsa_init(u8 *area, u32 size, u32 label_size);
 

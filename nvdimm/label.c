@@ -440,14 +440,19 @@ static void put_index(u8 *area, u32 isize, int i, u32 seq, u32 nslot, u32 label_
 	put_le32(b + IDX_NSLOT, nslot);
 	put_le16(b + IDX_MAJOR, 1);
 	put_le16(b + IDX_MINOR, label_size == 256 ? 2 : 1);
-	memcpy(b + IDX_FREE, free_map, DIV_ROUND_UP(nslot, 8));
+	if (free_map) {
+		memcpy(b + IDX_FREE, free_map, DIV_ROUND_UP(nslot, 8));
+	} else {	/* every slot free; bits past nslot clear, as Linux writes them */
+		memset(b + IDX_FREE, 0xff, nslot / 8);
+		if (nslot % 8)
+			b[IDX_FREE + nslot / 8] = (u8)((1u << (nslot % 8)) - 1);
+	}
 	put_le64(b + IDX_CHECKSUM, checksum_skipping(b, isize, IDX_CHECKSUM));
 }
 
 int nd_lsa_init(u8 *area, u32 size, u32 label_size)
 {
 	u32 isize, nslot;
-	u8 *map;
 
 	if (label_size != 128 && label_size != 256)
 		return -EINVAL;
@@ -455,15 +460,8 @@ int nd_lsa_init(u8 *area, u32 size, u32 label_size)
 	if (!isize)
 		return -ENOSPC;
 	nslot = nd_lsa_nslot(size, label_size);
-	memset(area, 0, size);
-	/* The bitmap is built in label slot space, zero until the labels are written. */
-	map = area + 2 * isize;
-	memset(map, 0xff, nslot / 8);
-	if (nslot % 8)
-		map[nslot / 8] = (u8)((1u << (nslot % 8)) - 1);
-	put_index(area, isize, 0, 3, nslot, label_size, map);
-	put_index(area, isize, 1, 2, nslot, label_size, map);
-	memset(map, 0, DIV_ROUND_UP(nslot, 8));
+	put_index(area, isize, 0, 3, nslot, label_size, NULL);
+	put_index(area, isize, 1, 2, nslot, label_size, NULL);
 	return 0;
 }
 

@@ -24,7 +24,6 @@
 #include "printk.h"
 
 #define ND_LABEL_MAP_MAX 16384	/* free bitmap bytes: 128 Ki slots */
-#define ND_LABEL_AREA_MAX (1u << 20)	/* init-labels: areas up to 1 MiB */
 
 static bool labels_off;
 
@@ -400,11 +399,11 @@ int nd_label_namespace_delete(struct nd_namespace_io *ns)
 
 int nd_label_init(struct nvdimm *d, u32 label_size)
 {
-	static u8 area[ND_LABEL_AREA_MAX];
+	static u8 area[2 * (ND_LABEL_MAP_MAX + 2 * ND_LABEL_INDEX_ALIGN)];
 	u32 isize = nd_lsa_index_size(d->lsa_size, label_size);
 	int err;
 
-	if (d->lsa_size > sizeof(area)) {
+	if (2 * isize > sizeof(area)) {
 		pr_err("%s: label area of %u bytes is larger than pmemk handles\n", d->name,
 		       d->lsa_size);
 		return -E2BIG;

@@ -163,7 +163,9 @@ case_labels_crash_sigkill() {
 		'"run=init-labels nmem0; create-namespace -r region0 -s 16M -m raw; create-namespace -r region0 -s 16M -m raw; poweroff"'
 	labels_py set "$dir/nvdimm0.img" >"$dir/before" || return
 	[ "$(wc -l <"$dir/before")" = 2 ] || { echo "    FAIL: base set"; cat "$dir/before"; CASE_FAILED=1; return; }
-	while [ $kills -lt $want ] && [ $tries -lt 80 ] && [ $CASE_FAILED = 0 ]; do
+	# At least 20 kills, and on until both outcomes were seen.
+	while { [ $kills -lt $want ] || [ $old = 0 ] || [ $new = 0 ]; } && [ $tries -lt 100 ] &&
+		[ $CASE_FAILED = 0 ]; do
 		tries=$((tries + 1))
 		# Create while there is room for three, then destroy down to one.
 		case $(wc -l <"$dir/before") in
