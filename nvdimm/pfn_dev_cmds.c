@@ -88,7 +88,10 @@ static int cmd_create_namespace(int argc, char **argv)
 	}
 	struct nd_namespace_io *ns;
 	if (region) {
-		struct nd_region *r = nd_region_find(region);
+		/* ndctl takes the region's name or its number. */
+		char named[24];
+		snprintf(named, sizeof(named), "region%s", region);
+		struct nd_region *r = nd_region_find(region) ? nd_region_find(region) : nd_region_find(named);
 		if (!r) {
 			kprintf("%s: no such region (see 'list -R')\n", region);
 			return -EINVAL;

@@ -261,3 +261,28 @@ case_labels_subsection() {
 	[ "$(grep -c '^cmp pmem0[.0-9]*m: 14680064 bytes at 0 match' "$LOG")" = 6 ] ||
 		{ echo "    FAIL: want 6 namespaces' data intact after the reboot"; CASE_FAILED=1; }
 }
+
+# RELIABILITY #50 (the QEMU part): four labelled DIMMs with 16 namespaces
+# each fill the namespace table (64); the 65th is refused with one line
+# before any label is written, and all 64 come back at the next boot.
+case_labels_table_full() {
+	local dir=build/qemu/labels_full r i run opts=(--ram 1G --nvdimm 512M --nvdimm 512M
+		--nvdimm 512M --nvdimm 512M --label-size 128K)
+	for half in 0 1; do
+		run=""
+		for r in $((2 * half)) $((2 * half + 1)); do
+			for i in $(seq 16); do run+="create-namespace -r $r -s 16M -m raw; "; done
+		done
+		[ $half = 1 ] && run+="create-namespace -r 0 -s 16M -m raw; read-labels nmem0 -j; "
+		boot "labels_full_$half" 0 $([ $half = 0 ] && echo --fresh) --dir "$dir" "${opts[@]}" \
+			--cmdline "\"run=$run poweroff\""
+	done
+	expect 'nd_label region3: namespace3.15 from nmem3 label slot 15: uuid [0-9a-f-]+, 16 MiB at dpa 0xf000000, raw'
+	expect 'nd_region region0: more than 64 namespaces in all, namespace0.16 not created'
+	# Region 0's label area: 16 labels, nothing written for the 65th.
+	[ "$(grep -c '"slot":' "$LOG")" = 16 ] || { echo "    FAIL: want 16 labels on nmem0"; CASE_FAILED=1; }
+	boot labels_full_reboot 0 --dir "$dir" "${opts[@]}" --cmdline '"run=poweroff"'
+	for r in 0 1 2 3; do expect "nd_label region$r: 16 labelled namespaces"; done
+	[ "$(grep -c 'nd_pmem namespace[0-3]\.[0-9]*: raw, pmem' "$LOG")" = 64 ] ||
+		{ echo "    FAIL: want 64 raw namespaces after the reboot"; CASE_FAILED=1; }
+}
