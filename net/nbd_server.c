@@ -4,16 +4,19 @@
  * the shell commands and nbd.export= parameter that configure it. Nothing
  * is served unless configured.
  *
- * An export holds the device the way DAX users do (pmem_direct_access at
- * sector 0, released by nbd-unexport), so the namespace cannot be torn down
- * under connected clients: destroy/reconfigure is refused while exported,
- * and nbd-unexport is refused while clients are connected to it.
- * READ data goes from pmem to the NIC without a copy (nbd.zerocopy=, on by
- * default): lwIP queues segments pointing into the export's direct map,
- * and the NIC reads them by DMA (the CPU still reads them once for the TCP
- * checksum). WRITE data is copied once, from the engine's buffer into pmem
- * with the durable copy. Sector-mode (BTT) devices, which have no direct
- * access, are not exported yet.
+ * Every kind of block device is served: raw (pmemN), fsdax (pmemNm),
+ * devdax (daxN.0) and sector (pmemNs). The export and each client connected
+ * to it hold the device (pmem_hold), so the namespace cannot be torn down
+ * under them: destroy/reconfigure say "busy: exported to N clients" (or
+ * name the export), and nbd-unexport is refused while clients are
+ * connected. READ data goes from pmem to the NIC without a copy
+ * (nbd.zerocopy=, on by default): lwIP queues segments pointing into the
+ * export's direct map (raw, fsdax) or its devdax mapping (dax_map, the
+ * whole device), and the NIC reads them by DMA (the CPU still reads them
+ * once for the TCP checksum). A BTT's sectors move with every write, so
+ * its READ data is copied through the BTT (nbd-list says so, and each
+ * client's counters show it). WRITE data is copied once, from the engine's
+ * buffer into pmem with the durable copy.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,6 +32,7 @@
 #include "persist.h"
 #include "pmem.h"
 #include "printk.h"
+#include "nd_dax.h"
 #include "shell.h"
 
 #define NBD_MAX_EXPORTS 8
@@ -38,7 +42,10 @@ struct srv_export {
 	bool used;		/* slots are never moved: clients point into them */
 	struct nbd_export exp;
 	struct pmem_device *dev;
-	struct pmem_dax hold;
+	struct pmem_hold hold;
+	struct dax_mapping map;	/* devdax: the whole device, mapped while exported */
+	const u8 *base;		/* where READ data is sent from by reference; NULL: copied */
+	const char *how;	/* how READ data goes, for nbd-list */
 	char name[24];
 	unsigned int clients;
 };
@@ -49,6 +56,7 @@ struct client {
 	struct pbuf *pending;		/* received, not yet consumed */
 	u16 pending_off;
 	struct srv_export *counted;	/* the export this client is counted on */
+	struct pmem_hold hold;		/* on its device, while counted */
 	bool used;
 	bool closing;			/* closed, waiting for queued data to be acknowledged */
 	unsigned int closing_polls;
@@ -167,6 +175,7 @@ static void client_free(struct client *cl)
 	totals.bytes_written += st->bytes_written;
 	if (cl->counted)
 		cl->counted->clients--;
+	pmem_release(&cl->hold);
 	if (cl->pending)
 		pbuf_free(cl->pending);
 	nbd_conn_free(&cl->conn);
@@ -236,6 +245,8 @@ static void client_run(struct client *cl)
 		if (!cl->counted && cl->conn.exp) {
 			cl->counted = (struct srv_export *)cl->conn.exp->ctx;
 			cl->counted->clients++;
+			/* Cannot fail: the export's own hold keeps the device live. */
+			pmem_hold(cl->counted->dev, PMEM_HOLD_CLIENT, &cl->hold);
 		}
 		const u8 *data;
 		u64 roff;
@@ -252,11 +263,11 @@ static void client_run(struct client *cl)
 			/*
 			 * Zero copy: lwIP queues PBUF_ROM segments pointing into the
 			 * export's pmem; linkoutput hands their physical addresses to
-			 * the NIC. The export's hold keeps the pages there.
+			 * the NIC. The client's hold keeps the pages there.
 			 */
 			const struct srv_export *e = cl->conn.exp->ctx;
 			u16 len = (u16)MIN(MIN(n, room), 0xFFFFu);
-			if (tcp_write(cl->pcb, e->dev->virt + roff, len, 0) == ERR_OK) {
+			if (tcp_write(cl->pcb, e->base + roff, len, 0) == ERR_OK) {
 				nbd_conn_ref_sent(&cl->conn, len);
 				progress = true;
 			}
@@ -417,6 +428,41 @@ static int listen_start(void)
 
 /* ---- exports ---- */
 
+/*
+ * Hold the device for the export and find where its READ data comes from:
+ * the direct map (raw, fsdax), the devdax mapping of the whole device
+ * (devdax), or nowhere (a BTT's: copied). A line and an error otherwise.
+ */
+static int export_source(struct srv_export *e, struct pmem_device *dev)
+{
+	struct nd_pfn *dax = nd_dax_find(dev->name);
+	int err = pmem_hold(dev, PMEM_HOLD_EXPORT, &e->hold);
+
+	if (err) {
+		pr_err("nbd: %s is going away, not exported\n", dev->name);
+		return err;
+	}
+	e->dev = dev;
+	e->map.slot = -1;
+	if (dev->rw) {
+		e->how = "copied through the BTT";
+	} else if (dax && &dax->pmem == dev) {
+		err = dax_map(dax, 0, dev->size, &e->map);
+		if (err) {
+			pr_err("nbd: %s: cannot map the devdax device (error %d), not exported\n",
+			       dev->name, err);
+			pmem_release(&e->hold);
+			return err;
+		}
+		e->base = e->map.kaddr;
+		e->how = zero_copy ? "zero copy from the devdax mapping" : "copied (nbd.zerocopy=off)";
+	} else {
+		e->base = dev->virt;
+		e->how = zero_copy ? "zero copy" : "copied (nbd.zerocopy=off)";
+	}
+	return 0;
+}
+
 static int export_add(const char *spec)
 {
 	char name[24];
@@ -459,19 +505,15 @@ static int export_add(const char *spec)
 		return -EINVAL;
 	}
 	memset(e, 0, sizeof(*e));
-	s64 r = pmem_direct_access(dev, 0, &e->hold);
-	if (r < 0) {
-		pr_err("nbd: %s cannot be held (%s), not exported\n", name,
-		       r == -EOPNOTSUPP ? "sector mode is not exported yet" : "going away");
-		return (int)r;
-	}
+	int err = export_source(e, dev);
+	if (err)
+		return err;
 	memcpy(e->name, name, n + 1);
-	e->dev = dev;
 	e->exp = (struct nbd_export){ e->name, dev->size, dev->sector_size, ro || dev->ro,
-				      e, exp_read, exp_write, exp_flush };
+				      e, exp_read, exp_write, exp_flush, e->base != NULL };
 	e->used = true;
-	pr_info("nbd: exporting %s (%llu bytes, %s)\n", name, dev->size,
-		e->exp.ro ? "read-only" : "read-write");
+	pr_info("nbd: exporting %s (%llu bytes, %s, READ %s)\n", name, dev->size,
+		e->exp.ro ? "read-only" : "read-write", e->how);
 	listen_start();	/* without a NIC: a line; the export stays configured */
 	return 0;
 }
@@ -490,7 +532,8 @@ static int export_remove(const char *name)
 		return -EBUSY;
 	}
 	/* Clients still haggling hold no pointer to it; connected ones are counted above. */
-	pmem_dax_put(&e->hold);
+	dax_unmap(&e->map);
+	pmem_release(&e->hold);
 	e->used = false;
 	pr_info("nbd: %s no longer exported\n", name);
 	return 0;
@@ -560,8 +603,8 @@ static int cmd_nbd_list(int argc, char **argv)
 		const struct srv_export *e = &exports_tab[i];
 		if (!e->used)
 			continue;
-		kprintf("%s %llu bytes %s, %u client%s\n", e->name, e->exp.size,
-			e->exp.ro ? "ro" : "rw", e->clients, e->clients == 1 ? "" : "s");
+		kprintf("%s %llu bytes %s, READ %s, %u client%s\n", e->name, e->exp.size,
+			e->exp.ro ? "ro" : "rw", e->how, e->clients, e->clients == 1 ? "" : "s");
 	}
 	if (!allow_set) {
 		kprintf("allowed: anyone (no nbd.allow=)\n");

@@ -6,6 +6,7 @@
 #include "memremap.h"
 #include "persist.h"
 #include "pmem.h"
+#include "printk.h"
 
 static struct pmem_device *devices[PMEM_MAX_DEVICES];
 
@@ -193,4 +194,50 @@ void pmem_dax_put(struct pmem_dax *dax)
 	if (dax->dev && dax->dev->dax_refs)
 		dax->dev->dax_refs--;
 	memset(dax, 0, sizeof(*dax));
+}
+
+/*
+ * The network's hold: one count per holder kind on the device (every kind
+ * has one: a BTT device has no pages to pin), plus a pin on the pages of
+ * a device that has struct pages, as pmem_direct_access takes.
+ */
+int pmem_hold(struct pmem_device *dev, enum pmem_holder kind, struct pmem_hold *h)
+{
+	memset(h, 0, sizeof(*h));
+	if (dev->pfn_flags & PFN_MAP) {
+		h->pgmap = pgmap_pin(PFN_DOWN(dev->phys));
+		if (!h->pgmap)
+			return -ENXIO;	/* going away */
+	}
+	dev->holds[kind]++;
+	h->dev = dev;
+	h->kind = kind;
+	return 0;
+}
+
+void pmem_release(struct pmem_hold *h)
+{
+	if (!h->dev)
+		return;
+	if (h->dev->holds[h->kind])
+		h->dev->holds[h->kind]--;
+	if (h->pgmap)
+		pgmap_unpin(h->pgmap);
+	memset(h, 0, sizeof(*h));
+}
+
+int pmem_busy(const struct pmem_device *dev)
+{
+	u32 clients = dev->holds[PMEM_HOLD_CLIENT];
+
+	if (clients) {
+		pr_err("%s: busy: exported to %u client%s\n", dev->name, clients,
+		       clients == 1 ? "" : "s");
+		return -EBUSY;
+	}
+	if (dev->holds[PMEM_HOLD_EXPORT]) {
+		pr_err("%s: busy: exported over NBD (nbd-unexport %s first)\n", dev->name, dev->name);
+		return -EBUSY;
+	}
+	return 0;
 }

@@ -101,7 +101,7 @@ static void drain(struct nbd_conn *c, u32 limit)
 		n = nbd_conn_output(c, &p);
 		CHECK(n <= NBD_OUTBUF);
 		if (!n && (n = nbd_conn_output_ref(c, &off))) {
-			CHECK(c->zero_copy && c->exp);
+			CHECK(c->zero_copy && c->exp && c->exp->by_ref);
 			CHECK(off + n >= off && off + n <= c->exp->size);
 			ref = true;
 		}
@@ -132,8 +132,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	u8 cfg = data[0];
 	u32 seed = cfg >> 4;
 	exps[0] = (struct nbd_export){ "a", DEV, 512u << ((cfg >> 1) & 3), cfg & 1, &exps[0],
-				       dev_read, dev_write, dev_flush };
-	exps[1] = (struct nbd_export){ "b", DEV, 512, false, &exps[1], dev_read, dev_write, dev_flush };
+				       dev_read, dev_write, dev_flush, true };
+	/* "b" is copied even with zero_copy (a BTT's export). */
+	exps[1] = (struct nbd_export){ "b", DEV, 512, false, &exps[1], dev_read, dev_write, dev_flush,
+				       false };
 	if (nbd_conn_init(&c, &table))
 		return 0;
 	c.zero_copy = cfg & 8;

@@ -134,8 +134,8 @@ check(closed(s), "option with a bad magic: closed")
 s = greet()
 opt(s, 99, b"xyz")
 check(opt_reply(s)[1] == ERR_UNSUP, "unknown option 99: ERR_UNSUP")
-opt(s, 8)	# STRUCTURED_REPLY: not implemented, refused properly
-check(opt_reply(s)[1] == ERR_UNSUP, "STRUCTURED_REPLY: ERR_UNSUP")
+opt(s, 8, b"x")	# STRUCTURED_REPLY takes no data (this session keeps simple replies)
+check(opt_reply(s)[1] == ERR_INVALID, "STRUCTURED_REPLY with data: ERR_INVALID")
 opt(s, 6, struct.pack(">I", 50000) + b"pmem0" + struct.pack(">H", 0))	# name length lies
 check(opt_reply(s)[1] == ERR_INVALID, "INFO whose name length exceeds the option: ERR_INVALID")
 opt(s, 7, struct.pack(">I", 5) + b"pmem0" + struct.pack(">H", 9))	# 9 info requests, none sent

@@ -303,6 +303,53 @@ static void pfn_direct_access_holds_the_device(void **state)
 	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);
 }
 
+/*
+ * The network's hold (pmem_hold) on every kind of block device: raw, sector
+ * (BTT), devdax, fsdax. While an export and a client hold it, every detach
+ * is refused naming the clients; with the export alone, naming the export;
+ * released, the namespace changes.
+ */
+static void pmem_hold_refuses_detach_for_every_kind(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *dev;
+		struct nd_pfn_request next;	/* what the namespace becomes after */
+	} steps[] = {
+		{ "pmem0", { .sector = true, .force = true } },
+		{ "pmem0s", { .devdax = true, .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true } },
+		{ "dax0.0", { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true } },
+		{ "pmem0m", { .mode = PFN_MODE_NONE, .force = true } },
+	};
+	char line[80];
+
+	for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
+		struct pmem_device *dev = pmem_find(steps[i].dev);
+		struct pmem_hold exp, cl;
+		assert_non_null(dev);
+		assert_int_equal(pmem_hold(dev, PMEM_HOLD_EXPORT, &exp), 0);
+		assert_int_equal(pmem_hold(dev, PMEM_HOLD_CLIENT, &cl), 0);
+		host_console_reset();
+		assert_int_equal(nd_namespace_reconfigure(ns, &steps[i].next), -EBUSY);
+		snprintf(line, sizeof(line), "%s: busy: exported to 1 client\n", steps[i].dev);
+		assert_true(host_console_has(line));
+		assert_int_equal(nd_namespace_detach(ns), -EBUSY);
+		assert_ptr_equal(pmem_find(steps[i].dev), dev);
+		pmem_release(&cl);
+		pmem_release(&cl);	/* twice: nothing more */
+		host_console_reset();
+		assert_int_equal(nd_namespace_reconfigure(ns, &steps[i].next), -EBUSY);
+		snprintf(line, sizeof(line), "%s: busy: exported over NBD (nbd-unexport %s first)",
+			 steps[i].dev, steps[i].dev);
+		assert_true(host_console_has(line));
+		pmem_release(&exp);
+		assert_int_equal(dev->holds[PMEM_HOLD_EXPORT] + dev->holds[PMEM_HOLD_CLIENT], 0);
+		assert_int_equal(nd_namespace_reconfigure(ns, &steps[i].next), 0);
+		assert_null(pmem_find(steps[i].dev));
+	}
+	assert_non_null(pmem_find("pmem0"));
+}
+
 /* A BTT info block as Linux writes one (FACTS-2 §1.2), at namespace offset `off`. */
 static void plant_btt(u64 off)
 {
@@ -573,6 +620,7 @@ int main(void)
 		cmocka_unit_test_setup(pfn_reconfigure_failing_late_restores_old_device, setup),
 		cmocka_unit_test_setup(pfn_map_mem_without_ram_refused_first, setup),
 		cmocka_unit_test_setup(pfn_small_edges, setup),
+		cmocka_unit_test_setup(pmem_hold_refuses_detach_for_every_kind, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -166,7 +166,7 @@ nbd_clients() {
 		nbd_clients_kill
 	fi
 	echo "    $name: $((SECONDS - t0))s (log $LOG)"
-	expect '^\[.*\] nbd: exporting pmem0 \(67108864 bytes, read-write\)$'
+	expect '^\[.*\] nbd: exporting pmem0 \(67108864 bytes, read-write, READ zero copy\)$'
 	expect_not 'nbd: client .* closed: '
 	# Zero copy: every byte read went from pmem to the NIC without a copy.
 	LOG=$LOGDIR/$name.log
@@ -337,7 +337,7 @@ PY
 	fi
 	nbd_clients_kill
 	expect '^allowed: 192\.0\.2\.0/24 10\.0\.2\.2/32; 0 connections refused$'
-	expect '^pmem1 67108864 bytes ro, 0 clients$'
+	expect '^pmem1 67108864 bytes ro, READ zero copy, 0 clients$'
 	expect '^net-sink: connection 1: 1048576 bytes in '
 	expect '^net-source: connection 1: 1048576 bytes in '
 	expect '^nbd-memcpy: pmem0: 1048576 bytes: read [0-9]+ KiB/s, write [0-9]+ KiB/s$'
@@ -381,12 +381,65 @@ PY
 case_nbd_export_holds_the_device() {
 	boot nbd_export_holds 0 --nic virtio --ram 512M --nvdimm 64M --fresh --timeout 120 --cmdline \
 		'nbd.export=pmem0 run="nbd-list; destroy-namespace -f namespace0.0; nbd-unexport pmem0; nbd-list; nbd-export pmem0:rw; nbd-export pmemX; nbd-export pmem0:ro; nbd-list; poweroff 0"'
-	expect '^pmem0 67108864 bytes rw, 0 clients$'
-	expect 'pmem0: 1 direct-access addresses held, cannot detach$'
+	expect '^pmem0 67108864 bytes rw, READ zero copy, 0 clients$'
+	expect '\] pmem0: busy: exported over NBD \(nbd-unexport pmem0 first\)$'
 	expect "^run: 'destroy-namespace -f namespace0.0' returned -16$"
 	expect '\] nbd: pmem0 no longer exported$'
 	expect '^nbd: nothing exported$'
 	expect '\] nbd: export pmem0:rw: only :ro may follow the device name$'
 	expect '\] nbd: no block device pmemX$'
-	expect '^pmem0 67108864 bytes ro, 0 clients$'
+	expect '^pmem0 67108864 bytes ro, READ zero copy, 0 clients$'
+}
+
+# Every kind of block device exported (issue 12): a sector device (pmem0s,
+# BTT: READ data copied through it) and a devdax device (dax1.0: zero copy
+# from its devdax mapping) under nbdinfo, qemu-io, nbdcopy and nbdsh
+# (test/qemu/nbd_kinds.py); the guest checks the host's writes itself; while
+# a client is connected to each, destroy-namespace and nbd-unexport say
+# "busy: exported to 1 client" for both kinds; with the clients gone,
+# destroy names the export until nbd-unexport, then goes through.
+case_nbd_exports_every_kind() {
+	local name=nbd_kinds port eport dir=build/qemu/nbd_kinds t0=$SECONDS
+	port=$(net_free_port)
+	eport=$(net_free_port)
+	LOG=$LOGDIR/$name.log
+	mkdir -p "$LOGDIR"
+	rm -f "$LOG" "$LOG.raw" "$LOG.pid"
+	tools/run-qemu --log "$LOG.raw" --pidfile "$LOG.pid" --dir "$dir" --fresh --nic virtio \
+		--hostfwd "$port:10809" --hostfwd "$eport" --ram 512M --nvdimm 64M --nvdimm 64M \
+		--timeout 300 --cmdline "pmem.create=namespace0.0:sector,namespace1.0:devdax:mem:2M nbd.export=pmem0s,dax1.0 run=\"write pmem0s 1024 64 pattern=0x77; write dax1.0 8192 512 pattern=0x66; nbd-list; net-echo $eport; cmp pmem0s 256 16 pattern=0x5a; cmp dax1.0 4096 128 pattern=0xc3; nbd-list; destroy-namespace -f namespace0.0; nbd-unexport dax1.0; destroy-namespace -f namespace1.0; net-echo $eport; nbd-list; destroy-namespace -f namespace0.0; nbd-unexport pmem0s; destroy-namespace -f namespace0.0; nbd-unexport dax1.0; destroy-namespace -f namespace1.0; poweroff 0\"" \
+		</dev/null 2>"$LOG.stderr" &
+	RUNNER=$!
+	if nbd_clients_listening "$name"; then
+		local polls=0
+		until grep -q 'net-echo: listening' "$LOG.raw" 2>/dev/null || [ $polls -gt 1200 ]; do
+			sleep 0.1
+			polls=$((polls + 1))
+		done
+		timeout 600 python3 test/qemu/nbd_kinds.py "$port" "$eport" "$LOG.raw" "$dir" | sed 's/^/    /'
+		[ "${PIPESTATUS[0]}" = 0 ] || CASE_FAILED=1
+	fi
+	local rc=0
+	wait "$RUNNER" || rc=$?
+	sed -e 's/\r$//' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$LOG.raw" >"$LOG" 2>/dev/null || true
+	[ "$rc" = 0 ] || { echo "    FAIL: exit status $rc, want 0"; tail -20 "$LOG" | sed 's/^/    | /'; CASE_FAILED=1; }
+	expect '\] nbd: exporting pmem0s \([0-9]+ bytes, read-write, READ copied through the BTT\)$'
+	expect '\] nbd: exporting dax1\.0 \([0-9]+ bytes, read-write, READ zero copy from the devdax mapping\)$'
+	expect '^pmem0s [0-9]+ bytes rw, READ copied through the BTT, 0 clients$'
+	expect '^dax1\.0 [0-9]+ bytes rw, READ zero copy from the devdax mapping, 1 client$'
+	expect '^cmp pmem0s: 65536 bytes at 0x100000 match$'
+	expect '^cmp dax1\.0: 65536 bytes at 0x200000 match$'
+	expect '\] pmem0s: busy: exported to 1 client$'
+	expect '\] nbd: dax1\.0: busy: exported to 1 client$'
+	expect '\] dax1\.0: busy: exported to 1 client$'
+	expect '\] pmem0s: busy: exported over NBD \(nbd-unexport pmem0s first\)$'
+	expect '\] nbd: pmem0s no longer exported$'
+	expect '\] nbd: dax1\.0 no longer exported$'
+	expect "^run: 'destroy-namespace -f namespace0.0' returned -16$"
+	expect "^run: 'destroy-namespace -f namespace1.0' returned -16$"
+	# READ counters: the BTT's all copied, the devdax export's all by reference.
+	expect 'nbd: client .* done: [1-9][0-9]* reads \([1-9][0-9]* bytes, 0 without a copy\)'
+	expect 'nbd: client .* done: [1-9][0-9]* reads \(([1-9][0-9]*) bytes, \1 without a copy\)'
+	expect_not 'panic|nbd: client .* closed: '
+	echo "    $name: $((SECONDS - t0))s (log $LOG)"
 }
