@@ -37,6 +37,7 @@
 
 #define NBD_MAX_EXPORTS 8
 #define NBD_MAX_CLIENTS 32
+#define STASH TCP_WND	/* received bytes not yet acknowledged to TCP: at most the window */
 
 struct srv_export {
 	bool used;		/* slots are never moved: clients point into them */
@@ -53,8 +54,8 @@ struct srv_export {
 struct client {
 	struct tcp_pcb *pcb;
 	struct nbd_conn conn;
-	struct pbuf *pending;		/* received, not yet consumed */
-	u16 pending_off;
+	u8 *stash;			/* received, not yet taken by the engine (STASH bytes) */
+	u32 stash_len;
 	struct srv_export *counted;	/* the export this client is counted on */
 	struct pmem_hold hold;		/* on its device, while counted */
 	bool used;
@@ -176,8 +177,7 @@ static void client_free(struct client *cl)
 	if (cl->counted)
 		cl->counted->clients--;
 	pmem_release(&cl->hold);
-	if (cl->pending)
-		pbuf_free(cl->pending);
+	free(cl->stash);
 	nbd_conn_free(&cl->conn);
 	memset(cl, 0, sizeof(*cl));
 }
@@ -214,6 +214,19 @@ static void client_close(struct client *cl)
 	client_free(cl);
 }
 
+/* Give the engine what it takes of data; that much is acknowledged to TCP (the window reopens). */
+static u32 client_feed(struct client *cl, const u8 *data, u32 len)
+{
+	u32 n = (u32)nbd_conn_input(&cl->conn, data, len);
+
+	for (u32 left = n; left;) {	/* tcp_recved takes a u16 */
+		u16 k = (u16)MIN(left, 0xFFFFu);
+		tcp_recved(cl->pcb, k);
+		left -= k;
+	}
+	return n;
+}
+
 /* Feed what was received, send what the engine has, as far as each side allows. */
 static void client_run(struct client *cl)
 {
@@ -225,22 +238,11 @@ static void client_run(struct client *cl)
 	}
 	while (progress) {
 		progress = false;
-		while (cl->pending) {
-			struct pbuf *q = cl->pending;
-			size_t n = nbd_conn_input(&cl->conn, (const u8 *)q->payload + cl->pending_off,
-						  q->len - cl->pending_off);
-			if (n) {
-				cl->pending_off = (u16)(cl->pending_off + n);
-				tcp_recved(cl->pcb, (u16)n);
-				progress = true;
-			}
-			if (cl->pending_off < q->len)
-				break;
-			cl->pending = q->next;
-			if (cl->pending)
-				pbuf_ref(cl->pending);
-			pbuf_free(q);
-			cl->pending_off = 0;
+		if (cl->stash_len) {
+			u32 n = client_feed(cl, cl->stash, cl->stash_len);
+			memmove(cl->stash, cl->stash + n, cl->stash_len - n);
+			cl->stash_len -= n;
+			progress = n != 0;
 		}
 		if (!cl->counted && cl->conn.exp) {
 			cl->counted = (struct srv_export *)cl->conn.exp->ctx;
@@ -293,10 +295,31 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 		client_close(cl);	/* the client went away (perhaps mid-request) */
 		return ERR_OK;
 	}
-	if (cl->pending)
-		pbuf_cat(cl->pending, p);
-	else
-		cl->pending = p;
+	/*
+	 * What the engine does not take now (it waits for its output to
+	 * drain: a client that stopped reading) is copied aside and the pbufs
+	 * go back to lwIP's pool at once: held here, a stuck client's
+	 * segments (one pool pbuf each, however small) could empty the pool
+	 * and stall every connection. Unacknowledged data never exceeds the
+	 * window lwIP advertises, so STASH bytes always suffice.
+	 */
+	for (struct pbuf *q = p; q; q = q->next) {
+		u32 used = cl->stash_len ? 0 : client_feed(cl, q->payload, q->len);
+		u32 rest = q->len - used;
+		if (rest > STASH - cl->stash_len) {	/* the peer overran the window */
+			pbuf_free(p);
+			pr_warn("nbd: client %s:%u sent more than the TCP window, reset\n",
+				ipaddr_ntoa(&pcb->remote_ip), pcb->remote_port);
+			client_report(cl);
+			client_detach(pcb);
+			tcp_abort(pcb);
+			client_free(cl);
+			return ERR_ABRT;
+		}
+		memcpy(cl->stash + cl->stash_len, (const u8 *)q->payload + used, rest);
+		cl->stash_len += rest;
+	}
+	pbuf_free(p);
 	client_run(cl);
 	return ERR_OK;
 }
@@ -382,7 +405,9 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	for (unsigned int i = 0; i < NBD_MAX_CLIENTS && !cl; i++)
 		if (!clients[i].used)
 			cl = &clients[i];
-	if (!cl || nbd_conn_init(&cl->conn, &exports_ops)) {
+	if (cl && !nbd_conn_init(&cl->conn, &exports_ops) && !(cl->stash = malloc(STASH)))
+		nbd_conn_free(&cl->conn);
+	if (!cl || !cl->stash) {
 		pr_warn("nbd: refusing %s:%u: %s\n", ipaddr_ntoa(&pcb->remote_ip), pcb->remote_port,
 			cl ? "no memory" : "too many clients");
 		tcp_abort(pcb);

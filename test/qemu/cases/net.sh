@@ -443,3 +443,25 @@ case_nbd_exports_every_kind() {
 	expect_not 'panic|nbd: client .* closed: '
 	echo "    $name: $((SECONDS - t0))s (log $LOG)"
 }
+
+# Issue 12 item 6: slow and vanished clients do not stall the others
+# (test/qemu/nbd_slow.py): 5 clients that stop reading a 32 MiB READ (one
+# of them with 3000 small requests behind it, one TCP segment each), one
+# with half a request, one gone mid-WRITE; 16 connections to the same
+# export (CAN_MULTI_CONN) must still finish, and the device stay as written.
+# Regression: lwIP's PBUF pools were a shared resource the stuck clients
+# could drain (MEMP_NUM_PBUF: zero-copy send queues; PBUF_POOL: received
+# segments waiting behind a stuck reply), and then every client stalled.
+case_nbd_slow_clients_do_not_stall_others() {
+	local name=nbd_slow port dir=build/qemu/nbd_slow t0=$SECONDS
+	port=$(net_free_port)
+	nbd_clients_boot "$name" virtio "$port" "$dir" --fresh
+	if nbd_clients_listening "$name"; then
+		timeout 400 python3 test/qemu/nbd_slow.py "$port" pmem0 "$dir/nvdimm0.img" 16 | sed 's/^/    /'
+		[ "${PIPESTATUS[0]}" = 0 ] || CASE_FAILED=1
+	fi
+	nbd_clients_kill
+	expect '\] nbd: exporting pmem0 '
+	expect_not 'panic|assert'
+	echo "    $name: $((SECONDS - t0))s (log $LOG)"
+}
