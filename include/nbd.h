@@ -61,6 +61,14 @@ struct nbd_export {
 	 * addresses. False (a BTT's, whose sectors move): always copied.
 	 */
 	bool by_ref;
+	/*
+	 * Optional (NULL: WRITE data is gathered in NBD_WBUF pieces for
+	 * write()): copy len bytes of a checked WRITE to byte offset off, any
+	 * alignment, as they arrive, with the durable copy but no wait:
+	 * flush() makes them durable before the reply. WRITE data then goes
+	 * from the transport's buffers to the device in one copy.
+	 */
+	int (*write_bytes)(void *ctx, u64 off, const void *buf, u32 len);
 };
 
 /* The exports a connection may ask for (the glue's table). */
@@ -81,6 +89,7 @@ struct nbd_stats {
 	u64 reads, writes, flushes, zeroes, errors;
 	u64 bytes_read, bytes_written;
 	u64 bytes_by_ref;	/* READ data handed out by reference (zero copy), part of bytes_read */
+	u64 bytes_direct;	/* WRITE data copied straight from the input (write_bytes), part of bytes_written */
 };
 
 struct nbd_conn {
@@ -101,6 +110,7 @@ struct nbd_conn {
 	u64 cookie;
 	u16 cmd_flags;
 	int w_err;			/* first error of the WRITE (NBD_E*) */
+	bool w_direct;			/* some of it went through write_bytes: flush before the reply */
 	u8 *wbuf;
 	u32 wbuf_len;
 	/* A READ reply being produced: copied into the buffer, or handed out by reference. */

@@ -94,6 +94,16 @@ struct pmem_device *pmem_next(struct pmem_device *prev);
  */
 int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir dir);
 
+/*
+ * Copy len bytes to byte offset off (any alignment, inside the device) with
+ * the persistence-safe copy but no fence: durable only after
+ * pmem_durable(dev). For callers that copy a request in pieces as it
+ * arrives and make it durable once (the NBD server's WRITE). -EOPNOTSUPP
+ * for an indirect device (BTT: sectors go through it whole), -EROFS,
+ * -ERANGE for an empty range or one past the end.
+ */
+int pmem_write_bytes(struct pmem_device *dev, u64 off, const void *buf, u64 len);
+
 /* What pmem_direct_access() lends out, held until pmem_dax_put(). */
 struct pmem_dax {
 	void *kaddr;			/* kernel address of the sector */

@@ -15,8 +15,10 @@
  * whole device), and the NIC reads them by DMA (the CPU still reads them
  * once for the TCP checksum). A BTT's sectors move with every write, so
  * its READ data is copied through the BTT (nbd-list says so, and each
- * client's counters show it). WRITE data is copied once, from the engine's
- * buffer into pmem with the durable copy.
+ * client's counters show it). WRITE data goes from lwIP's receive buffers
+ * into pmem with the durable copy, once, as it arrives (pmem_write_bytes),
+ * and one flush makes it durable before the reply; a BTT's is gathered
+ * into whole sectors first (its writes go through the BTT).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -117,6 +119,12 @@ static int exp_write(void *ctx, u64 off, const void *buf, u32 len)
 	return pmem_rw(((struct srv_export *)ctx)->dev, off, (void *)buf, len, PMEM_WRITE);
 }
 
+/* WRITE data as it arrives, straight from lwIP's buffers: durable at the engine's flush. */
+static int exp_write_bytes(void *ctx, u64 off, const void *buf, u32 len)
+{
+	return pmem_write_bytes(((struct srv_export *)ctx)->dev, off, buf, len);
+}
+
 static int exp_flush(void *ctx)
 {
 	pmem_durable(((struct srv_export *)ctx)->dev);
@@ -160,9 +168,10 @@ static void client_report(const struct client *cl)
 	const struct nbd_stats *st = &cl->conn.stats;
 
 	if (st->reads || st->writes)
-		pr_info("nbd: client %s:%u done: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes)\n",
+		pr_info("nbd: client %s:%u done: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy)\n",
 			ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port, st->reads,
-			st->bytes_read, st->bytes_by_ref, st->writes, st->bytes_written);
+			st->bytes_read, st->bytes_by_ref, st->writes, st->bytes_written,
+			st->bytes_direct);
 }
 
 static void client_free(struct client *cl)
@@ -174,6 +183,7 @@ static void client_free(struct client *cl)
 	totals.bytes_read += st->bytes_read;
 	totals.bytes_by_ref += st->bytes_by_ref;
 	totals.bytes_written += st->bytes_written;
+	totals.bytes_direct += st->bytes_direct;
 	if (cl->counted)
 		cl->counted->clients--;
 	pmem_release(&cl->hold);
@@ -534,8 +544,10 @@ static int export_add(const char *spec)
 	if (err)
 		return err;
 	memcpy(e->name, name, n + 1);
+	/* A BTT's writes go through it whole sectors at a time: gathered. */
 	e->exp = (struct nbd_export){ e->name, dev->size, dev->sector_size, ro || dev->ro,
-				      e, exp_read, exp_write, exp_flush, e->base != NULL };
+				      e, exp_read, exp_write, exp_flush, e->base != NULL,
+				      dev->rw ? NULL : exp_write_bytes };
 	e->used = true;
 	pr_info("nbd: exporting %s (%llu bytes, %s, READ %s)\n", name, dev->size,
 		e->exp.ro ? "read-only" : "read-write", e->how);
@@ -643,19 +655,19 @@ static int cmd_nbd_list(int argc, char **argv)
 		kprintf("%s; %llu connection%s refused\n", nr_allow ? "" : " nobody (nbd.allow= was invalid)",
 			refused, refused == 1 ? "" : "s");
 	}
-	kprintf("closed connections: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes); zero copy %s\n",
+	kprintf("closed connections: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy); zero copy %s\n",
 		totals.reads, totals.bytes_read, totals.bytes_by_ref, totals.writes, totals.bytes_written,
-		zero_copy ? "on" : "off");
+		totals.bytes_direct, zero_copy ? "on" : "off");
 	for (unsigned int i = 0; i < NBD_MAX_CLIENTS; i++) {
 		const struct client *cl = &clients[i];
 		if (!cl->used)
 			continue;
 		const struct nbd_stats *s = &cl->conn.stats;
-		kprintf("client %s:%u %s%s: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes), %llu flushes, %llu errors\n",
+		kprintf("client %s:%u %s%s: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy), %llu flushes, %llu errors\n",
 			ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port,
 			cl->conn.exp ? cl->conn.exp->name : "(haggling)", cl->closing ? " closing" : "",
 			s->reads, s->bytes_read, s->bytes_by_ref, s->writes, s->bytes_written,
-			s->flushes, s->errors);
+			s->bytes_direct, s->flushes, s->errors);
 	}
 	return 0;
 }

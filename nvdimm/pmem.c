@@ -145,6 +145,22 @@ int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir 
 	return 0;
 }
 
+int pmem_write_bytes(struct pmem_device *dev, u64 off, const void *buf, u64 len)
+{
+	if (dev->rw || !dev->virt)
+		return -EOPNOTSUPP;
+	if (dev->ro)
+		return -EROFS;
+	if (!len || off > dev->size || len > dev->size - off)
+		return -ERANGE;
+	if (dev->cpu_cache_persistent)
+		memcpy(dev->virt + off, buf, len);
+	else
+		arch_memcpy_flushcache(dev->virt + off, buf, len);
+	pmem_written_add(PMEM_WR_BLOCK, len);
+	return 0;
+}
+
 void pmem_durable(struct pmem_device *dev)
 {
 	if (dev->ns)

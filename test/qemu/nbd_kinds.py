@@ -16,7 +16,9 @@ client holds each export while the guest, released through net-echo,
 checks the host's patterns itself and tries to destroy and unexport
 (busy); at its second net-echo the clients go and it is released again.
 Prints one line per finding; exits 1 on any failure."""
-import os, re, socket, struct, subprocess, sys, time
+import os, re, socket, subprocess, sys, time
+
+from nbdwire import go
 
 port, eport, serial, d = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
 URI = "nbd://127.0.0.1:%d/%%s" % port
@@ -59,19 +61,7 @@ def release_guest():
 
 def hold(name):
     """A raw client in transmission on export `name`, left open."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=60)
-    s.recv(18, socket.MSG_WAITALL)
-    s.sendall(struct.pack(">I", 3))
-    body = struct.pack(">I", len(name)) + name.encode() + struct.pack(">H", 0)
-    s.sendall(struct.pack(">QII", 0x49484156454F5054, 7, len(body)) + body)
-    while True:
-        _, _, typ, ln = struct.unpack(">QIII", s.recv(20, socket.MSG_WAITALL))
-        if ln:
-            s.recv(ln, socket.MSG_WAITALL)
-        if typ == 1:
-            return s
-        if typ & 0x80000000:
-            raise RuntimeError("GO %s refused" % name)
+    return go(port, name.encode())[0]
 
 
 m = re.search(r"nd_pfn dax1\.0: namespace1\.0 devdax map=\w+ align 0x\w+ dataoff (0x[0-9a-f]+): dax1\.0, (\d+) MiB", log())

@@ -21,8 +21,8 @@
 struct fake_dev {
 	struct nbd_export exp;
 	u8 *mem;
-	unsigned int flushes, writes;
-	bool fail_reads;
+	unsigned int flushes, writes, byte_writes;
+	bool fail_reads, fail_byte_writes;
 };
 
 static struct fake_dev devs[2];
@@ -48,6 +48,20 @@ static int dev_write(void *ctx, u64 off, const void *buf, u32 len)
 	assert_int_equal((off | len) % d->exp.block, 0);
 	memcpy(d->mem + off, buf, len);
 	d->writes++;
+	return 0;
+}
+
+/* write_bytes: any alignment, inside the export; no durability until dev_flush. */
+static int dev_write_bytes(void *ctx, u64 off, const void *buf, u32 len)
+{
+	struct fake_dev *d = ctx;
+
+	assert_false(d->exp.ro);
+	assert_true(len > 0 && off + len <= d->exp.size);
+	if (d->fail_byte_writes)
+		return -5;
+	memcpy(d->mem + off, buf, len);
+	d->byte_writes++;
 	return 0;
 }
 
@@ -194,16 +208,22 @@ static u32 opt_reply(u32 opt, u32 *len, const u8 **data)
 	return (u32)rd_be(h + 12, 4);
 }
 
-static void send_req(u16 type, u16 flags, u64 cookie, u64 off, u32 len)
+/* A request header into b[28]. */
+static void put_req(u8 *b, u16 type, u16 flags, u64 cookie, u64 off, u32 len)
 {
-	u8 b[28];
-
 	be(b, 0x25609513, 4);
 	be(b + 4, flags, 2);
 	be(b + 6, type, 2);
 	be(b + 8, cookie, 8);
 	be(b + 16, off, 8);
 	be(b + 24, len, 4);
+}
+
+static void send_req(u16 type, u16 flags, u64 cookie, u64 off, u32 len)
+{
+	u8 b[28];
+
+	put_req(b, type, flags, cookie, off, len);
 	feed(b, 28);
 }
 
@@ -238,7 +258,7 @@ static int setup(void **state)
 		for (u32 k = 0; k < DEV_SIZE / 8; k++)
 			((u64 *)devs[i].mem)[k] = k * 0x9E3779B97F4A7C15ULL + i;
 		devs[i].exp = (struct nbd_export){ i ? "pmem1m" : "pmem0", DEV_SIZE, 512, i == 1,
-						   &devs[i], dev_read, dev_write, dev_flush, i == 0 };
+						   &devs[i], dev_read, dev_write, dev_flush, i == 0, NULL };
 	}
 	free(got);
 	got = NULL;
@@ -642,14 +662,8 @@ static void nbd_pipelined_reads_with_a_slow_reader_all_get_replies(void **state)
 
 	(void)state;
 	greeting_and_go("pmem0");
-	for (int i = 0; i < 8; i++) {
-		be(reqs + 28 * i, 0x25609513, 4);
-		be(reqs + 28 * i + 4, 0, 2);
-		be(reqs + 28 * i + 6, 0, 2);
-		be(reqs + 28 * i + 8, 100 + (u64)i, 8);
-		be(reqs + 28 * i + 16, (u64)i << 18, 8);
-		be(reqs + 28 * i + 24, 1u << 18, 4);
-	}
+	for (int i = 0; i < 8; i++)
+		put_req(reqs + 28 * i, 0, 0, 100 + (u64)i, (u64)i << 18, 1u << 18);
 	drain_limit = 5000;
 	feed(reqs, sizeof(reqs));
 	drain_limit = 0;
@@ -786,13 +800,8 @@ static void nbd_structured_pipelined_reads_with_a_slow_reader(void **state)
 	(void)state;
 	structured_go("pmem0");
 	for (int i = 0; i < 8; i++) {
-		be(reqs + 28 * i, 0x25609513, 4);
-		be(reqs + 28 * i + 4, 0, 2);
-		be(reqs + 28 * i + 6, 0, 2);
-		be(reqs + 28 * i + 8, 100 + (u64)i, 8);
-		be(reqs + 28 * i + 16, (u64)i << 18, 8);
 		/* Lengths that leave the buffer a few bytes short of a chunk header. */
-		be(reqs + 28 * i + 24, (1u << 18) - 512 * (u32)i, 4);
+		put_req(reqs + 28 * i, 0, 0, 100 + (u64)i, (u64)i << 18, (1u << 18) - 512 * (u32)i);
 	}
 	drain_limit = 5000;
 	feed(reqs, sizeof(reqs));
@@ -808,6 +817,49 @@ static void nbd_structured_pipelined_reads_with_a_slow_reader(void **state)
 		assert_int_equal(flags, 1);
 		assert_int_equal(type, 0);
 	}
+	assert_int_equal(got_pos, got_len);
+}
+
+/*
+ * WRITE data straight from the input into the device (write_bytes): in
+ * whatever pieces it comes, unaligned ones included, in one copy; one
+ * flush before each reply (durable when acknowledged), FUA or not; a
+ * refused WRITE's payload drained without a byte written; a failing
+ * device gives EIO and the rest of the payload is drained.
+ */
+static void nbd_write_bytes_straight_into_the_device(void **state)
+{
+	static u8 data[65536 + 512];
+
+	(void)state;
+	devs[0].exp.write_bytes = dev_write_bytes;
+	greeting_and_go("pmem0");
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (u8)(i * 7 + 3);
+	send_req(1, 0, 1, 3 << 20, sizeof(data));
+	feed_step(data, sizeof(data), 1459);	/* TCP-sized pieces, never block aligned */
+	assert_int_equal(simple_reply(1), 0);
+	assert_memory_equal(devs[0].mem + (3 << 20), data, sizeof(data));
+	assert_int_equal(devs[0].flushes, 1);
+	assert_int_equal(devs[0].writes, 0);	/* nothing through the gathering path */
+	assert_int_equal(devs[0].byte_writes, (sizeof(data) + 1458) / 1459);
+	assert_int_equal(conn.stats.bytes_direct, sizeof(data));
+	assert_int_equal(conn.stats.bytes_written, sizeof(data));
+	u8 before[8192];
+	memcpy(before, devs[0].mem + DEV_SIZE - 4096, sizeof(before) / 2);
+	send_req(1, 1, 2, DEV_SIZE - 4096, 8192);	/* past the end: drained */
+	feed(data, 8192);
+	assert_int_equal(simple_reply(2), 28);
+	assert_memory_equal(devs[0].mem + DEV_SIZE - 4096, before, 4096);
+	devs[0].fail_byte_writes = true;
+	send_req(1, 1, 3, 0, 4096);
+	feed_step(data, 4096, 1000);
+	assert_int_equal(simple_reply(3), 5);	/* EIO, and the stream still in step */
+	devs[0].fail_byte_writes = false;
+	send_req(0, 0, 4, 3 << 20, 512);
+	assert_int_equal(simple_reply(4), 0);
+	assert_memory_equal(take(512), data, 512);
+	assert_int_equal(devs[0].flushes, 1);
 	assert_int_equal(got_pos, got_len);
 }
 
@@ -856,6 +908,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(nbd_zero_copy_reads_come_by_reference, setup, teardown),
 		cmocka_unit_test_setup_teardown(nbd_export_without_by_ref_is_copied, setup, teardown),
+		cmocka_unit_test_setup_teardown(nbd_write_bytes_straight_into_the_device, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(nbd_structured_replies_for_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(nbd_structured_pipelined_reads_with_a_slow_reader, setup,
 						teardown),

@@ -350,6 +350,28 @@ static void pmem_hold_refuses_detach_for_every_kind(void **state)
 	assert_non_null(pmem_find("pmem0"));
 }
 
+/*
+ * pmem_write_bytes (the NBD server's WRITE path): any alignment inside the
+ * device, nothing past the end or for an empty range, and not on a BTT,
+ * whose sectors only go through it whole.
+ */
+static void pmem_write_bytes_any_alignment_inside_only(void **state)
+{
+	(void)state;
+	struct pmem_device *dev = pmem_find("pmem0");
+	static const u8 abc[3] = { 0xa1, 0xb2, 0xc3 };
+	struct nd_pfn_request sector = { .sector = true, .force = true };
+
+	assert_int_equal(pmem_write_bytes(dev, 4097, abc, 3), 0);
+	assert_memory_equal(dev->virt + 4097, abc, 3);
+	assert_int_equal(pmem_write_bytes(dev, dev->size - 2, abc, 2), 0);
+	assert_int_equal(pmem_write_bytes(dev, dev->size - 2, abc, 3), -ERANGE);
+	assert_int_equal(pmem_write_bytes(dev, dev->size + 1, abc, 1), -ERANGE);
+	assert_int_equal(pmem_write_bytes(dev, 0, abc, 0), -ERANGE);
+	assert_int_equal(nd_namespace_reconfigure(ns, &sector), 0);
+	assert_int_equal(pmem_write_bytes(pmem_find("pmem0s"), 0, abc, 3), -EOPNOTSUPP);
+}
+
 /* A BTT info block as Linux writes one (FACTS-2 §1.2), at namespace offset `off`. */
 static void plant_btt(u64 off)
 {
@@ -621,6 +643,7 @@ int main(void)
 		cmocka_unit_test_setup(pfn_map_mem_without_ram_refused_first, setup),
 		cmocka_unit_test_setup(pfn_small_edges, setup),
 		cmocka_unit_test_setup(pmem_hold_refuses_detach_for_every_kind, setup),
+		cmocka_unit_test_setup(pmem_write_bytes_any_alignment_inside_only, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
