@@ -61,7 +61,7 @@ HOST_CC     ?= gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer \
 	-Iinclude -Itest/host -DHOST_TEST -MMD -MP
-HOST_LDLIBS := -lcmocka
+HOST_LDLIBS := -lcmocka -pthread
 
 portable-y :=
 kernel-y   :=
@@ -91,7 +91,7 @@ HOST_CORE       := $(patsubst %,$(BUILD)/host/%.o,$(filter $(addsuffix %,$(CORE_
 	$(wildcard test/host/*.c))
 CORE_UNIT_TESTS := test_altmap test_btt test_cmdline test_memblock test_memmap_init test_memremap \
 	test_ns_cycles test_nvdimm test_page_alloc test_pfn_dev test_pfn_info test_pgtable test_vmemmap \
-	test_vmemmap_dedup test_devdax test_label
+	test_vmemmap_dedup test_devdax test_btt_lanes test_label
 
 .PHONY: all tools iso run run-net test test-deps test-unit test-qemu test-fuzz fuzz clean deps newlib help \
 	efi netboot test-boot bench fuzz-long test-linux linux-guest FORCE

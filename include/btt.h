@@ -6,7 +6,10 @@
  * a logged-but-unmapped write forward as Linux's start-up does (the only
  * store an open makes, one line each). A write goes to the lane's free
  * block, then the log entry, then the map entry, each made durable before
- * the next. One lane (no SMP yet); where locks go is marked in btt.c.
+ * the next. Lanes are per CPU (Linux's nd_region lanes): a write takes its
+ * CPU's lane and that lane's free block, and the map lock of its sector;
+ * a read publishes the block it reads in its lane's read tracking table so
+ * no writer reuses that block meanwhile (FACTS-2 §1.7).
  * Media access is through struct btt_media, so host tests can run the
  * engine over any buffer.
  */
@@ -14,11 +17,19 @@
 #define PMEMK_BTT_H
 
 #include "btt_layout.h"
+#include "arch.h"
 #include "nvdimm.h"
+#include "spinlock.h"
 #include "types.h"
 
-/* Lanes in use: one until there is SMP (then one per CPU, up to nfree). */
-#define BTT_LANES 1
+/*
+ * Lanes: one per CPU, at most every arena's nfree (Linux: min(CPUs, 256)).
+ * CPU c uses lane c % nr_lanes, so with more CPUs than lanes two share one
+ * and its lock serialises them.
+ */
+#define BTT_LANES ARCH_MAX_CPUS
+/* Map locks, chosen by the map entry's cache line (Linux: nfree of them). */
+#define BTT_MAP_LOCKS 64
 
 /* The namespace as the engine sees it. */
 struct btt_media {
@@ -68,7 +79,14 @@ struct btt {
 	u32 rolled_forward;		/* map entries the open rewrote */
 	u32 roll_forward_pending;	/* ... or would have, on a read-only region */
 	enum btt_write_step stop_after;	/* tests: writes stop after this step */
+	u32 nr_lanes;			/* min(BTT_LANES, every arena's nfree) */
+	struct spinlock lane_lock[BTT_LANES];
+	struct spinlock map_lock[BTT_MAP_LOCKS];
+	/* Per lane: the block a read is copying, | BTT_RTT_VALID, else 0 (atomic). */
+	u32 rtt[BTT_LANES];
 };
+
+#define BTT_RTT_VALID (1u << 31)
 
 /*
  * Open the BTT whose first info block is at `info_off` (4096: must be

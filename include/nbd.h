@@ -9,8 +9,10 @@
  * devices. Every field on the wire is big-endian.
  *
  * What it serves: options EXPORT_NAME, ABORT, LIST, INFO and GO (with
- * NBD_INFO_EXPORT, NAME and BLOCK_SIZE), ERR_UNSUP for the rest (structured
- * replies included: simple replies only); commands READ, WRITE (FUA),
+ * NBD_INFO_EXPORT, NAME and BLOCK_SIZE), STRUCTURED_REPLY (then READ is
+ * answered with an OFFSET_DATA chunk, or an ERROR chunk with a message;
+ * the other commands keep simple replies, as the protocol allows),
+ * ERR_UNSUP for the rest (meta contexts, TLS); commands READ, WRITE (FUA),
  * DISC, FLUSH, WRITE_ZEROES (FUA). Bad input from the client gets the
  * protocol's error or a close, never a crash.
  */
@@ -53,6 +55,20 @@ struct nbd_export {
 	int (*write)(void *ctx, u64 off, const void *buf, u32 len);
 	/* Make every completed write durable. */
 	int (*flush)(void *ctx);
+	/*
+	 * READ data may be handed out by reference (nbd_conn_output_ref) when
+	 * the connection has zero_copy: the device's bytes lie at fixed
+	 * addresses. False (a BTT's, whose sectors move): always copied.
+	 */
+	bool by_ref;
+	/*
+	 * Optional (NULL: WRITE data is gathered in NBD_WBUF pieces for
+	 * write()): copy len bytes of a checked WRITE to byte offset off, any
+	 * alignment, as they arrive, with the durable copy but no wait:
+	 * flush() makes them durable before the reply. WRITE data then goes
+	 * from the transport's buffers to the device in one copy.
+	 */
+	int (*write_bytes)(void *ctx, u64 off, const void *buf, u32 len);
 };
 
 /* The exports a connection may ask for (the glue's table). */
@@ -73,6 +89,7 @@ struct nbd_stats {
 	u64 reads, writes, flushes, zeroes, errors;
 	u64 bytes_read, bytes_written;
 	u64 bytes_by_ref;	/* READ data handed out by reference (zero copy), part of bytes_read */
+	u64 bytes_direct;	/* WRITE data copied straight from the input (write_bytes), part of bytes_written */
 };
 
 struct nbd_conn {
@@ -80,6 +97,7 @@ struct nbd_conn {
 	const struct nbd_exports *exports;
 	const struct nbd_export *exp;	/* chosen by EXPORT_NAME or GO */
 	bool no_zeroes;			/* the client agreed to NO_ZEROES */
+	bool structured;		/* STRUCTURED_REPLY was acknowledged */
 	const char *close_reason;	/* why the engine closed (NULL: client's DISC/ABORT) */
 	/* Input being gathered: a header, an option's data. */
 	u8 in[NBD_OPT_MAX + 32];
@@ -92,11 +110,13 @@ struct nbd_conn {
 	u64 cookie;
 	u16 cmd_flags;
 	int w_err;			/* first error of the WRITE (NBD_E*) */
+	bool w_direct;			/* some of it went through write_bytes: flush before the reply */
 	u8 *wbuf;
 	u32 wbuf_len;
 	/* A READ reply being produced: copied into the buffer, or handed out by reference. */
 	u64 r_off, r_left;
-	bool zero_copy;			/* set by the caller after init: READ data by reference */
+	bool r_tail;			/* structured: the final NONE chunk is still to come */
+	bool zero_copy;			/* set by the caller after init: READ data by reference (exports with by_ref) */
 	u64 z_off, z_left;
 	/* Output. */
 	u8 *out;

@@ -19,6 +19,18 @@ enum pmem_dir {
 	PMEM_WRITE,
 };
 
+/*
+ * Who holds a device for the network (pmem_hold): an NBD export, and each
+ * client connected to it. While any hold is out the device cannot be
+ * detached (destroy-namespace, reconfigure, check-namespace, memremap -f
+ * refuse with pmem_busy's line), whatever its kind: raw, pfn, devdax or BTT.
+ */
+enum pmem_holder {
+	PMEM_HOLD_EXPORT,
+	PMEM_HOLD_CLIENT,
+	PMEM_HOLD_KINDS,
+};
+
 struct pmem_device;
 /*
  * A block device whose sectors are not a linear range of the namespace
@@ -37,6 +49,7 @@ struct pmem_device {
 	u64 memmap_end;			/* physical end (exclusive) of the struct-page coverage */
 	bool cpu_cache_persistent;	/* eADR: stores are enough, no write-back */
 	u64 dax_refs;			/* raw mode: direct_access addresses lent out */
+	u32 holds[PMEM_HOLD_KINDS];			/* pmem_hold()s by kind (enum pmem_holder) */
 	bool ro;
 	u8 *virt;			/* direct map address of sector 0 (NULL with rw) */
 	pmem_rw_fn rw;			/* indirect devices (BTT): serves the I/O; no DAX */
@@ -81,6 +94,16 @@ struct pmem_device *pmem_next(struct pmem_device *prev);
  */
 int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir dir);
 
+/*
+ * Copy len bytes to byte offset off (any alignment, inside the device) with
+ * the persistence-safe copy but no fence: durable only after
+ * pmem_durable(dev). For callers that copy a request in pieces as it
+ * arrives and make it durable once (the NBD server's WRITE). -EOPNOTSUPP
+ * for an indirect device (BTT: sectors go through it whole), -EROFS,
+ * -ERANGE for an empty range or one past the end.
+ */
+int pmem_write_bytes(struct pmem_device *dev, u64 off, const void *buf, u64 len);
+
 /* What pmem_direct_access() lends out, held until pmem_dax_put(). */
 struct pmem_dax {
 	void *kaddr;			/* kernel address of the sector */
@@ -100,6 +123,28 @@ struct pmem_dax {
  */
 s64 pmem_direct_access(struct pmem_device *dev, u64 sector, struct pmem_dax *dax);
 void pmem_dax_put(struct pmem_dax *dax);
+
+struct pmem_hold {
+	struct pmem_device *dev;	/* NULL: nothing held */
+	enum pmem_holder kind;
+	struct dev_pagemap *pgmap;	/* pfn and devdax: the pin held on the pages */
+};
+
+/*
+ * Hold `dev` (any kind) until pmem_release(h): counted on the device, and
+ * for a device with struct pages its dev_pagemap pinned too, so pages
+ * handed to a NIC stay there. -ENXIO for a device going away; then
+ * nothing is held.
+ */
+int pmem_hold(struct pmem_device *dev, enum pmem_holder kind, struct pmem_hold *h);
+void pmem_release(struct pmem_hold *h);
+
+/*
+ * 0 when nothing holds `dev`; else -EBUSY and one line: "NAME: busy:
+ * exported to N clients", or with no client "NAME: busy: exported over
+ * NBD (nbd-unexport NAME first)".
+ */
+int pmem_busy(const struct pmem_device *dev);
 
 /*
  * Make every completed write to the device durable: its region's flush

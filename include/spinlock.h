@@ -11,6 +11,8 @@
  *
  * The order, outermost first (add a rank here when a lock is added):
  *   LOCK_RANK_SMP_CALL   smp_call_on_each's one-call-at-a-time lock
+ *   LOCK_RANK_BTT_LANE   a BTT lane (struct btt.lane_lock): a sector read or write
+ *   LOCK_RANK_BTT_MAP    a BTT map lock, taken inside the lane's for the log + map update
  *   LOCK_RANK_TEST_A/B   ktests and host tests only
  */
 #ifndef PMEMK_SPINLOCK_H
@@ -20,6 +22,8 @@
 
 enum lock_rank {
 	LOCK_RANK_SMP_CALL = 10,
+	LOCK_RANK_BTT_LANE = 40,
+	LOCK_RANK_BTT_MAP = 41,
 	LOCK_RANK_TEST_A = 100,
 	LOCK_RANK_TEST_B = 101,
 };

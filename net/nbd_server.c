@@ -4,16 +4,21 @@
  * the shell commands and nbd.export= parameter that configure it. Nothing
  * is served unless configured.
  *
- * An export holds the device the way DAX users do (pmem_direct_access at
- * sector 0, released by nbd-unexport), so the namespace cannot be torn down
- * under connected clients: destroy/reconfigure is refused while exported,
- * and nbd-unexport is refused while clients are connected to it.
- * READ data goes from pmem to the NIC without a copy (nbd.zerocopy=, on by
- * default): lwIP queues segments pointing into the export's direct map,
- * and the NIC reads them by DMA (the CPU still reads them once for the TCP
- * checksum). WRITE data is copied once, from the engine's buffer into pmem
- * with the durable copy. Sector-mode (BTT) devices, which have no direct
- * access, are not exported yet.
+ * Every kind of block device is served: raw (pmemN), fsdax (pmemNm),
+ * devdax (daxN.0) and sector (pmemNs). The export and each client connected
+ * to it hold the device (pmem_hold), so the namespace cannot be torn down
+ * under them: destroy/reconfigure say "busy: exported to N clients" (or
+ * name the export), and nbd-unexport is refused while clients are
+ * connected. READ data goes from pmem to the NIC without a copy
+ * (nbd.zerocopy=, on by default): lwIP queues segments pointing into the
+ * export's direct map (raw, fsdax) or its devdax mapping (dax_map, the
+ * whole device), and the NIC reads them by DMA (the CPU still reads them
+ * once for the TCP checksum). A BTT's sectors move with every write, so
+ * its READ data is copied through the BTT (nbd-list says so, and each
+ * client's counters show it). WRITE data goes from lwIP's receive buffers
+ * into pmem with the durable copy, once, as it arrives (pmem_write_bytes),
+ * and one flush makes it durable before the reply; a BTT's is gathered
+ * into whole sectors first (its writes go through the BTT).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,16 +34,21 @@
 #include "persist.h"
 #include "pmem.h"
 #include "printk.h"
+#include "nd_dax.h"
 #include "shell.h"
 
 #define NBD_MAX_EXPORTS 8
 #define NBD_MAX_CLIENTS 32
+#define STASH TCP_WND	/* received bytes not yet acknowledged to TCP: at most the window */
 
 struct srv_export {
 	bool used;		/* slots are never moved: clients point into them */
 	struct nbd_export exp;
 	struct pmem_device *dev;
-	struct pmem_dax hold;
+	struct pmem_hold hold;
+	struct dax_mapping map;	/* devdax: the whole device, mapped while exported */
+	const u8 *base;		/* where READ data is sent from by reference; NULL: copied */
+	const char *how;	/* how READ data goes, for nbd-list */
 	char name[24];
 	unsigned int clients;
 };
@@ -46,9 +56,10 @@ struct srv_export {
 struct client {
 	struct tcp_pcb *pcb;
 	struct nbd_conn conn;
-	struct pbuf *pending;		/* received, not yet consumed */
-	u16 pending_off;
+	u8 *stash;			/* received, not yet taken by the engine (STASH bytes) */
+	u32 stash_len;
 	struct srv_export *counted;	/* the export this client is counted on */
+	struct pmem_hold hold;		/* on its device, while counted */
 	bool used;
 	bool closing;			/* closed, waiting for queued data to be acknowledged */
 	unsigned int closing_polls;
@@ -108,6 +119,12 @@ static int exp_write(void *ctx, u64 off, const void *buf, u32 len)
 	return pmem_rw(((struct srv_export *)ctx)->dev, off, (void *)buf, len, PMEM_WRITE);
 }
 
+/* WRITE data as it arrives, straight from lwIP's buffers: durable at the engine's flush. */
+static int exp_write_bytes(void *ctx, u64 off, const void *buf, u32 len)
+{
+	return pmem_write_bytes(((struct srv_export *)ctx)->dev, off, buf, len);
+}
+
 static int exp_flush(void *ctx)
 {
 	pmem_durable(((struct srv_export *)ctx)->dev);
@@ -151,9 +168,10 @@ static void client_report(const struct client *cl)
 	const struct nbd_stats *st = &cl->conn.stats;
 
 	if (st->reads || st->writes)
-		pr_info("nbd: client %s:%u done: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes)\n",
+		pr_info("nbd: client %s:%u done: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy)\n",
 			ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port, st->reads,
-			st->bytes_read, st->bytes_by_ref, st->writes, st->bytes_written);
+			st->bytes_read, st->bytes_by_ref, st->writes, st->bytes_written,
+			st->bytes_direct);
 }
 
 static void client_free(struct client *cl)
@@ -165,10 +183,11 @@ static void client_free(struct client *cl)
 	totals.bytes_read += st->bytes_read;
 	totals.bytes_by_ref += st->bytes_by_ref;
 	totals.bytes_written += st->bytes_written;
+	totals.bytes_direct += st->bytes_direct;
 	if (cl->counted)
 		cl->counted->clients--;
-	if (cl->pending)
-		pbuf_free(cl->pending);
+	pmem_release(&cl->hold);
+	free(cl->stash);
 	nbd_conn_free(&cl->conn);
 	memset(cl, 0, sizeof(*cl));
 }
@@ -205,6 +224,19 @@ static void client_close(struct client *cl)
 	client_free(cl);
 }
 
+/* Give the engine what it takes of data; that much is acknowledged to TCP (the window reopens). */
+static u32 client_feed(struct client *cl, const u8 *data, u32 len)
+{
+	u32 n = (u32)nbd_conn_input(&cl->conn, data, len);
+
+	for (u32 left = n; left;) {	/* tcp_recved takes a u16 */
+		u16 k = (u16)MIN(left, 0xFFFFu);
+		tcp_recved(cl->pcb, k);
+		left -= k;
+	}
+	return n;
+}
+
 /* Feed what was received, send what the engine has, as far as each side allows. */
 static void client_run(struct client *cl)
 {
@@ -216,26 +248,17 @@ static void client_run(struct client *cl)
 	}
 	while (progress) {
 		progress = false;
-		while (cl->pending) {
-			struct pbuf *q = cl->pending;
-			size_t n = nbd_conn_input(&cl->conn, (const u8 *)q->payload + cl->pending_off,
-						  q->len - cl->pending_off);
-			if (n) {
-				cl->pending_off = (u16)(cl->pending_off + n);
-				tcp_recved(cl->pcb, (u16)n);
-				progress = true;
-			}
-			if (cl->pending_off < q->len)
-				break;
-			cl->pending = q->next;
-			if (cl->pending)
-				pbuf_ref(cl->pending);
-			pbuf_free(q);
-			cl->pending_off = 0;
+		if (cl->stash_len) {
+			u32 n = client_feed(cl, cl->stash, cl->stash_len);
+			memmove(cl->stash, cl->stash + n, cl->stash_len - n);
+			cl->stash_len -= n;
+			progress = n != 0;
 		}
 		if (!cl->counted && cl->conn.exp) {
 			cl->counted = (struct srv_export *)cl->conn.exp->ctx;
 			cl->counted->clients++;
+			/* Cannot fail: the export's own hold keeps the device live. */
+			pmem_hold(cl->counted->dev, PMEM_HOLD_CLIENT, &cl->hold);
 		}
 		const u8 *data;
 		u64 roff;
@@ -252,11 +275,11 @@ static void client_run(struct client *cl)
 			/*
 			 * Zero copy: lwIP queues PBUF_ROM segments pointing into the
 			 * export's pmem; linkoutput hands their physical addresses to
-			 * the NIC. The export's hold keeps the pages there.
+			 * the NIC. The client's hold keeps the pages there.
 			 */
 			const struct srv_export *e = cl->conn.exp->ctx;
 			u16 len = (u16)MIN(MIN(n, room), 0xFFFFu);
-			if (tcp_write(cl->pcb, e->dev->virt + roff, len, 0) == ERR_OK) {
+			if (tcp_write(cl->pcb, e->base + roff, len, 0) == ERR_OK) {
 				nbd_conn_ref_sent(&cl->conn, len);
 				progress = true;
 			}
@@ -282,10 +305,31 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 		client_close(cl);	/* the client went away (perhaps mid-request) */
 		return ERR_OK;
 	}
-	if (cl->pending)
-		pbuf_cat(cl->pending, p);
-	else
-		cl->pending = p;
+	/*
+	 * What the engine does not take now (it waits for its output to
+	 * drain: a client that stopped reading) is copied aside and the pbufs
+	 * go back to lwIP's pool at once: held here, a stuck client's
+	 * segments (one pool pbuf each, however small) could empty the pool
+	 * and stall every connection. Unacknowledged data never exceeds the
+	 * window lwIP advertises, so STASH bytes always suffice.
+	 */
+	for (struct pbuf *q = p; q; q = q->next) {
+		u32 used = cl->stash_len ? 0 : client_feed(cl, q->payload, q->len);
+		u32 rest = q->len - used;
+		if (rest > STASH - cl->stash_len) {	/* the peer overran the window */
+			pbuf_free(p);
+			pr_warn("nbd: client %s:%u sent more than the TCP window, reset\n",
+				ipaddr_ntoa(&pcb->remote_ip), pcb->remote_port);
+			client_report(cl);
+			client_detach(pcb);
+			tcp_abort(pcb);
+			client_free(cl);
+			return ERR_ABRT;
+		}
+		memcpy(cl->stash + cl->stash_len, (const u8 *)q->payload + used, rest);
+		cl->stash_len += rest;
+	}
+	pbuf_free(p);
 	client_run(cl);
 	return ERR_OK;
 }
@@ -371,7 +415,9 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	for (unsigned int i = 0; i < NBD_MAX_CLIENTS && !cl; i++)
 		if (!clients[i].used)
 			cl = &clients[i];
-	if (!cl || nbd_conn_init(&cl->conn, &exports_ops)) {
+	if (cl && !nbd_conn_init(&cl->conn, &exports_ops) && !(cl->stash = malloc(STASH)))
+		nbd_conn_free(&cl->conn);
+	if (!cl || !cl->stash) {
 		pr_warn("nbd: refusing %s:%u: %s\n", ipaddr_ntoa(&pcb->remote_ip), pcb->remote_port,
 			cl ? "no memory" : "too many clients");
 		tcp_abort(pcb);
@@ -417,6 +463,41 @@ static int listen_start(void)
 
 /* ---- exports ---- */
 
+/*
+ * Hold the device for the export and find where its READ data comes from:
+ * the direct map (raw, fsdax), the devdax mapping of the whole device
+ * (devdax), or nowhere (a BTT's: copied). A line and an error otherwise.
+ */
+static int export_source(struct srv_export *e, struct pmem_device *dev)
+{
+	struct nd_pfn *dax = nd_dax_find(dev->name);
+	int err = pmem_hold(dev, PMEM_HOLD_EXPORT, &e->hold);
+
+	if (err) {
+		pr_err("nbd: %s is going away, not exported\n", dev->name);
+		return err;
+	}
+	e->dev = dev;
+	e->map.slot = -1;
+	if (dev->rw) {
+		e->how = "copied through the BTT";
+	} else if (dax && &dax->pmem == dev) {
+		err = dax_map(dax, 0, dev->size, &e->map);
+		if (err) {
+			pr_err("nbd: %s: cannot map the devdax device (error %d), not exported\n",
+			       dev->name, err);
+			pmem_release(&e->hold);
+			return err;
+		}
+		e->base = e->map.kaddr;
+		e->how = zero_copy ? "zero copy from the devdax mapping" : "copied (nbd.zerocopy=off)";
+	} else {
+		e->base = dev->virt;
+		e->how = zero_copy ? "zero copy" : "copied (nbd.zerocopy=off)";
+	}
+	return 0;
+}
+
 static int export_add(const char *spec)
 {
 	char name[24];
@@ -459,19 +540,17 @@ static int export_add(const char *spec)
 		return -EINVAL;
 	}
 	memset(e, 0, sizeof(*e));
-	s64 r = pmem_direct_access(dev, 0, &e->hold);
-	if (r < 0) {
-		pr_err("nbd: %s cannot be held (%s), not exported\n", name,
-		       r == -EOPNOTSUPP ? "sector mode is not exported yet" : "going away");
-		return (int)r;
-	}
+	int err = export_source(e, dev);
+	if (err)
+		return err;
 	memcpy(e->name, name, n + 1);
-	e->dev = dev;
+	/* A BTT's writes go through it whole sectors at a time: gathered. */
 	e->exp = (struct nbd_export){ e->name, dev->size, dev->sector_size, ro || dev->ro,
-				      e, exp_read, exp_write, exp_flush };
+				      e, exp_read, exp_write, exp_flush, e->base != NULL,
+				      dev->rw ? NULL : exp_write_bytes };
 	e->used = true;
-	pr_info("nbd: exporting %s (%llu bytes, %s)\n", name, dev->size,
-		e->exp.ro ? "read-only" : "read-write");
+	pr_info("nbd: exporting %s (%llu bytes, %s, READ %s)\n", name, dev->size,
+		e->exp.ro ? "read-only" : "read-write", e->how);
 	listen_start();	/* without a NIC: a line; the export stays configured */
 	return 0;
 }
@@ -490,7 +569,8 @@ static int export_remove(const char *name)
 		return -EBUSY;
 	}
 	/* Clients still haggling hold no pointer to it; connected ones are counted above. */
-	pmem_dax_put(&e->hold);
+	dax_unmap(&e->map);
+	pmem_release(&e->hold);
 	e->used = false;
 	pr_info("nbd: %s no longer exported\n", name);
 	return 0;
@@ -560,8 +640,8 @@ static int cmd_nbd_list(int argc, char **argv)
 		const struct srv_export *e = &exports_tab[i];
 		if (!e->used)
 			continue;
-		kprintf("%s %llu bytes %s, %u client%s\n", e->name, e->exp.size,
-			e->exp.ro ? "ro" : "rw", e->clients, e->clients == 1 ? "" : "s");
+		kprintf("%s %llu bytes %s, READ %s, %u client%s\n", e->name, e->exp.size,
+			e->exp.ro ? "ro" : "rw", e->how, e->clients, e->clients == 1 ? "" : "s");
 	}
 	if (!allow_set) {
 		kprintf("allowed: anyone (no nbd.allow=)\n");
@@ -575,19 +655,19 @@ static int cmd_nbd_list(int argc, char **argv)
 		kprintf("%s; %llu connection%s refused\n", nr_allow ? "" : " nobody (nbd.allow= was invalid)",
 			refused, refused == 1 ? "" : "s");
 	}
-	kprintf("closed connections: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes); zero copy %s\n",
+	kprintf("closed connections: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy); zero copy %s\n",
 		totals.reads, totals.bytes_read, totals.bytes_by_ref, totals.writes, totals.bytes_written,
-		zero_copy ? "on" : "off");
+		totals.bytes_direct, zero_copy ? "on" : "off");
 	for (unsigned int i = 0; i < NBD_MAX_CLIENTS; i++) {
 		const struct client *cl = &clients[i];
 		if (!cl->used)
 			continue;
 		const struct nbd_stats *s = &cl->conn.stats;
-		kprintf("client %s:%u %s%s: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes), %llu flushes, %llu errors\n",
+		kprintf("client %s:%u %s%s: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy), %llu flushes, %llu errors\n",
 			ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port,
 			cl->conn.exp ? cl->conn.exp->name : "(haggling)", cl->closing ? " closing" : "",
 			s->reads, s->bytes_read, s->bytes_by_ref, s->writes, s->bytes_written,
-			s->flushes, s->errors);
+			s->bytes_direct, s->flushes, s->errors);
 	}
 	return 0;
 }

@@ -20,10 +20,12 @@
 #include <netif/ethernet.h>
 
 #include "arch.h"
+#include "memlayout.h"
 #include "net.h"
 #include "net_priv.h"
 #include "netdev.h"
 #include "params.h"
+#include "pgtable.h"
 #include "printk.h"
 #include "shell.h"
 
@@ -52,6 +54,24 @@ static void tx_done(struct netdev *nd, void *cookie)
 	pbuf_free(cookie);
 }
 
+/*
+ * The physical address the NIC reads a fragment from. lwIP's pools (kernel
+ * image), its heap and pfn/raw exports (direct map) translate by offset; a
+ * devdax export's zero-copy READ data lies in its devdax mapping
+ * (nd_dax.h), which maps the device's range linearly, so one walk per
+ * fragment is enough. False for an address nothing maps (never expected).
+ */
+static bool frag_phys(const void *va, u64 *pa)
+{
+	u64 v = (u64)va, flags;
+	enum pg_level level;
+
+	if (v >= DAX_MAP_BASE && v - DAX_MAP_BASE < DAX_MAP_SLOTS * DAX_MAP_SLOT_SIZE)
+		return pgtable_walk(&kernel_pgtable, v, pa, &flags, &level);
+	*pa = virt_to_phys(va);
+	return true;
+}
+
 /* lwIP's linkoutput: the pbuf chain as the frame's fragments. */
 static err_t linkoutput(struct netif *netif, struct pbuf *p)
 {
@@ -66,7 +86,12 @@ static err_t linkoutput(struct netif *netif, struct pbuf *p)
 			ni->tx_linearized++;
 			return net_output_copy(ni, p);
 		}
-		frags[n++] = (struct netdev_frag){ virt_to_phys(q->payload), q->len };
+		u64 pa;
+		if (!frag_phys(q->payload, &pa)) {
+			ni->tx_dropped++;
+			return ERR_IF;
+		}
+		frags[n++] = (struct netdev_frag){ pa, q->len };
 	}
 	pbuf_ref(p);
 	for (int tries = 0; tries < 1000; tries++) {

@@ -287,6 +287,18 @@ static int arena_init(struct btt *b, struct btt_arena *a, char *why, size_t n)
 	return err;
 }
 
+/* nr_lanes from the arenas' nfree; the lane and map locks free. */
+static void lanes_init(struct btt *b)
+{
+	b->nr_lanes = BTT_LANES;
+	for (u32 i = 0; i < b->nr_arenas; i++)
+		b->nr_lanes = MIN(b->nr_lanes, b->arenas[i].g.nfree);
+	for (u32 i = 0; i < BTT_LANES; i++)
+		b->lane_lock[i] = (struct spinlock)SPINLOCK_INIT("btt_lane", LOCK_RANK_BTT_LANE);
+	for (u32 i = 0; i < BTT_MAP_LOCKS; i++)
+		b->map_lock[i] = (struct spinlock)SPINLOCK_INIT("btt_map", LOCK_RANK_BTT_MAP);
+}
+
 int btt_open(struct btt *b, const struct btt_media *m, u64 info_off, const u8 parent_uuid[16],
 	     const char *name, char *why, size_t why_len)
 {
@@ -311,6 +323,7 @@ int btt_open(struct btt *b, const struct btt_media *m, u64 info_off, const u8 pa
 	if (!b->arenas)
 		return fail(why, why_len, -ENOMEM, "no memory for %u arenas", nr);
 	err = walk_arenas(b, parent_uuid, b->arenas, &b->nr_arenas, why, why_len);
+	lanes_init(b);
 	for (u32 i = 0; i < b->nr_arenas && !err; i++)
 		err = arena_init(b, &b->arenas[i], why, why_len);
 	if (err)
@@ -328,6 +341,28 @@ void btt_close(struct btt *b)
 
 /* ---- I/O ---- */
 
+/* This CPU's lane, locked: for one sector read or write. */
+static u32 lane_get(struct btt *b)
+{
+	u32 lane = arch_cpu_id() % b->nr_lanes;
+
+	spin_lock(&b->lane_lock[lane]);
+	return lane;
+}
+
+static void lane_put(struct btt *b, u32 lane)
+{
+	spin_unlock(&b->lane_lock[lane]);
+}
+
+/* The map lock of `premap`'s entry: one per 64-byte line of map, hashed. */
+static struct spinlock *map_lock(struct btt *b, const struct btt_arena *a, u32 premap)
+{
+	u32 line = premap / 16 + (u32)(a - b->arenas);
+
+	return &b->map_lock[line % BTT_MAP_LOCKS];
+}
+
 int btt_read(struct btt *b, u64 lba, void *buf)
 {
 	u32 premap;
@@ -335,36 +370,62 @@ int btt_read(struct btt *b, u64 lba, void *buf)
 
 	if (!a)
 		return -ERANGE;
-	u32 entry = media_load32(&b->m, map_off(a, premap));
+	u32 lane = lane_get(b);
 	/*
-	 * SMP: publish the block in this lane's read tracking table here and
-	 * re-read the map until it is stable, so no writer reuses the block
-	 * while it is read (FACTS-2 §1.7). One lane: nothing runs meanwhile.
+	 * Publish the block in this lane's read tracking table, then re-read
+	 * the map until it still names that block: from then on no writer
+	 * takes the block as its next free one until the copy is done
+	 * (FACTS-2 §1.7; a writer waits in wait_for_readers()).
 	 */
+	u32 entry = media_load32(&b->m, map_off(a, premap));
+	for (;;) {
+		__atomic_store_n(&b->rtt[lane], BTT_RTT_VALID | btt_map_block(entry, premap),
+				 __ATOMIC_SEQ_CST);
+		u32 again = media_load32(&b->m, map_off(a, premap));
+		if (again == entry)
+			break;
+		entry = again;
+	}
+	int err = 0;
+	u32 block = btt_map_block(entry, premap);
 	switch (entry & BTT_MAP_NORMAL) {
 	case BTT_MAP_Z:		/* trimmed: reads zeroes */
 		memset(buf, 0, b->lbasize);
-		return 0;
+		break;
 	case BTT_MAP_E:		/* error: reads fail until a write */
-		return -EIO;
+		err = -EIO;
+		break;
+	default:
+		if (block >= a->g.internal_nlba)
+			err = -EIO;	/* a corrupt map entry: never read outside the data area */
+		else
+			memcpy(buf, b->m.base + data_off(a, block), b->lbasize);
 	}
-	u32 block = btt_map_block(entry, premap);
-	if (block >= a->g.internal_nlba)
-		return -EIO;	/* a corrupt map entry: never read outside the data area */
-	memcpy(buf, b->m.base + data_off(a, block), b->lbasize);
-	return 0;
+	__atomic_store_n(&b->rtt[lane], 0, __ATOMIC_RELEASE);
+	lane_put(b, lane);
+	return err;
+}
+
+/* Wait until no read in progress copies `block` (another lane's, published in the RTT). */
+static void wait_for_readers(struct btt *b, u32 block)
+{
+	for (u32 i = 0; i < b->nr_lanes; i++)
+		while (__atomic_load_n(&b->rtt[i], __ATOMIC_SEQ_CST) == (BTT_RTT_VALID | block))
+			arch_cpu_relax();
 }
 
 /* Stop here if a test said so: the write ends as a crash would end it. */
 #define STOP_AFTER(b, step)                                                                        \
 	do {                                                                                       \
-		if ((b)->stop_after == (step))                                                     \
-			return -EINTR;                                                             \
+		if ((b)->stop_after == (step)) {                                                   \
+			err = -EINTR;                                                              \
+			goto out;                                                                  \
+		}                                                                                  \
 	} while (0)
 
 int btt_write(struct btt *b, u64 lba, const void *buf)
 {
-	u32 premap, lane = 0;
+	u32 premap;
 	struct btt_arena *a = lba < b->nlba ? lba_arena(b, lba, &premap) : NULL;
 
 	if (!a)
@@ -373,22 +434,29 @@ int btt_write(struct btt *b, u64 lba, const void *buf)
 		return -EROFS;
 	if (a->flags & BTT_IB_FLAG_ERROR)
 		return -EIO;
-	/* SMP: lane = this CPU % nfree, and take the lane's lock here. */
+	int err = 0;
+	u32 lane = lane_get(b);
+	struct spinlock *ml = NULL;
 	struct btt_free *f = &a->free[lane];
 	u32 next = f->block;
-	/* SMP: wait here until no reader's read tracking table entry names `next`. */
+	wait_for_readers(b, next);
 	if (b->stop_after == BTT_STEP_DATA_HALF) {
 		media_store(&b->m, data_off(a, next), buf, b->lbasize / 2, PMEM_WR_BLOCK);
-		return -EINTR;
+		err = -EINTR;
+		goto out;
 	}
 	media_store(&b->m, data_off(a, next), buf, b->lbasize, PMEM_WR_BLOCK);
 	STOP_AFTER(b, BTT_STEP_DATA);
 
-	/* SMP: take the map lock of `premap` here (Linux: one per cache line of map, mod nfree). */
+	/* Another lane may write the same sector: the map entry's lock from here to the map store. */
+	ml = map_lock(b, a, premap);
+	spin_lock(ml);
 	u32 entry = media_load32(&b->m, map_off(a, premap));
 	u32 old = btt_map_block(entry, premap);
-	if (old >= a->g.internal_nlba)
-		return -EIO;	/* corrupt map entry: log nothing */
+	if (old >= a->g.internal_nlba) {
+		err = -EIO;	/* corrupt map entry: log nothing */
+		goto out;
+	}
 	if ((entry & BTT_MAP_NORMAL) == BTT_MAP_E)
 		old |= BTT_MAP_E;	/* the log keeps the error bit, as Linux's does */
 	/* The log entry: {lba, old_map}, then {new_map, seq} (seq last), FACTS-2 §1.5. */
@@ -401,8 +469,11 @@ int btt_write(struct btt *b, u64 lba, const void *buf)
 	f->seq = btt_seq_next(f->seq);
 	f->block = old & BTT_MAP_LBA_MASK;
 	media_store32(&b->m, map_off(a, premap), BTT_MAP_NORMAL | next);
-	/* SMP: drop the map lock, then the lane's. */
-	return 0;
+out:
+	if (ml)
+		spin_unlock(ml);
+	lane_put(b, lane);
+	return err;
 }
 
 /* ---- format ---- */

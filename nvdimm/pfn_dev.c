@@ -463,6 +463,13 @@ int nd_namespace_detach(struct nd_namespace_io *ns)
 	struct nd_pfn *pfn = nd_pfn_of(ns);
 	const struct pmem_device *raw = &raw_devs[ns_index(ns)];
 
+	struct nd_btt *btt = nd_btt_of(ns);
+
+	/* Held for the network (an export, its clients): every kind refuses alike. */
+	if ((pmem_find(ns->blockdev) == raw && pmem_busy(raw)) ||
+	    (pfn && pfn->enabled && pmem_busy(&pfn->pmem)) ||
+	    (btt && btt->enabled && pmem_busy(&btt->pmem)))
+		return -EBUSY;
 	if (pmem_find(ns->blockdev) == raw && raw->dax_refs) {
 		pr_err("%s: %llu direct-access addresses held, cannot detach\n", raw->name,
 		       raw->dax_refs);

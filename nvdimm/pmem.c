@@ -6,6 +6,7 @@
 #include "memremap.h"
 #include "persist.h"
 #include "pmem.h"
+#include "printk.h"
 
 static struct pmem_device *devices[PMEM_MAX_DEVICES];
 
@@ -144,6 +145,22 @@ int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir 
 	return 0;
 }
 
+int pmem_write_bytes(struct pmem_device *dev, u64 off, const void *buf, u64 len)
+{
+	if (dev->rw || !dev->virt)
+		return -EOPNOTSUPP;
+	if (dev->ro)
+		return -EROFS;
+	if (!len || off > dev->size || len > dev->size - off)
+		return -ERANGE;
+	if (dev->cpu_cache_persistent)
+		memcpy(dev->virt + off, buf, len);
+	else
+		arch_memcpy_flushcache(dev->virt + off, buf, len);
+	pmem_written_add(PMEM_WR_BLOCK, len);
+	return 0;
+}
+
 void pmem_durable(struct pmem_device *dev)
 {
 	if (dev->ns)
@@ -193,4 +210,50 @@ void pmem_dax_put(struct pmem_dax *dax)
 	if (dax->dev && dax->dev->dax_refs)
 		dax->dev->dax_refs--;
 	memset(dax, 0, sizeof(*dax));
+}
+
+/*
+ * The network's hold: one count per holder kind on the device (every kind
+ * has one: a BTT device has no pages to pin), plus a pin on the pages of
+ * a device that has struct pages, as pmem_direct_access takes.
+ */
+int pmem_hold(struct pmem_device *dev, enum pmem_holder kind, struct pmem_hold *h)
+{
+	memset(h, 0, sizeof(*h));
+	if (dev->pfn_flags & PFN_MAP) {
+		h->pgmap = pgmap_pin(PFN_DOWN(dev->phys));
+		if (!h->pgmap)
+			return -ENXIO;	/* going away */
+	}
+	dev->holds[kind]++;
+	h->dev = dev;
+	h->kind = kind;
+	return 0;
+}
+
+void pmem_release(struct pmem_hold *h)
+{
+	if (!h->dev)
+		return;
+	if (h->dev->holds[h->kind])
+		h->dev->holds[h->kind]--;
+	if (h->pgmap)
+		pgmap_unpin(h->pgmap);
+	memset(h, 0, sizeof(*h));
+}
+
+int pmem_busy(const struct pmem_device *dev)
+{
+	u32 clients = dev->holds[PMEM_HOLD_CLIENT];
+
+	if (clients) {
+		pr_err("%s: busy: exported to %u client%s\n", dev->name, clients,
+		       clients == 1 ? "" : "s");
+		return -EBUSY;
+	}
+	if (dev->holds[PMEM_HOLD_EXPORT]) {
+		pr_err("%s: busy: exported over NBD (nbd-unexport %s first)\n", dev->name, dev->name);
+		return -EBUSY;
+	}
+	return 0;
 }

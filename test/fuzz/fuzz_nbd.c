@@ -66,6 +66,17 @@ static int dev_write(void *ctx, u64 off, const void *buf, u32 len)
 	return 0;
 }
 
+/* write_bytes: any alignment, but inside the export and never on a read-only one. */
+static int dev_write_bytes(void *ctx, u64 off, const void *buf, u32 len)
+{
+	struct nbd_export *e = ctx;
+
+	CHECK(len > 0 && off + len >= off && off + len <= e->size);
+	CHECK(!e->ro);
+	memcpy(mem[e - exps] + off, buf, len);
+	return 0;
+}
+
 static int dev_flush(void *ctx)
 {
 	(void)ctx;
@@ -101,7 +112,7 @@ static void drain(struct nbd_conn *c, u32 limit)
 		n = nbd_conn_output(c, &p);
 		CHECK(n <= NBD_OUTBUF);
 		if (!n && (n = nbd_conn_output_ref(c, &off))) {
-			CHECK(c->zero_copy && c->exp);
+			CHECK(c->zero_copy && c->exp && c->exp->by_ref);
 			CHECK(off + n >= off && off + n <= c->exp->size);
 			ref = true;
 		}
@@ -132,8 +143,11 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	u8 cfg = data[0];
 	u32 seed = cfg >> 4;
 	exps[0] = (struct nbd_export){ "a", DEV, 512u << ((cfg >> 1) & 3), cfg & 1, &exps[0],
-				       dev_read, dev_write, dev_flush };
-	exps[1] = (struct nbd_export){ "b", DEV, 512, false, &exps[1], dev_read, dev_write, dev_flush };
+				       dev_read, dev_write, dev_flush, true,
+				       seed & 1 ? dev_write_bytes : NULL };
+	/* "b" is copied even with zero_copy (a BTT's export). */
+	exps[1] = (struct nbd_export){ "b", DEV, 512, false, &exps[1], dev_read, dev_write, dev_flush,
+				       false, NULL };
 	if (nbd_conn_init(&c, &table))
 		return 0;
 	c.zero_copy = cfg & 8;

@@ -37,6 +37,10 @@ seeds = {
     # zero copy (bit 3): pipelined reads handed out by reference
     "zero-copy": b"\x58" + flags + go(7, "a", (3,)) + req(0, 0, 65536, cookie=1) +
                  req(0, 65536, 4096, cookie=2) + req(0, 0, 512, cookie=3) + req(2, 0, 0),
+    # structured replies on "b" (copied even with zero copy): READs pipelined, READ errors
+    "structured": b"\x68" + flags + opt(8) + go(7, "b", (3,)) + req(0, 0, 65536, cookie=1) +
+                  req(0, 4096, 65024, cookie=2) + req(0, 0xFFFFF000, 8192, cookie=3) +
+                  req(0, 1, 512, flags=0x80, cookie=4) + req(0, 0, 512, cookie=5) + req(2, 0, 0),
 }
 os.makedirs(out, exist_ok=True)
 for name, data in seeds.items():

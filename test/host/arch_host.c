@@ -301,9 +301,17 @@ void arch_dma_rmb(void)
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 }
 
+/* The "CPU" a host thread runs as (host_set_cpu_id); 0 unless a test says. */
+static __thread u32 host_cpu_id;
+
+void host_set_cpu_id(u32 cpu)
+{
+	host_cpu_id = cpu;
+}
+
 u32 arch_cpu_id(void)
 {
-	return 0;
+	return host_cpu_id;
 }
 
 void arch_cpu_relax(void)

@@ -11,6 +11,8 @@
 
 /* Everything written to the console since the last reset. */
 const char *host_console_text(void);
+/* Make arch_cpu_id() return `cpu` (< ARCH_MAX_CPUS) in the calling thread: tests with threads as CPUs. */
+void host_set_cpu_id(u32 cpu);
 void host_console_reset(void);
 /* True if the console output since the last reset contains `needle`. */
 bool host_console_has(const char *needle);

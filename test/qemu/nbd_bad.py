@@ -134,8 +134,8 @@ check(closed(s), "option with a bad magic: closed")
 s = greet()
 opt(s, 99, b"xyz")
 check(opt_reply(s)[1] == ERR_UNSUP, "unknown option 99: ERR_UNSUP")
-opt(s, 8)	# STRUCTURED_REPLY: not implemented, refused properly
-check(opt_reply(s)[1] == ERR_UNSUP, "STRUCTURED_REPLY: ERR_UNSUP")
+opt(s, 8, b"x")	# STRUCTURED_REPLY takes no data (this session keeps simple replies)
+check(opt_reply(s)[1] == ERR_INVALID, "STRUCTURED_REPLY with data: ERR_INVALID")
 opt(s, 6, struct.pack(">I", 50000) + b"pmem0" + struct.pack(">H", 0))	# name length lies
 check(opt_reply(s)[1] == ERR_INVALID, "INFO whose name length exceeds the option: ERR_INVALID")
 opt(s, 7, struct.pack(">I", 5) + b"pmem0" + struct.pack(">H", 9))	# 9 info requests, none sent
@@ -222,7 +222,8 @@ check(err == 0 and cookie == 77, "WRITE (FUA) sent one byte per segment: acknowl
 trickle(struct.pack(">IHHQQI", REQ_MAGIC, 0, READ, 78, W_OFF, 4096))
 err, cookie, data = reply(s, 4096)
 check(err == 0 and cookie == 78 and data == pattern, "READ sent one byte per segment: the pattern back")
-# A request cut in the middle and then the client gone: nothing written.
+# A request cut in the middle and then the client gone: at most the bytes it sent written
+# (WRITE data goes into pmem as it arrives), nothing past them.
 s2 = session()
 s2.sendall(struct.pack(">IHHQQI", REQ_MAGIC, 0, WRITE, 79, 6 << 20, 8192) + b"\x99" * 3000)
 time.sleep(0.5)
@@ -231,12 +232,16 @@ trickle(struct.pack(">IHHQQI", REQ_MAGIC, 0, DISC, 80, 0, 0))
 check(closed(s), "DISC sent one byte per segment: closed")
 time.sleep(1)
 
-# The backing files: only [W_OFF, W_OFF + 4096) of pmem0 changed, to the pattern.
-# (The cut WRITE at 6 MiB waits for its payload in 64 KiB pieces: 3000 bytes never reach pmem.)
+# The backing files: only [W_OFF, W_OFF + 4096) of pmem0 changed, to the pattern,
+# and of the cut WRITE's 8 KiB at 6 MiB at most the 3000 bytes it sent, to 0x99.
 after = open(RW_IMG, "rb").read()
 check(after[W_OFF:W_OFF + 4096] == pattern, "the valid write is in pmem0's backing file")
-same = after[:W_OFF] == rw_before[:W_OFF] and after[W_OFF + 4096:] == rw_before[W_OFF + 4096:]
-check(same, "no other byte of pmem0's backing file changed")
+CUT = 6 << 20
+same = after[:W_OFF] == rw_before[:W_OFF] and after[W_OFF + 4096:CUT] == rw_before[W_OFF + 4096:CUT] \
+    and after[CUT + 3000:] == rw_before[CUT + 3000:]
+check(same, "no other byte of pmem0's backing file changed (none past the cut WRITE's 3000 bytes)")
+check(all(a == b or a == 0x99 for a, b in zip(after[CUT:CUT + 3000], rw_before[CUT:CUT + 3000])),
+      "the cut WRITE's 3000 bytes: each as before or as sent")
 check(digest(RO_IMG) == ro_before, "no byte of pmem1's (read-only) backing file changed")
 print(f"nbd_bad: {failed} failed")
 sys.exit(1 if failed else 0)

@@ -21,8 +21,8 @@
 struct fake_dev {
 	struct nbd_export exp;
 	u8 *mem;
-	unsigned int flushes, writes;
-	bool fail_reads;
+	unsigned int flushes, writes, byte_writes;
+	bool fail_reads, fail_byte_writes;
 };
 
 static struct fake_dev devs[2];
@@ -48,6 +48,20 @@ static int dev_write(void *ctx, u64 off, const void *buf, u32 len)
 	assert_int_equal((off | len) % d->exp.block, 0);
 	memcpy(d->mem + off, buf, len);
 	d->writes++;
+	return 0;
+}
+
+/* write_bytes: any alignment, inside the export; no durability until dev_flush. */
+static int dev_write_bytes(void *ctx, u64 off, const void *buf, u32 len)
+{
+	struct fake_dev *d = ctx;
+
+	assert_false(d->exp.ro);
+	assert_true(len > 0 && off + len <= d->exp.size);
+	if (d->fail_byte_writes)
+		return -5;
+	memcpy(d->mem + off, buf, len);
+	d->byte_writes++;
 	return 0;
 }
 
@@ -194,16 +208,22 @@ static u32 opt_reply(u32 opt, u32 *len, const u8 **data)
 	return (u32)rd_be(h + 12, 4);
 }
 
-static void send_req(u16 type, u16 flags, u64 cookie, u64 off, u32 len)
+/* A request header into b[28]. */
+static void put_req(u8 *b, u16 type, u16 flags, u64 cookie, u64 off, u32 len)
 {
-	u8 b[28];
-
 	be(b, 0x25609513, 4);
 	be(b + 4, flags, 2);
 	be(b + 6, type, 2);
 	be(b + 8, cookie, 8);
 	be(b + 16, off, 8);
 	be(b + 24, len, 4);
+}
+
+static void send_req(u16 type, u16 flags, u64 cookie, u64 off, u32 len)
+{
+	u8 b[28];
+
+	put_req(b, type, flags, cookie, off, len);
 	feed(b, 28);
 }
 
@@ -238,7 +258,7 @@ static int setup(void **state)
 		for (u32 k = 0; k < DEV_SIZE / 8; k++)
 			((u64 *)devs[i].mem)[k] = k * 0x9E3779B97F4A7C15ULL + i;
 		devs[i].exp = (struct nbd_export){ i ? "pmem1m" : "pmem0", DEV_SIZE, 512, i == 1,
-						   &devs[i], dev_read, dev_write, dev_flush };
+						   &devs[i], dev_read, dev_write, dev_flush, i == 0, NULL };
 	}
 	free(got);
 	got = NULL;
@@ -339,8 +359,9 @@ static void nbd_unsupported_options_get_err_unsup_and_parsing_goes_on(void **sta
 	(void)state;
 	take(18);
 	client_flags(3);
-	send_opt(8, NULL, 0);	/* STRUCTURED_REPLY */
-	assert_int_equal(opt_reply(8, &rlen, &d), 0x80000001);
+	send_opt(8, "x", 1);	/* STRUCTURED_REPLY takes no data */
+	assert_int_equal(opt_reply(8, &rlen, &d), 0x80000003);
+	assert_false(conn.structured);
 	send_opt(5, NULL, 0);	/* STARTTLS */
 	assert_int_equal(opt_reply(5, &rlen, &d), 0x80000001);
 	u8 meta[32] = { 0 };
@@ -641,14 +662,8 @@ static void nbd_pipelined_reads_with_a_slow_reader_all_get_replies(void **state)
 
 	(void)state;
 	greeting_and_go("pmem0");
-	for (int i = 0; i < 8; i++) {
-		be(reqs + 28 * i, 0x25609513, 4);
-		be(reqs + 28 * i + 4, 0, 2);
-		be(reqs + 28 * i + 6, 0, 2);
-		be(reqs + 28 * i + 8, 100 + (u64)i, 8);
-		be(reqs + 28 * i + 16, (u64)i << 18, 8);
-		be(reqs + 28 * i + 24, 1u << 18, 4);
-	}
+	for (int i = 0; i < 8; i++)
+		put_req(reqs + 28 * i, 0, 0, 100 + (u64)i, (u64)i << 18, 1u << 18);
 	drain_limit = 5000;
 	feed(reqs, sizeof(reqs));
 	drain_limit = 0;
@@ -673,6 +688,192 @@ static void nbd_zero_copy_reads_come_by_reference(void **state)
 	assert_memory_equal(take(4096), devs[0].mem + 4096, 4096);
 	send_req(2, 0, 10, 0, 0);
 	assert_true(nbd_conn_done(&conn));
+}
+
+/* A structured reply chunk's header: checks magic and cookie; returns its length. */
+static u32 chunk(u64 cookie, u16 *flags, u16 *type)
+{
+	const u8 *h = take(20);
+
+	assert_int_equal(rd_be(h, 4), 0x668e33ef);
+	assert_int_equal(rd_be(h + 8, 8), cookie);
+	*flags = (u16)rd_be(h + 4, 2);
+	*type = (u16)rd_be(h + 6, 2);
+	return (u32)rd_be(h + 16, 4);
+}
+
+/* Greeting, STRUCTURED_REPLY acknowledged, GO name (its replies skipped up to the ACK). */
+static void structured_go(const char *name)
+{
+	u8 b[64];
+	u32 len, rlen;
+	const u8 *d;
+
+	take(18);
+	client_flags(3);
+	send_opt(8, NULL, 0);
+	assert_int_equal(opt_reply(8, &rlen, &d), 1);	/* ACK */
+	assert_true(conn.structured);
+	go_body(b, &len, name, 0, NULL);
+	send_opt(7, b, len);
+	while (opt_reply(7, &rlen, &d) == 3)
+		;
+	assert_int_equal(conn.state, NBD_S_TRANSMISSION);
+}
+
+/*
+ * Structured replies (libnbd asks for them by default): READ data in one
+ * OFFSET_DATA chunk, final at once when sent by reference, else followed
+ * by a final NONE chunk; refused READs as a final ERROR chunk with a
+ * message; the other commands keep simple replies.
+ */
+static void nbd_structured_replies_for_read(void **state)
+{
+	u16 flags, type;
+	u32 len;
+
+	(void)state;
+	conn.zero_copy = true;
+	structured_go("pmem0");
+	send_req(0, 0, 1, 4096, 8192);	/* by reference */
+	assert_int_equal(chunk(1, &flags, &type), 8 + 8192);
+	assert_int_equal(flags, 1);
+	assert_int_equal(type, 1);
+	assert_int_equal(rd_be(take(8), 8), 4096);
+	assert_memory_equal(take(8192), devs[0].mem + 4096, 8192);
+	conn.zero_copy = false;	/* copied: data, then NONE with DONE */
+	send_req(0, 0, 2, 1 << 20, 200 * 1024);
+	assert_int_equal(chunk(2, &flags, &type), 8 + 200 * 1024);
+	assert_int_equal(flags, 0);
+	assert_int_equal(type, 1);
+	assert_int_equal(rd_be(take(8), 8), 1 << 20);
+	assert_memory_equal(take(200 * 1024), devs[0].mem + (1 << 20), 200 * 1024);
+	assert_int_equal(chunk(2, &flags, &type), 0);
+	assert_int_equal(flags, 1);
+	assert_int_equal(type, 0);
+	/* Errors: ERROR chunks, final, with the error and a message. */
+	static const struct {
+		u16 flags;
+		u64 off;
+		u32 len;
+		u32 err;
+		const char *msg;
+	} bad[] = {
+		{ 0, DEV_SIZE - 512, 1024, 22, "past the end of the export" },
+		{ 0, 100, 512, 22, "not aligned to the block size" },
+		{ 0, 0, 0, 22, "empty read" },
+		{ 0x80, 0, 512, 22, "unknown flag" },
+		{ 0, 0, (32u << 20) + 512, 75, "longer than 32 MiB" },
+	};
+	for (u64 i = 0; i < ARRAY_SIZE(bad); i++) {
+		send_req(0, bad[i].flags, 10 + i, bad[i].off, bad[i].len);
+		len = chunk(10 + i, &flags, &type);
+		assert_int_equal(flags, 1);
+		assert_int_equal(type, 0x8001);
+		const u8 *p = take(len);
+		assert_int_equal(rd_be(p, 4), bad[i].err);
+		assert_int_equal(rd_be(p + 4, 2), strlen(bad[i].msg));
+		assert_int_equal(len, 6 + strlen(bad[i].msg));
+		assert_memory_equal(p + 6, bad[i].msg, strlen(bad[i].msg));
+	}
+	assert_int_equal(conn.stats.errors, ARRAY_SIZE(bad));
+	u8 data[512];
+	memset(data, 0x3c, sizeof(data));
+	send_req(1, 1, 20, 0, sizeof(data));	/* WRITE: a simple reply */
+	feed(data, sizeof(data));
+	assert_int_equal(simple_reply(20), 0);
+	send_req(3, 0, 21, 0, 0);		/* FLUSH too */
+	assert_int_equal(simple_reply(21), 0);
+	assert_int_equal(got_pos, got_len);
+}
+
+/*
+ * Structured and copied, pipelined behind a slow reader: each READ's final
+ * NONE chunk waits for room after the data without letting the next
+ * request's reply in ahead of it.
+ */
+static void nbd_structured_pipelined_reads_with_a_slow_reader(void **state)
+{
+	u8 reqs[8 * 28];
+	u16 flags, type;
+
+	(void)state;
+	structured_go("pmem0");
+	for (int i = 0; i < 8; i++) {
+		/* Lengths that leave the buffer a few bytes short of a chunk header. */
+		put_req(reqs + 28 * i, 0, 0, 100 + (u64)i, (u64)i << 18, (1u << 18) - 512 * (u32)i);
+	}
+	drain_limit = 5000;
+	feed(reqs, sizeof(reqs));
+	drain_limit = 0;
+	drain();
+	for (int i = 0; i < 8; i++) {
+		u32 n = (1u << 18) - 512 * (u32)i;
+		assert_int_equal(chunk(100 + (u64)i, &flags, &type), 8 + n);
+		assert_int_equal(type, 1);
+		assert_int_equal(rd_be(take(8), 8), (u64)i << 18);
+		assert_memory_equal(take(n), devs[0].mem + ((u64)i << 18), n);
+		assert_int_equal(chunk(100 + (u64)i, &flags, &type), 0);
+		assert_int_equal(flags, 1);
+		assert_int_equal(type, 0);
+	}
+	assert_int_equal(got_pos, got_len);
+}
+
+/*
+ * WRITE data straight from the input into the device (write_bytes): in
+ * whatever pieces it comes, unaligned ones included, in one copy; one
+ * flush before each reply (durable when acknowledged), FUA or not; a
+ * refused WRITE's payload drained without a byte written; a failing
+ * device gives EIO and the rest of the payload is drained.
+ */
+static void nbd_write_bytes_straight_into_the_device(void **state)
+{
+	static u8 data[65536 + 512];
+
+	(void)state;
+	devs[0].exp.write_bytes = dev_write_bytes;
+	greeting_and_go("pmem0");
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (u8)(i * 7 + 3);
+	send_req(1, 0, 1, 3 << 20, sizeof(data));
+	feed_step(data, sizeof(data), 1459);	/* TCP-sized pieces, never block aligned */
+	assert_int_equal(simple_reply(1), 0);
+	assert_memory_equal(devs[0].mem + (3 << 20), data, sizeof(data));
+	assert_int_equal(devs[0].flushes, 1);
+	assert_int_equal(devs[0].writes, 0);	/* nothing through the gathering path */
+	assert_int_equal(devs[0].byte_writes, (sizeof(data) + 1458) / 1459);
+	assert_int_equal(conn.stats.bytes_direct, sizeof(data));
+	assert_int_equal(conn.stats.bytes_written, sizeof(data));
+	u8 before[8192];
+	memcpy(before, devs[0].mem + DEV_SIZE - 4096, sizeof(before) / 2);
+	send_req(1, 1, 2, DEV_SIZE - 4096, 8192);	/* past the end: drained */
+	feed(data, 8192);
+	assert_int_equal(simple_reply(2), 28);
+	assert_memory_equal(devs[0].mem + DEV_SIZE - 4096, before, 4096);
+	devs[0].fail_byte_writes = true;
+	send_req(1, 1, 3, 0, 4096);
+	feed_step(data, 4096, 1000);
+	assert_int_equal(simple_reply(3), 5);	/* EIO, and the stream still in step */
+	devs[0].fail_byte_writes = false;
+	send_req(0, 0, 4, 3 << 20, 512);
+	assert_int_equal(simple_reply(4), 0);
+	assert_memory_equal(take(512), data, 512);
+	assert_int_equal(devs[0].flushes, 1);
+	assert_int_equal(got_pos, got_len);
+}
+
+/* An export without fixed addresses (a BTT's) is copied even with zero_copy on. */
+static void nbd_export_without_by_ref_is_copied(void **state)
+{
+	(void)state;
+	conn.zero_copy = true;
+	greeting_and_go("pmem1m");
+	send_req(0, 0, 7, 8192, 65536);
+	assert_int_equal(simple_reply(7), 0);
+	assert_memory_equal(take(65536), devs[1].mem + 8192, 65536);
+	assert_int_equal(conn.stats.bytes_read, 65536);
+	assert_int_equal(conn.stats.bytes_by_ref, 0);
 }
 
 static void nbd_read_failure_mid_reply_closes(void **state)
@@ -706,6 +907,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(nbd_pipelined_reads_with_a_slow_reader_all_get_replies,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(nbd_zero_copy_reads_come_by_reference, setup, teardown),
+		cmocka_unit_test_setup_teardown(nbd_export_without_by_ref_is_copied, setup, teardown),
+		cmocka_unit_test_setup_teardown(nbd_write_bytes_straight_into_the_device, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(nbd_structured_replies_for_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(nbd_structured_pipelined_reads_with_a_slow_reader, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(nbd_read_failure_mid_reply_closes, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -303,6 +303,75 @@ static void pfn_direct_access_holds_the_device(void **state)
 	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);
 }
 
+/*
+ * The network's hold (pmem_hold) on every kind of block device: raw, sector
+ * (BTT), devdax, fsdax. While an export and a client hold it, every detach
+ * is refused naming the clients; with the export alone, naming the export;
+ * released, the namespace changes.
+ */
+static void pmem_hold_refuses_detach_for_every_kind(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *dev;
+		struct nd_pfn_request next;	/* what the namespace becomes after */
+	} steps[] = {
+		{ "pmem0", { .sector = true, .force = true } },
+		{ "pmem0s", { .devdax = true, .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true } },
+		{ "dax0.0", { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true } },
+		{ "pmem0m", { .mode = PFN_MODE_NONE, .force = true } },
+	};
+	char line[80];
+
+	for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
+		struct pmem_device *dev = pmem_find(steps[i].dev);
+		struct pmem_hold exp, cl;
+		assert_non_null(dev);
+		assert_int_equal(pmem_hold(dev, PMEM_HOLD_EXPORT, &exp), 0);
+		assert_int_equal(pmem_hold(dev, PMEM_HOLD_CLIENT, &cl), 0);
+		host_console_reset();
+		assert_int_equal(nd_namespace_reconfigure(ns, &steps[i].next), -EBUSY);
+		snprintf(line, sizeof(line), "%s: busy: exported to 1 client\n", steps[i].dev);
+		assert_true(host_console_has(line));
+		assert_int_equal(nd_namespace_detach(ns), -EBUSY);
+		assert_ptr_equal(pmem_find(steps[i].dev), dev);
+		pmem_release(&cl);
+		pmem_release(&cl);	/* twice: nothing more */
+		host_console_reset();
+		assert_int_equal(nd_namespace_reconfigure(ns, &steps[i].next), -EBUSY);
+		snprintf(line, sizeof(line), "%s: busy: exported over NBD (nbd-unexport %s first)",
+			 steps[i].dev, steps[i].dev);
+		assert_true(host_console_has(line));
+		pmem_release(&exp);
+		assert_int_equal(dev->holds[PMEM_HOLD_EXPORT] + dev->holds[PMEM_HOLD_CLIENT], 0);
+		assert_int_equal(nd_namespace_reconfigure(ns, &steps[i].next), 0);
+		assert_null(pmem_find(steps[i].dev));
+	}
+	assert_non_null(pmem_find("pmem0"));
+}
+
+/*
+ * pmem_write_bytes (the NBD server's WRITE path): any alignment inside the
+ * device, nothing past the end or for an empty range, and not on a BTT,
+ * whose sectors only go through it whole.
+ */
+static void pmem_write_bytes_any_alignment_inside_only(void **state)
+{
+	(void)state;
+	struct pmem_device *dev = pmem_find("pmem0");
+	static const u8 abc[3] = { 0xa1, 0xb2, 0xc3 };
+	struct nd_pfn_request sector = { .sector = true, .force = true };
+
+	assert_int_equal(pmem_write_bytes(dev, 4097, abc, 3), 0);
+	assert_memory_equal(dev->virt + 4097, abc, 3);
+	assert_int_equal(pmem_write_bytes(dev, dev->size - 2, abc, 2), 0);
+	assert_int_equal(pmem_write_bytes(dev, dev->size - 2, abc, 3), -ERANGE);
+	assert_int_equal(pmem_write_bytes(dev, dev->size + 1, abc, 1), -ERANGE);
+	assert_int_equal(pmem_write_bytes(dev, 0, abc, 0), -ERANGE);
+	assert_int_equal(nd_namespace_reconfigure(ns, &sector), 0);
+	assert_int_equal(pmem_write_bytes(pmem_find("pmem0s"), 0, abc, 3), -EOPNOTSUPP);
+}
+
 /* A BTT info block as Linux writes one (FACTS-2 §1.2), at namespace offset `off`. */
 static void plant_btt(u64 off)
 {
@@ -573,6 +642,8 @@ int main(void)
 		cmocka_unit_test_setup(pfn_reconfigure_failing_late_restores_old_device, setup),
 		cmocka_unit_test_setup(pfn_map_mem_without_ram_refused_first, setup),
 		cmocka_unit_test_setup(pfn_small_edges, setup),
+		cmocka_unit_test_setup(pmem_hold_refuses_detach_for_every_kind, setup),
+		cmocka_unit_test_setup(pmem_write_bytes_any_alignment_inside_only, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,7 +43,6 @@
 /* Memory: lwIP's heap is newlib's malloc; pools are static arrays. */
 #define MEM_LIBC_MALLOC 1
 #define MEM_ALIGNMENT 8
-#define MEMP_NUM_PBUF 128		/* PBUF_REF/ROM: zero-copy sends later */
 #define MEMP_NUM_RAW_PCB 4
 #define MEMP_NUM_UDP_PCB 8
 #define MEMP_NUM_TCP_PCB 40		/* 16 NBD clients and a margin */
@@ -55,8 +54,24 @@
 #define TCP_WND (32 * TCP_MSS)
 #define TCP_SND_BUF (32 * TCP_MSS)
 #define TCP_SND_QUEUELEN (4 * TCP_SND_BUF / TCP_MSS)
-#define MEMP_NUM_TCP_SEG (2 * TCP_SND_QUEUELEN)
+/*
+ * Every connection may fill its send queue at once and keep it full (a
+ * client that stops reading does): the pools that queue draws on are
+ * sized for all of them, so a stuck client can never take what the
+ * others need (issue 12 item 6; test nbd_slow_clients_do_not_stall_others).
+ * PBUF_REF/ROM pbufs carry zero-copy data (NBD READ, net-source), one per
+ * segment; segments, one per pbuf at most. About 300 KiB in all.
+ */
+#define MEMP_NUM_PBUF (MEMP_NUM_TCP_PCB * TCP_SND_QUEUELEN)
+#define MEMP_NUM_TCP_SEG (MEMP_NUM_TCP_PCB * TCP_SND_QUEUELEN)
+/*
+ * Out-of-order segments wait in pool pbufs: a few per connection, so
+ * 40 connections cannot drain the 512 (the NBD server copies what it has
+ * received but cannot use yet out of the pool for the same reason).
+ */
 #define TCP_QUEUE_OOSEQ 1
+#define TCP_OOSEQ_MAX_PBUFS 4
+#define TCP_OOSEQ_MAX_BYTES (4 * TCP_MSS)
 #define LWIP_TCP_KEEPALIVE 1
 
 /* Checksums in software (neither NIC is asked to offload). */

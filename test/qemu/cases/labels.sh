@@ -28,7 +28,7 @@ labels_py() {
 	fi
 }
 
-# RELIABILITY #57: the label areas Linux 6.1 wrote (v1.1 and v1.2, after
+# RELIABILITY #60: the label areas Linux 6.1 wrote (v1.1 and v1.2, after
 # creating an fsdax and a sector namespace, and after destroying the fsdax
 # one) give, at boot, the namespaces `ndctl list` showed: same uuids (the
 # label's as raw_uuid, the info block's as uuid), modes, sizes, sector
@@ -50,7 +50,7 @@ case_labels_linux_fixtures() {
 	done
 }
 
-# RELIABILITY #58: a label area that is all zero is an unlabelled DIMM
+# RELIABILITY #61: a label area that is all zero is an unlabelled DIMM
 # (one raw namespace over the region, as today); nd.labels=off ignores a
 # valid one; a damaged label and a damaged index block cost one line each
 # and the rest is used.
@@ -84,7 +84,7 @@ case_labels_unlabelled_and_refused() {
 	expect 'nd_label region0: 1 labelled namespace \(labels v1.2, index 1 seq 3, 510 slots\)'
 }
 
-# RELIABILITY #59: labels written by pmemk: init-labels, create-namespace -r
+# RELIABILITY #62: labels written by pmemk: init-labels, create-namespace -r
 # in four modes with names, destroy-namespace, disable/enable-namespace,
 # create-namespace -e on a labelled namespace (its label follows the mode);
 # available_size and max_available_extent follow; the next boot brings back
@@ -140,7 +140,7 @@ labels_crash_judge() {
 	fi
 }
 
-# RELIABILITY #60: QEMU SIGKILLed at random moments of create-namespace -r
+# RELIABILITY #63: QEMU SIGKILLed at random moments of create-namespace -r
 # (a 16 MiB raw namespace: one label write, then the next index into the
 # other index block) and destroy-namespace (the next index with the slot
 # freed), alternately, at least 20 times while the command had started.
@@ -221,7 +221,7 @@ case_labels_crash_sigkill() {
 	expect_not 'refused|no valid label index'
 }
 
-# RELIABILITY #61 (ndctl's sub-section.sh): eight 16 MiB fsdax map=dev
+# RELIABILITY #64 (ndctl's sub-section.sh): eight 16 MiB fsdax map=dev
 # namespaces fill one 128 MiB memory section, each with its own struct
 # pages in its own first 2 MiB; written, one disabled and enabled again,
 # two destroyed and one of them made anew, each independently: the others'

@@ -166,7 +166,7 @@ nbd_clients() {
 		nbd_clients_kill
 	fi
 	echo "    $name: $((SECONDS - t0))s (log $LOG)"
-	expect '^\[.*\] nbd: exporting pmem0 \(67108864 bytes, read-write\)$'
+	expect '^\[.*\] nbd: exporting pmem0 \(67108864 bytes, read-write, READ zero copy\)$'
 	expect_not 'nbd: client .* closed: '
 	# Zero copy: every byte read went from pmem to the NIC without a copy.
 	LOG=$LOGDIR/$name.log
@@ -178,6 +178,14 @@ nbd_clients() {
 		echo "    FAIL: some READ data was copied (bytes read, bytes without a copy): $copied"
 		CASE_FAILED=1
 	fi
+	# And every WRITE byte went from the receive buffers into pmem in one copy.
+	expect 'nbd: client .* done: .* [1-9][0-9]* writes \(([0-9]+) bytes, \1 in one copy\)'
+	copied=$(sed -n 's/.*nbd: client .* writes (\([0-9]*\) bytes, \([0-9]*\) in one copy).*/\1 \2/p' \
+		"$LOG" | awk '$1 != $2')
+	if [ -n "$copied" ]; then
+		echo "    FAIL: some WRITE data was copied twice (bytes written, in one copy): $copied"
+		CASE_FAILED=1
+	fi
 }
 
 # nbd_clients_boot NAME NIC PORT DIR [--fresh]: boot in the background
@@ -185,13 +193,29 @@ nbd_clients() {
 nbd_clients_boot() {
 	local name=$1 nic=$2 port=$3 dir=$4
 	shift 4
+	nbd_boot_bg "$name" "$dir" --nic "$nic" --hostfwd "$port:10809" --ram 512M --nvdimm 64M \
+		--timeout 240 "$@" --cmdline 'nbd.export=pmem0'
+}
+
+# nbd_boot_bg NAME DIR RUN-QEMU-ARGS...: boot in the background with the
+# serial log in LOGDIR/NAME.log.raw and QEMU's pid beside it; LOG, RUNNER set.
+nbd_boot_bg() {
+	local name=$1 dir=$2
+	shift 2
 	LOG=$LOGDIR/$name.log
 	mkdir -p "$LOGDIR"
 	rm -f "$LOG" "$LOG.raw" "$LOG.pid"
-	tools/run-qemu --log "$LOG.raw" --pidfile "$LOG.pid" --dir "$dir" --nic "$nic" \
-		--hostfwd "$port:10809" --ram 512M --nvdimm 64M --timeout 240 "$@" \
-		--cmdline 'nbd.export=pmem0' </dev/null 2>"$LOG.stderr" &
+	tools/run-qemu --log "$LOG.raw" --pidfile "$LOG.pid" --dir "$dir" "$@" </dev/null 2>"$LOG.stderr" &
 	RUNNER=$!
+}
+
+# nbd_wait_for ERE: until the serial log has a line matching it (up to 2 minutes).
+nbd_wait_for() {
+	local polls=0
+	until grep -Eq -- "$1" "$LOG.raw" 2>/dev/null || [ $polls -gt 1200 ]; do
+		sleep 0.1
+		polls=$((polls + 1))
+	done
 }
 
 # True once the server listens (polled for up to 2 minutes).
@@ -291,20 +315,11 @@ case_nbd_misbehaving_clients() {
 	local name=nbd_bad port sport dir=build/qemu/nbd_bad t0=$SECONDS
 	port=$(net_free_port)
 	sport=$(net_free_port)
-	LOG=$LOGDIR/$name.log
-	mkdir -p "$LOGDIR"
-	rm -f "$LOG" "$LOG.raw" "$LOG.pid"
-	tools/run-qemu --log "$LOG.raw" --pidfile "$LOG.pid" --dir "$dir" --fresh --nic virtio \
+	nbd_boot_bg "$name" "$dir" --fresh --nic virtio \
 		--hostfwd "$port:10809" --hostfwd "$sport:5001" --ram 512M --nvdimm 64M --nvdimm 64M \
-		--timeout 240 --cmdline 'nbd.export=pmem0,pmem1:ro nbd.allow=192.0.2.0/24,10.0.2.2 run="nbd-list; net-sink 5001; net-source 5001 1M; nbd-memcpy pmem0 1M"' \
-		</dev/null 2>"$LOG.stderr" &
-	RUNNER=$!
+		--timeout 240 --cmdline 'nbd.export=pmem0,pmem1:ro nbd.allow=192.0.2.0/24,10.0.2.2 run="nbd-list; net-sink 5001; net-source 5001 1M; nbd-memcpy pmem0 1M"'
 	if nbd_clients_listening "$name"; then
-		local polls=0
-		until grep -q 'net-sink: listening' "$LOG.raw" 2>/dev/null || [ $polls -gt 600 ]; do
-			sleep 0.1
-			polls=$((polls + 1))
-		done
+		nbd_wait_for 'net-sink: listening'
 		# net-source binds the port net-sink's connection just closed on (SO_REUSE).
 		python3 - "$sport" <<'PY' | sed 's/^/    /'
 import socket, sys, time
@@ -337,7 +352,7 @@ PY
 	fi
 	nbd_clients_kill
 	expect '^allowed: 192\.0\.2\.0/24 10\.0\.2\.2/32; 0 connections refused$'
-	expect '^pmem1 67108864 bytes ro, 0 clients$'
+	expect '^pmem1 67108864 bytes ro, READ zero copy, 0 clients$'
 	expect '^net-sink: connection 1: 1048576 bytes in '
 	expect '^net-source: connection 1: 1048576 bytes in '
 	expect '^nbd-memcpy: pmem0: 1048576 bytes: read [0-9]+ KiB/s, write [0-9]+ KiB/s$'
@@ -345,12 +360,9 @@ PY
 	expect_not 'not in nbd.allow|panic|run: .* returned'
 	# nbd.allow= without the host: refused, cleanly, one line each.
 	port=$(net_free_port)
-	LOG=$LOGDIR/$name-refused.log
-	rm -f "$LOG" "$LOG.raw" "$LOG.pid"
-	tools/run-qemu --log "$LOG.raw" --pidfile "$LOG.pid" --dir "$dir" --nic e1000 \
+	nbd_boot_bg "$name-refused" "$dir" --nic e1000 \
 		--hostfwd "$port:10809" --ram 512M --nvdimm 64M --nvdimm 64M --timeout 120 \
-		--cmdline 'nbd.export=pmem0 nbd.allow=192.0.2.0/24' </dev/null 2>"$LOG.stderr" &
-	RUNNER=$!
+		--cmdline 'nbd.export=pmem0 nbd.allow=192.0.2.0/24'
 	if nbd_clients_listening "$name-refused"; then
 		python3 - "$port" <<'PY' | sed 's/^/    /'
 import socket, sys, time
@@ -381,12 +393,81 @@ PY
 case_nbd_export_holds_the_device() {
 	boot nbd_export_holds 0 --nic virtio --ram 512M --nvdimm 64M --fresh --timeout 120 --cmdline \
 		'nbd.export=pmem0 run="nbd-list; destroy-namespace -f namespace0.0; nbd-unexport pmem0; nbd-list; nbd-export pmem0:rw; nbd-export pmemX; nbd-export pmem0:ro; nbd-list; poweroff 0"'
-	expect '^pmem0 67108864 bytes rw, 0 clients$'
-	expect 'pmem0: 1 direct-access addresses held, cannot detach$'
+	expect '^pmem0 67108864 bytes rw, READ zero copy, 0 clients$'
+	expect '\] pmem0: busy: exported over NBD \(nbd-unexport pmem0 first\)$'
 	expect "^run: 'destroy-namespace -f namespace0.0' returned -16$"
 	expect '\] nbd: pmem0 no longer exported$'
 	expect '^nbd: nothing exported$'
 	expect '\] nbd: export pmem0:rw: only :ro may follow the device name$'
 	expect '\] nbd: no block device pmemX$'
-	expect '^pmem0 67108864 bytes ro, 0 clients$'
+	expect '^pmem0 67108864 bytes ro, READ zero copy, 0 clients$'
+}
+
+# Every kind of block device exported (issue 12): a sector device (pmem0s,
+# BTT: READ data copied through it) and a devdax device (dax1.0: zero copy
+# from its devdax mapping) under nbdinfo, qemu-io, nbdcopy and nbdsh
+# (test/qemu/nbd_kinds.py); the guest checks the host's writes itself; while
+# a client is connected to each, destroy-namespace and nbd-unexport say
+# "busy: exported to 1 client" for both kinds; with the clients gone,
+# destroy names the export until nbd-unexport, then goes through.
+case_nbd_exports_every_kind() {
+	local name=nbd_kinds port eport dir=build/qemu/nbd_kinds t0=$SECONDS
+	port=$(net_free_port)
+	eport=$(net_free_port)
+	nbd_boot_bg "$name" "$dir" --fresh --nic virtio \
+		--hostfwd "$port:10809" --hostfwd "$eport" --ram 512M --nvdimm 64M --nvdimm 64M \
+		--timeout 300 --cmdline "pmem.create=namespace0.0:sector,namespace1.0:devdax:mem:2M nbd.export=pmem0s,dax1.0 run=\"write pmem0s 1024 64 pattern=0x77; write dax1.0 8192 512 pattern=0x66; nbd-list; net-echo $eport; cmp pmem0s 256 16 pattern=0x5a; cmp dax1.0 4096 128 pattern=0xc3; nbd-list; destroy-namespace -f namespace0.0; nbd-unexport dax1.0; destroy-namespace -f namespace1.0; net-echo $eport; nbd-list; destroy-namespace -f namespace0.0; nbd-unexport pmem0s; destroy-namespace -f namespace0.0; nbd-unexport dax1.0; destroy-namespace -f namespace1.0; poweroff 0\""
+	if nbd_clients_listening "$name"; then
+		nbd_wait_for 'net-echo: listening'
+		timeout 600 python3 test/qemu/nbd_kinds.py "$port" "$eport" "$LOG.raw" "$dir" | sed 's/^/    /'
+		[ "${PIPESTATUS[0]}" = 0 ] || CASE_FAILED=1
+	fi
+	local rc=0
+	wait "$RUNNER" || rc=$?
+	sed -e 's/\r$//' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$LOG.raw" >"$LOG" 2>/dev/null || true
+	[ "$rc" = 0 ] || { echo "    FAIL: exit status $rc, want 0"; tail -20 "$LOG" | sed 's/^/    | /'; CASE_FAILED=1; }
+	expect '\] nbd: exporting pmem0s \([0-9]+ bytes, read-write, READ copied through the BTT\)$'
+	expect '\] nbd: exporting dax1\.0 \([0-9]+ bytes, read-write, READ zero copy from the devdax mapping\)$'
+	expect '^pmem0s [0-9]+ bytes rw, READ copied through the BTT, 0 clients$'
+	expect '^dax1\.0 [0-9]+ bytes rw, READ zero copy from the devdax mapping, 1 client$'
+	expect '^cmp pmem0s: 65536 bytes at 0x100000 match$'
+	expect '^cmp dax1\.0: 65536 bytes at 0x200000 match$'
+	expect '\] pmem0s: busy: exported to 1 client$'
+	expect '\] nbd: dax1\.0: busy: exported to 1 client$'
+	expect '\] dax1\.0: busy: exported to 1 client$'
+	expect '\] pmem0s: busy: exported over NBD \(nbd-unexport pmem0s first\)$'
+	expect '\] nbd: pmem0s no longer exported$'
+	expect '\] nbd: dax1\.0 no longer exported$'
+	expect "^run: 'destroy-namespace -f namespace0.0' returned -16$"
+	expect "^run: 'destroy-namespace -f namespace1.0' returned -16$"
+	# WRITE: the devdax export's in one copy, the BTT's gathered into whole sectors first.
+	expect 'nbd: client .* done: 0 reads \(0 bytes, 0 without a copy\), 1 writes \(65536 bytes, 0 in one copy\)$'
+	expect 'nbd: client .* done: 0 reads \(0 bytes, 0 without a copy\), 1 writes \(65536 bytes, 65536 in one copy\)$'
+	# READ counters: the BTT's all copied, the devdax export's all by reference.
+	expect 'nbd: client .* done: [1-9][0-9]* reads \([1-9][0-9]* bytes, 0 without a copy\)'
+	expect 'nbd: client .* done: [1-9][0-9]* reads \(([1-9][0-9]*) bytes, \1 without a copy\)'
+	expect_not 'panic|nbd: client .* closed: '
+	echo "    $name: $((SECONDS - t0))s (log $LOG)"
+}
+
+# Issue 12 item 6: slow and vanished clients do not stall the others
+# (test/qemu/nbd_slow.py): 5 clients that stop reading a 32 MiB READ (one
+# of them with 3000 small requests behind it, one TCP segment each), one
+# with half a request, one gone mid-WRITE; 16 connections to the same
+# export (CAN_MULTI_CONN) must still finish, and the device stay as written.
+# Regression: lwIP's PBUF pools were a shared resource the stuck clients
+# could drain (MEMP_NUM_PBUF: zero-copy send queues; PBUF_POOL: received
+# segments waiting behind a stuck reply), and then every client stalled.
+case_nbd_slow_clients_do_not_stall_others() {
+	local name=nbd_slow port dir=build/qemu/nbd_slow t0=$SECONDS
+	port=$(net_free_port)
+	nbd_clients_boot "$name" virtio "$port" "$dir" --fresh
+	if nbd_clients_listening "$name"; then
+		timeout 400 python3 test/qemu/nbd_slow.py "$port" pmem0 "$dir/nvdimm0.img" 16 | sed 's/^/    /'
+		[ "${PIPESTATUS[0]}" = 0 ] || CASE_FAILED=1
+	fi
+	nbd_clients_kill
+	expect '\] nbd: exporting pmem0 '
+	expect_not 'panic|assert'
+	echo "    $name: $((SECONDS - t0))s (log $LOG)"
 }
