@@ -16,12 +16,60 @@ step() {
 # NFIT order, which need not be the same, so go by address. Label-less
 # regions have one namespace, namespaceN.0 in regionN.
 ns_of_dimm() {
+	local n
+	n=$(region_of_dimm "$1") || return 1
+	echo "namespace$n.0"
+}
+
+# region_of_dimm IDX: the number N of regionN, the IDX-th nvdimm's region.
+region_of_dimm() {
 	local r n
 	n=$(for r in /sys/bus/nd/devices/region*; do
 		echo "$(printf %d "$(cat "$r/resource")") ${r##*/region}"
 	done | sort -n | sed -n "$(($1 + 1))s/.* //p")
 	[ -n "$n" ] || { echo "==== no region for nvdimm $1" >&2; return 1; }
-	echo "namespace$n.0"
+	echo "$n"
+}
+
+# nmem_of_region N: the DIMM under regionN (its first mapping).
+nmem_of_region() {
+	cut -d, -f1 "/sys/bus/nd/devices/region$1/mapping0"
+}
+
+# ns_named REGION NAME: the namespace of regionREGION whose label name is NAME.
+ns_named() {
+	local ns
+	for ns in /sys/bus/nd/devices/namespace$1.*; do
+		[ "$(cat "$ns/alt_name" 2>/dev/null)" = "$2" ] && { echo "${ns##*/}"; return 0; }
+	done
+	echo "==== no namespace named $2 in region$1" >&2
+	return 1
+}
+
+# ns_head_sha TAG NS: sha256 of the first MiB of NS's block device, or of its
+# device-dax device through mmap.
+ns_head_sha() {
+	local dev
+	dev=$(blockdev_of "$2")
+	if [ -n "$dev" ]; then
+		sha "$1" "$dev" 0 1048576
+	else
+		dev=$(chardev_of "$2")
+		dax_sha "$1" "$dev" 0 1048576
+	fi
+}
+
+# ns_head_write NS FILE: FILE (1 MiB) to the start of NS's block device or
+# device-dax device, durable.
+ns_head_write() {
+	local dev
+	dev=$(blockdev_of "$1")
+	if [ -n "$dev" ]; then
+		step dd if="$2" of="/dev/$dev" bs=4096 conv=fsync 2>/dev/null
+	else
+		dev=$(chardev_of "$1")
+		step /daxrw w "/dev/$dev" 0 1048576 "$(dax_attr "$dev" align)" <"$2"
+	fi
 }
 
 # blockdev_of NS: its block device as ndctl lists it (pmemN, pmemNs).

@@ -12,7 +12,8 @@ usage:
                                            compact (a list of one: its element);
                                            with NS, the namespace of that name
                                            in it (a list, an object, or
-                                           ndctl's regions)
+                                           ndctl's regions); NS name=X: the
+                                           namespace whose "name" is X
   interop.py same NAME1 JSON1 NAME2 JSON2  compare two namespaces' JSON: every
                                            field but dev, blockdev, chardev,
                                            numa_node, target_node (at any depth)
@@ -52,9 +53,11 @@ def seq_bytes(seed, off, length):
 
 
 def find_ns(value, name):
-    """The namespace object named `name` anywhere in ndctl-shaped JSON."""
+    """The namespace object named `name` (its dev, or name=X: its "name")
+    anywhere in ndctl-shaped JSON."""
     if isinstance(value, dict):
-        if value.get('dev') == name:
+        if value.get('dev') == name or (name.startswith('name=') and
+                                        value.get('name') == name[5:]):
             return value
         value = [v for k, v in value.items() if k in ('regions', 'namespaces')]
     if isinstance(value, list):
