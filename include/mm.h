@@ -155,7 +155,7 @@ extern u64 pmem_written[PMEM_WR_NR];
 
 static inline void pmem_written_add(enum pmem_writer w, u64 bytes)
 {
-	pmem_written[w] += bytes;
+	__atomic_fetch_add(&pmem_written[w], bytes, __ATOMIC_RELAXED);	/* any CPU may write pmem */
 }
 
 static inline u64 pmem_written_total(void)

@@ -5,6 +5,7 @@
  * registration and the teardown share their undo helpers.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "arch.h"
 #include "direct_map.h"
@@ -12,9 +13,11 @@
 #include "memlayout.h"
 #include "memremap.h"
 #include "mm.h"
+#include "params.h"
 #include "pgtable.h"
 #include "printk.h"
 #include "sparse.h"
+#include "workqueue.h"
 
 #define PGMAP_MAX 64
 
@@ -180,14 +183,17 @@ static int pgmap_map_direct(struct dev_pagemap *pgmap)
 }
 
 /*
- * Store copies of *tmpl into the struct pages of [s, e), section by section:
- * where a section's struct pages lie in the altmap (pmem), only those that
- * differ are stored; returns how many were.
+ * Store copies of *tmpl into the struct pages of [s, e) clipped to the job's
+ * [lo, hi), section by section: where a section's struct pages lie in the
+ * altmap (pmem), only those that differ are stored; returns how many were.
  */
-static u64 init_span(u64 s, u64 e, const struct page *tmpl, const struct vmem_altmap *altmap)
+static u64 init_span(u64 s, u64 e, const struct page *tmpl, const struct vmem_altmap *altmap,
+		     u64 lo, u64 hi)
 {
 	u64 stored = 0;
 
+	s = MAX(s, lo);
+	e = MIN(e, hi);
 	for (u64 next; s < e; s = next) {
 		next = MIN(e, ALIGN_DOWN(s, PAGES_PER_SECTION) + PAGES_PER_SECTION);
 		if (vmemmap_in_altmap(s, altmap))
@@ -199,12 +205,14 @@ static u64 init_span(u64 s, u64 e, const struct page *tmpl, const struct vmem_al
 }
 
 /*
- * One compound page at `head` (Linux's memmap_init_compound): the head with
- * PG_head, the first tail with the order, every tail with the head's
- * address. Deduplicated, only the struct pages of its two own vmemmap pages
- * are written (128 of them): every later tail reads the second page's frame.
+ * One compound page at `head` (Linux's memmap_init_compound), the part of
+ * it inside [lo, hi): the head with PG_head, the first tail with the order,
+ * every tail with the head's address. Deduplicated, only the struct pages
+ * of its two own vmemmap pages are written (128 of them): every later tail
+ * reads the second page's frame.
  */
-static u64 init_compound(struct dev_pagemap *pgmap, u64 head, const struct vmem_altmap *altmap)
+static u64 init_compound(struct dev_pagemap *pgmap, u64 head, const struct vmem_altmap *altmap,
+			 u64 lo, u64 hi)
 {
 	u64 nr = pgmap_vmemmap_nr(pgmap);
 	u64 own = pgmap->vmemmap_dedup ? VMEMMAP_RESERVE_NR * PAGE_SIZE / sizeof(struct page) : nr;
@@ -215,43 +223,110 @@ static u64 init_compound(struct dev_pagemap *pgmap, u64 head, const struct vmem_
 	tail.compound_head = (u64)pfn_to_page(head) | 1;
 	first = tail;
 	first.compound_order = pgmap->vmemmap_shift;
-	return init_span(head, head + 1, &h, altmap) + init_span(head + 1, head + 2, &first, altmap) +
-	       init_span(head + 2, head + own, &tail, altmap);
+	return init_span(head, head + 1, &h, altmap, lo, hi) +
+	       init_span(head + 1, head + 2, &first, altmap, lo, hi) +
+	       init_span(head + 2, head + own, &tail, altmap, lo, hi);
 }
 
 /*
- * Zone DEVICE and the owner in every struct page but the altmap's reserve:
- * one template, stored section by section (init_span); compound pages as
- * init_compound makes them. The altmap's reserve gets PG_reserved pages
- * with no pgmap: every struct page of the range is initialised, so a walker
- * never reads garbage.
+ * The struct pages of the pgmap's pfns in [lo, hi): zone DEVICE and the
+ * owner in every one but the altmap's reserve, stored from one template
+ * (init_span); compound pages as init_compound makes them. The altmap's
+ * reserve gets PG_reserved pages with no pgmap: every struct page of the
+ * range is initialised, so a walker never reads garbage. What a pfn gets
+ * depends on the pfn alone, so any split of the range into jobs stores the
+ * same bytes as one pass over it. Returns the struct pages stored to pmem.
  */
-static void pgmap_init_pages(struct dev_pagemap *pgmap, struct memremap_stats *st)
+static u64 init_pfns(struct dev_pagemap *pgmap, u64 lo, u64 hi)
 {
 	struct page tmpl = { .flags = ZONE_DEVICE, .pgmap = pgmap };
 	/* The altmap's reserve (info block, padding): no page of the device's (B8). */
 	struct page reserved = { .flags = ZONE_DEVICE | PG_reserved };
 	const struct vmem_altmap *altmap = pgmap_altmap(pgmap);
 	u64 start = pgmap_pfn(pgmap), end = start + pgmap_nr_pages(pgmap);
-	u64 cs = pgmap->compound_start, ce = pgmap->compound_end;
+	u64 cs = pgmap->compound_start, ce = pgmap->compound_end, nr = pgmap_vmemmap_nr(pgmap);
 	u64 stored = 0, s = start;
 
 	if (altmap) {
 		u64 rsv_end = MIN(end, altmap->base_pfn + altmap->reserve);
-		stored += init_span(start, rsv_end, &reserved, altmap);
+		stored += init_span(start, rsv_end, &reserved, altmap, lo, hi);
 		s = MAX(start, rsv_end);
 	}
 	if (cs < ce) {
-		stored += init_span(s, cs, &tmpl, altmap);
-		for (u64 head = cs; head < ce; head += pgmap_vmemmap_nr(pgmap))
-			stored += init_compound(pgmap, head, altmap);
+		stored += init_span(s, cs, &tmpl, altmap, lo, hi);
+		/* The compounds overlapping [lo, hi): cs is aligned to nr. */
+		for (u64 head = ALIGN_DOWN(MAX(lo, cs), nr); head < MIN(ce, hi); head += nr)
+			stored += init_compound(pgmap, head, altmap, lo, hi);
 		s = ce;
 	}
-	stored += init_span(s, end, &tmpl, altmap);
+	return stored + init_span(s, end, &tmpl, altmap, lo, hi);
+}
+
+bool memmap_parallel = true;
+
+static int memmap_parallel_param(const char *val)
+{
+	if (val && (!strcmp(val, "on") || !strcmp(val, "off"))) {
+		memmap_parallel = !strcmp(val, "on");
+		return 0;
+	}
+	pr_err("memmap_parallel=%s: expected on or off\n", val ? val : "");
+	return -1;
+}
+KERNEL_PARAM("memmap_parallel", memmap_parallel_param,
+	     "struct page init on every idle CPU in section-sized jobs: on (default) or off (the boot CPU alone)");
+
+/* One job of a parallel init: the pfns of one section (clipped to the range). */
+struct init_batch {
+	struct dev_pagemap *pgmap;
+	u64 first_section_pfn;
+	u64 stored;		/* atomic */
+};
+
+static void init_job(void *ctx, u64 job)
+{
+	struct init_batch *b = ctx;
+	u64 lo = b->first_section_pfn + job * PAGES_PER_SECTION;
+	u64 n = init_pfns(b->pgmap, lo, lo + PAGES_PER_SECTION);
+
+	__atomic_fetch_add(&b->stored, n, __ATOMIC_RELAXED);
+}
+
+/*
+ * Initialise every struct page of the pgmap: serially on this CPU when
+ * max_cpus is 1, else in section-sized jobs on up to max_cpus CPUs (0: all
+ * idle ones) through the work queue. Fills the init fields of *st.
+ */
+static void pgmap_init_pages(struct dev_pagemap *pgmap, u32 max_cpus, struct memremap_stats *st)
+{
+	u64 start = pgmap_pfn(pgmap), end = start + pgmap_nr_pages(pgmap);
+	u64 cs = pgmap->compound_start, ce = pgmap->compound_end;
+	u64 stored, t0 = arch_cycles();
+
+	if (max_cpus == 1) {
+		stored = init_pfns(pgmap, start, end);
+		st->init_cpus = 1;
+	} else {
+		struct init_batch b = { pgmap, ALIGN_DOWN(start, PAGES_PER_SECTION), 0 };
+		u64 jobs = (ALIGN_UP(end, PAGES_PER_SECTION) - b.first_section_pfn) / PAGES_PER_SECTION;
+
+		st->init_cpus = work_run_cpus(init_job, jobs, &b, max_cpus);
+		stored = b.stored;
+	}
+	st->init_cycles = arch_cycles() - t0;
 	pmem_written_add(PMEM_WR_MEMMAP, stored * sizeof(struct page));
 	st->pages_init = end - start;
 	st->pmem_pages_stored = stored;
 	st->compound_pages = cs < ce ? (ce - cs) >> pgmap->vmemmap_shift : 0;
+}
+
+int memremap_reinit_pages(struct dev_pagemap *pgmap, u32 max_cpus, struct memremap_stats *st)
+{
+	if (pgmap->state != PGMAP_LIVE)
+		return -EINVAL;
+	*st = (struct memremap_stats){ 0 };
+	pgmap_init_pages(pgmap, max_cpus, st);
+	return 0;
 }
 
 /* Where the compound pages go (struct dev_pagemap's vmemmap_shift) and whether they dedup. */
@@ -367,10 +442,9 @@ int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
 	if (err)
 		goto err_sparse;
 	t2 = arch_cycles();
-	pgmap_init_pages(pgmap, &st);
+	pgmap_init_pages(pgmap, memmap_parallel ? 0 : 1, &st);
 	st.map_cycles = t1 - t0;
 	st.sparse_cycles = t2 - t1;
-	st.init_cycles = arch_cycles() - t2;
 	st.vmemmap_ram = mm_stat(MM_VMEMMAP) - ram0;
 	st.pgtable_pages = kernel_pgtable.nr_tables - tables0;
 	pgmap_account(pgmap, 1);

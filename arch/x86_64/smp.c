@@ -77,7 +77,8 @@ struct percpu {
 	u32 seen_cpu;		/* what it read back through GS */
 	struct cpu_tables tables;
 	u8 *stack;		/* STACK_SIZE; the IST1 stack follows it */
-	smp_call_fn call_fn;	/* set by smp_call_on_each, cleared when done (atomic) */
+	u32 busy;		/* atomic: given a call (arch_cpu_start), not yet returned */
+	smp_call_fn call_fn;	/* the call; set after call_arg (atomic) */
 	void *call_arg;
 };
 
@@ -256,8 +257,9 @@ static __noreturn void ap_idle(struct percpu *pc)
 		smp_call_fn fn = __atomic_load_n(&pc->call_fn, __ATOMIC_ACQUIRE);
 		if (fn) {
 			fn(pc->call_arg);
+			__atomic_store_n(&pc->call_fn, NULL, __ATOMIC_RELAXED);
 			/* The call's stores before the caller sees it done. */
-			__atomic_store_n(&pc->call_fn, NULL, __ATOMIC_RELEASE);
+			__atomic_store_n(&pc->busy, 0, __ATOMIC_RELEASE);
 			continue;
 		}
 		__asm__ volatile("sti; hlt" ::: "memory");
@@ -315,6 +317,36 @@ int smp_send_ipi(u32 cpu, u8 vector)
 	return lapic_ipi(cpus[cpu].apic_id, ICR_FIXED | vector);
 }
 
+u32 arch_nr_cpus(void)
+{
+	return nr_cpus_listed;
+}
+
+int arch_cpu_start(u32 cpu, void (*fn)(void *arg), void *arg)
+{
+	u32 idle = 0;
+
+	if (cpu >= nr_cpus_listed || cpu == smp_processor_id() || cpus[cpu].state != CPU_ONLINE)
+		return -ENODEV;
+	if (cpu == 0)
+		return -EBUSY;	/* the boot CPU runs the shell, it never idles */
+	/* Claim the CPU: two callers racing for it, one wins. */
+	if (!__atomic_compare_exchange_n(&percpus[cpu]->busy, &idle, 1, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return -EBUSY;
+	percpus[cpu]->call_arg = arg;
+	/* The caller's stores and arg before fn: the AP acquires fn. */
+	__atomic_store_n(&percpus[cpu]->call_fn, fn, __ATOMIC_RELEASE);
+	smp_send_ipi(cpu, SMP_IPI_VECTOR);
+	return 0;
+}
+
+bool arch_cpu_busy(u32 cpu)
+{
+	return cpu < nr_cpus_listed && percpus[cpu] &&
+	       __atomic_load_n(&percpus[cpu]->busy, __ATOMIC_ACQUIRE);
+}
+
 int smp_call_on_each(smp_call_fn fn, void *arg)
 {
 	u32 self = smp_processor_id();
@@ -325,15 +357,12 @@ int smp_call_on_each(smp_call_fn fn, void *arg)
 	for (u32 i = 0; i < nr_cpus_listed; i++) {
 		if (i == self || cpus[i].state != CPU_ONLINE)
 			continue;
-		/* Still in an earlier call that timed out: overwriting it would lose one. */
-		if (__atomic_load_n(&percpus[i]->call_fn, __ATOMIC_ACQUIRE)) {
+		/* Still in an earlier call (one that timed out, or an on-cpu command). */
+		if (arch_cpu_start(i, fn, arg)) {
 			pr_err("smp: CPU %u is still busy with an earlier call, skipped\n", i);
 			err = -EBUSY;
 			continue;
 		}
-		percpus[i]->call_arg = arg;
-		__atomic_store_n(&percpus[i]->call_fn, fn, __ATOMIC_RELEASE);	/* arg before fn */
-		smp_send_ipi(i, SMP_IPI_VECTOR);
 		given[i] = true;
 	}
 	fn(arg);
@@ -341,7 +370,7 @@ int smp_call_on_each(smp_call_fn fn, void *arg)
 		if (!given[i])
 			continue;
 		u64 start = arch_cycles();
-		while (__atomic_load_n(&percpus[i]->call_fn, __ATOMIC_ACQUIRE)) {
+		while (arch_cpu_busy(i)) {
 			if (arch_cycles_to_ns(arch_cycles() - start) > CALL_WAIT_NS) {
 				pr_err("smp: CPU %u did not finish its call within %llu s\n", i,
 				       CALL_WAIT_NS / 1000000000ull);

@@ -8,7 +8,10 @@
  * the fake's own format (pte_host.c), which host_walk() decodes.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,13 +304,73 @@ void arch_dma_rmb(void)
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 }
 
+/*
+ * Simulated CPUs for the work queue: CPU 0 is the thread that runs the
+ * test; a call given to CPU n runs in a thread of its own that reports n as
+ * its CPU number. host_nr_cpus (1 unless a test raises it) bounds them.
+ */
+u32 host_nr_cpus = 1;
+static __thread u32 host_cpu;
+static struct host_cpu_slot {
+	u32 busy;		/* atomic: a call was given and has not returned */
+	void (*fn)(void *arg);
+	void *arg;
+	u32 cpu;
+} host_cpus[ARCH_MAX_CPUS];
+
 u32 arch_cpu_id(void)
 {
-	return 0;
+	return host_cpu;
 }
 
 void arch_cpu_relax(void)
 {
+	sched_yield();
+}
+
+u32 arch_nr_cpus(void)
+{
+	return host_nr_cpus < ARCH_MAX_CPUS ? host_nr_cpus : ARCH_MAX_CPUS;
+}
+
+static void *host_cpu_thread(void *arg)
+{
+	struct host_cpu_slot *c = arg;
+
+	host_cpu = c->cpu;
+	c->fn(c->arg);
+	__atomic_store_n(&c->busy, 0, __ATOMIC_RELEASE);	/* fn's stores before it */
+	return NULL;
+}
+
+int arch_cpu_start(u32 cpu, void (*fn)(void *arg), void *arg)
+{
+	struct host_cpu_slot *c = &host_cpus[cpu < ARCH_MAX_CPUS ? cpu : 0];
+	u32 idle = 0;
+
+	if (cpu >= arch_nr_cpus() || cpu == host_cpu)
+		return -ENODEV;
+	if (cpu == 0)
+		return -EBUSY;	/* the test's own thread, as the kernel's boot CPU */
+	if (!__atomic_compare_exchange_n(&c->busy, &idle, 1, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return -EBUSY;
+	c->fn = fn;
+	c->arg = arg;
+	c->cpu = cpu;
+	/* Detached: arch_cpu_busy is the wait, as for the kernel's CPUs. */
+	pthread_attr_t attr;
+	pthread_t thread;
+	if (pthread_attr_init(&attr) || pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) ||
+	    pthread_create(&thread, &attr, host_cpu_thread, c))
+		die("arch_host: pthread_create");
+	pthread_attr_destroy(&attr);
+	return 0;
+}
+
+bool arch_cpu_busy(u32 cpu)
+{
+	return cpu < ARCH_MAX_CPUS && __atomic_load_n(&host_cpus[cpu].busy, __ATOMIC_ACQUIRE);
 }
 
 void arch_exit(int status)

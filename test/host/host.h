@@ -17,6 +17,9 @@ bool host_console_has(const char *needle);
 /* Echo console output to stdout too (default: off, set HOST_CONSOLE=1). */
 extern bool host_console_echo;
 
+/* CPUs the work queue may use (arch_nr_cpus; default 1, the test's thread alone). */
+extern u32 host_nr_cpus;
+
 /* Count of TLB flushes requested (page-table tests check them). */
 extern u64 host_tlb_flushes;
 
