@@ -296,6 +296,9 @@ static void pfn_print(const struct nd_pfn *pfn)
 		pfn->pmem.ro ? ", read-only (struct pages in RAM)" : "");
 	if (pfn->pers == ND_PERS_DEVDAX)
 		nd_dax_print_memmap(pfn);
+	pr_info("nd_pfn %s: %llu struct pages initialised on %u CPU%s\n", pfn->name,
+		pfn->memmap_stats.pages_init, pfn->memmap_stats.init_cpus,
+		pfn->memmap_stats.init_cpus == 1 ? "" : "s");
 	if (pfn->probed)	/* at boot: what bringing it back cost */
 		pr_info("nd_pfn %s: brought back in %llu us, %llu bytes stored to pmem\n",
 			pfn->name, (pfn->probe_ns / 1000), pfn->probe_pmem_written);
