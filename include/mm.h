@@ -203,6 +203,16 @@ bool mm_alloc_should_fail(void);
 u64 mm_alloc_pages(unsigned int order, bool zero, enum mm_stat_item item);
 void mm_free_pages(u64 pa, unsigned int order, enum mm_stat_item item);
 
+/*
+ * The mm lock (recursive, LOCK_RANK_MM in include/spinlock.h): page tables,
+ * sections, the vmemmap, the direct map and ZONE_DEVICE registration.
+ * memremap_pages, memunmap_pages, direct_map_add/remove and
+ * memremap_reinit_pages take it themselves; other writers of kernel page
+ * tables after boot (dax_map) take it around their calls.
+ */
+void mm_lock(void);
+void mm_unlock(void);
+
 /* Forget every counter (host tests). */
 void mm_stats_reset(void);
 

@@ -17,12 +17,15 @@
 #include "pgtable.h"
 #include "printk.h"
 #include "sparse.h"
+#include "spinlock.h"
 #include "workqueue.h"
 
 #define PGMAP_MAX 64
 
 static struct dev_pagemap *pgmaps[PGMAP_MAX];	/* sorted by range.start, disjoint */
 static u32 nr_pgmaps;
+/* The table, each pgmap's state and pins (LOCK_RANK_PGMAP: inside the mm lock). */
+static struct spinlock pgmap_lock = SPINLOCK_INIT("pgmap", LOCK_RANK_PGMAP);
 
 void memremap_reset(void)
 {
@@ -60,7 +63,7 @@ static u32 pgmap_index(u64 pa)
 	return lo;
 }
 
-struct dev_pagemap *pgmap_lookup(u64 pfn)
+static struct dev_pagemap *pgmap_lookup_locked(u64 pfn)
 {
 	u64 pa = PFN_PHYS(pfn);
 	u32 i = pgmap_index(pa);
@@ -70,6 +73,15 @@ struct dev_pagemap *pgmap_lookup(u64 pfn)
 	return pgmaps[i];
 }
 
+struct dev_pagemap *pgmap_lookup(u64 pfn)
+{
+	spin_lock(&pgmap_lock);
+	struct dev_pagemap *pgmap = pgmap_lookup_locked(pfn);
+	spin_unlock(&pgmap_lock);
+	return pgmap;
+}
+
+/* Under pgmap_lock. */
 static void pgmap_insert(struct dev_pagemap *pgmap)
 {
 	u32 i = pgmap_index(pgmap->range.start);
@@ -93,9 +105,11 @@ static void pgmap_remove(struct dev_pagemap *pgmap)
 
 static bool overlaps_pgmap(const struct range *r)
 {
+	spin_lock(&pgmap_lock);
 	u32 i = pgmap_index(r->start);
-
-	return i < nr_pgmaps && pgmaps[i]->range.start <= r->end;
+	bool overlap = i < nr_pgmaps && pgmaps[i]->range.start <= r->end;
+	spin_unlock(&pgmap_lock);
+	return overlap;
 }
 
 static int pgmap_reject(const struct range *r, int err, const char *why)
@@ -322,11 +336,17 @@ static void pgmap_init_pages(struct dev_pagemap *pgmap, u32 max_cpus, struct mem
 
 int memremap_reinit_pages(struct dev_pagemap *pgmap, u32 max_cpus, struct memremap_stats *st)
 {
-	if (pgmap->state != PGMAP_LIVE)
-		return -EINVAL;
-	*st = (struct memremap_stats){ 0 };
-	pgmap_init_pages(pgmap, max_cpus, st);
-	return 0;
+	int err = 0;
+
+	mm_lock();	/* no teardown meanwhile */
+	if (pgmap->state != PGMAP_LIVE) {
+		err = -EINVAL;
+	} else {
+		*st = (struct memremap_stats){ 0 };
+		pgmap_init_pages(pgmap, max_cpus, st);
+	}
+	mm_unlock();
+	return err;
 }
 
 /* Where the compound pages go (struct dev_pagemap's vmemmap_shift) and whether they dedup. */
@@ -417,8 +437,8 @@ static void pgmap_account(struct dev_pagemap *pgmap, s64 sign)
 	}
 }
 
-int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
-		   struct memremap_stats *stats)
+static int memremap_pages_locked(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
+				 struct memremap_stats *stats)
 {
 	int err = pgmap_validate(pgmap, altmap);
 	struct memremap_stats st = { 0 };
@@ -448,8 +468,11 @@ int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
 	st.vmemmap_ram = mm_stat(MM_VMEMMAP) - ram0;
 	st.pgtable_pages = kernel_pgtable.nr_tables - tables0;
 	pgmap_account(pgmap, 1);
+	/* Room checked by pgmap_validate: every insert runs under the mm lock. */
+	spin_lock(&pgmap_lock);
 	pgmap_insert(pgmap);
 	pgmap->state = PGMAP_LIVE;
+	spin_unlock(&pgmap_lock);
 	if (stats)
 		*stats = st;
 	return 0;
@@ -463,12 +486,23 @@ err_direct_map:
 	return err;
 }
 
-/* Undo memremap_pages(): the same helpers as its unwind, in reverse order. */
+int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
+		   struct memremap_stats *stats)
+{
+	mm_lock();
+	int err = memremap_pages_locked(pgmap, altmap, stats);
+	mm_unlock();
+	return err;
+}
+
+/* Undo memremap_pages(): the same helpers as its unwind, in reverse order. Under the mm lock. */
 static void pgmap_teardown(struct dev_pagemap *pgmap)
 {
 	struct vmem_altmap *altmap = pgmap_altmap(pgmap);
 
+	spin_lock(&pgmap_lock);
 	pgmap_remove(pgmap);
+	spin_unlock(&pgmap_lock);
 	pgmap_account(pgmap, -1);
 	pgmap_sparse_remove(pgmap, 3);
 	pgmap_unmap_direct(pgmap);
@@ -481,34 +515,52 @@ static void pgmap_teardown(struct dev_pagemap *pgmap)
 
 int memunmap_pages(struct dev_pagemap *pgmap)
 {
+	int err = 0;
+
+	mm_lock();
+	spin_lock(&pgmap_lock);
 	if (pgmap->state != PGMAP_LIVE)
-		return -EINVAL;
-	pgmap->state = PGMAP_DYING;	/* no new pins from here on */
-	if (pgmap->pins)
-		return -EINPROGRESS;
-	pgmap_teardown(pgmap);
-	return 0;
+		err = -EINVAL;
+	else if (pgmap->state = PGMAP_DYING, pgmap->pins)	/* no new pins from here on */
+		err = -EINPROGRESS;	/* the last unpin tears it down */
+	spin_unlock(&pgmap_lock);
+	if (!err)
+		pgmap_teardown(pgmap);
+	mm_unlock();
+	return err;
 }
 
 struct dev_pagemap *pgmap_pin(u64 pfn)
 {
-	struct dev_pagemap *pgmap = pgmap_lookup(pfn);
+	spin_lock(&pgmap_lock);
+	struct dev_pagemap *pgmap = pgmap_lookup_locked(pfn);
 
-	if (!pgmap || pgmap->state != PGMAP_LIVE)
-		return NULL;
-	pgmap->pins++;
+	if (pgmap && pgmap->state == PGMAP_LIVE)
+		pgmap->pins++;
+	else
+		pgmap = NULL;
+	spin_unlock(&pgmap_lock);
 	return pgmap;
 }
 
 void pgmap_unpin(struct dev_pagemap *pgmap)
 {
+	bool last = false, bad = false;
+
 	if (!pgmap)
 		return;
-	if (!pgmap->pins) {
+	spin_lock(&pgmap_lock);
+	if (!pgmap->pins)
+		bad = true;
+	else
+		last = --pgmap->pins == 0 && pgmap->state == PGMAP_DYING;
+	spin_unlock(&pgmap_lock);
+	if (bad)
 		pr_err("memremap: unpin of [mem %#llx-%#llx] without a pin\n", pgmap->range.start,
 		       pgmap->range.end);
-		return;
-	}
-	if (--pgmap->pins == 0 && pgmap->state == PGMAP_DYING)
+	if (last) {	/* only the unpin that took pins to 0 on a dying map gets here */
+		mm_lock();
 		pgmap_teardown(pgmap);
+		mm_unlock();
+	}
 }

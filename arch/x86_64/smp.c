@@ -295,9 +295,12 @@ u32 smp_processor_id(void)
 	return pc->cpu;
 }
 
+/* Set once CPU 0's GS base is: before that, %gs:0 is not per-CPU data. */
+static bool gs_ready;
+
 u32 arch_cpu_id(void)
 {
-	return smp_processor_id();
+	return gs_ready ? smp_processor_id() : 0;
 }
 
 void arch_cpu_relax(void)
@@ -450,6 +453,7 @@ void smp_boot_cpu_init(void)
 {
 	percpus[0] = percpu_alloc(0, 0);
 	wrmsr(MSR_GS_BASE, (u64)percpus[0]);
+	gs_ready = true;
 	cpus[0] = (struct cpu_info){ .state = CPU_ONLINE };
 	nr_cpus_listed = 1;
 }

@@ -97,3 +97,29 @@ case_smp_memmap_parallel() {
 		{ echo "    FAIL: struct pages differ between parallel and memmap_parallel=off"; CASE_FAILED=1; }
 	[ "$(echo "$want" | wc -l)" = 3 ] || { echo "    FAIL: want 3 hashes, got: $want"; CASE_FAILED=1; }
 }
+
+# Destroy during write (issue 14 item 2, Linux's 32b2397c1e56): CPU 1 writes
+# 1 GiB - 18 MiB to pmem0m (on-cpu); once the write holds the device
+# (wait-busy), the boot CPU tries to destroy the namespace and to
+# reconfigure it: both are refused as busy and change nothing, the write
+# completes and reads back, and nothing faults. Once it is done the
+# namespace can go. The ktest smp_destroy_refused_while_another_cpu_writes
+# checks the same at the block-device level.
+case_smp_destroy_during_write() {
+	boot smp_destroy_during_write 0 --smp 2 --ram 1G --nvdimm 1G \
+		--cmdline '"run=create-namespace -f -e namespace0.0 -m fsdax -M dev; on-cpu 1 write pmem0m 0 2023424 seq=0x77; wait-busy pmem0m; destroy-namespace -f namespace0.0; create-namespace -f -e namespace0.0 -m fsdax -M mem; wait-cpu 1; cmp pmem0m 0 2023424 seq=0x77; list -N; ktest smp_*; destroy-namespace -f namespace0.0; poweroff"'
+	expect '^on-cpu 1: started .write pmem0m 0 2023424 seq=0x77.$'
+	expect '^wait-busy pmem0m: held by 1$'
+	expect_not 'panic|exception|Oops|spinlock:'
+	[ "$(grep -c 'pfn0.0: pmem0m is in use (I/O in progress), cannot disable' "$LOG")" = 2 ] ||
+		{ echo "    FAIL: want both the destroy and the reconfigure refused"; CASE_FAILED=1; }
+	expect "^on-cpu 1: 'write pmem0m 0 2023424 seq=0x77' returned 0$"
+	expect '^write pmem0m: 1035993088 bytes at 0$'
+	expect '^wait-cpu 1: idle; last on-cpu command returned 0$'
+	expect '^cmp pmem0m: 1035993088 bytes at 0 match$'
+	expect '"map":"dev"'
+	expect_not '"map":"mem"'
+	expect_ktest_ran smp_destroy_refused_while_another_cpu_writes smp_spinlock_excludes_every_cpu
+	expect_ktest_pass
+	expect '^destroyed 1 namespace$'
+}
