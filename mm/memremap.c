@@ -509,6 +509,15 @@ static void pgmap_teardown(struct dev_pagemap *pgmap)
 	if (altmap)
 		altmap_reset(altmap);	/* its blocks are free again */
 	pgmap->state = PGMAP_UNREGISTERED;
+}
+
+/*
+ * A deferred teardown's callback, called with no lock held: the owner may
+ * do anything there (the memremap command re-probes the namespace, which
+ * registers a block device: LOCK_RANK_PMEM, outside the mm lock).
+ */
+static void pgmap_done(struct dev_pagemap *pgmap)
+{
 	if (pgmap->done)
 		pgmap->done(pgmap);
 }
@@ -527,6 +536,8 @@ int memunmap_pages(struct dev_pagemap *pgmap)
 	if (!err)
 		pgmap_teardown(pgmap);
 	mm_unlock();
+	if (!err)
+		pgmap_done(pgmap);
 	return err;
 }
 
@@ -562,5 +573,6 @@ void pgmap_unpin(struct dev_pagemap *pgmap)
 		mm_lock();
 		pgmap_teardown(pgmap);
 		mm_unlock();
+		pgmap_done(pgmap);
 	}
 }
