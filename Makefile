@@ -326,12 +326,15 @@ fuzz-long: $(FUZZ_BINS)
 
 # Benchmarks (tools/bench, docs/PERFORMANCE.md): nvdimms of 1-64 GiB, map=dev
 # and map=mem, fresh and written backing files; BENCH_ARGS='--sizes "1 4"'.
-# Then NBD and raw TCP from the host (tools/bench-net), BENCH_NET_ARGS='--reps 1'.
+# Then NBD and raw TCP from the host (tools/bench-net), BENCH_NET_ARGS='--reps 1';
+# then struct page init on 1..N CPUs (tools/bench-smp), BENCH_SMP_ARGS='--smp 2'.
 BENCH_ARGS ?=
 BENCH_NET_ARGS ?=
+BENCH_SMP_ARGS ?=
 bench: deps $(BUILD)/pmemk.elf
 	tools/bench $(BENCH_ARGS)
 	tools/bench-net $(BENCH_NET_ARGS)
+	tools/bench-smp $(BENCH_SMP_ARGS)
 
 # The dependency rule (docs/ARCHITECTURE.md): the check, and proof that it fails.
 test-deps:

@@ -245,6 +245,13 @@ void arch_cpu_relax(void);
 u32 arch_nr_cpus(void);
 int arch_cpu_start(u32 cpu, void (*fn)(void *arg), void *arg);
 bool arch_cpu_busy(u32 cpu);
+/*
+ * Return once arch_cpu_busy(cpu) is false (fn's stores visible), without
+ * spinning where the arch can help: x86 halts until the finishing CPU's
+ * IPI, so a waiting vCPU leaves its host core to the ones working. One
+ * waiter per CPU at a time (the one that started the call).
+ */
+void arch_cpu_wait(u32 cpu);
 
 /* End the machine with a status (0 = success): see arch/x86_64/exit.c. */
 __noreturn void arch_exit(int status);

@@ -137,6 +137,8 @@ struct memremap_stats {
 	u64 pgtable_pages;	/* page-table pages it added (the vmemmap's and the direct map's) */
 	u64 compound_pages;	/* compound pages formed (0: order-0 pages only) */
 	u32 init_cpus;		/* CPUs the struct page init ran on (the work queue's count) */
+	u64 init_jobs;		/* section-sized jobs (1: the serial pass) */
+	u64 init_jobs_caller;	/* of which the calling CPU ran */
 };
 
 /*

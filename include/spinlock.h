@@ -21,6 +21,8 @@
  *                        ktest run from the shell calls it)
  *   LOCK_RANK_PMEM       the block device table and each device's users
  *                        (nvdimm/pmem.c: pmem_get/pmem_put/pmem_detach)
+ *   LOCK_RANK_BLOCK_RW   one request at a time on an indirect block device
+ *                        (a BTT: one lane, no locks of its own)
  *   LOCK_RANK_MM         page tables, sections, vmemmap, the direct map,
  *                        memremap_pages/memunmap_pages (recursive: mm_lock)
  *   LOCK_RANK_PGMAP      the pgmap table and its pins (mm/memremap.c)
@@ -40,6 +42,7 @@ enum lock_rank {
 	LOCK_RANK_ND = 10,
 	LOCK_RANK_SMP_CALL = 20,
 	LOCK_RANK_PMEM = 30,
+	LOCK_RANK_BLOCK_RW = 35,
 	LOCK_RANK_MM = 40,
 	LOCK_RANK_PGMAP = 50,
 	LOCK_RANK_PAGE_ALLOC = 60,

@@ -40,8 +40,8 @@ u32 work_run_cpus(work_fn fn, u64 nr_jobs, void *ctx, u32 max_cpus)
 	work_worker(&b);
 	/* b lives on this stack: every helper must be out of work_worker before we return. */
 	for (u32 cpu = 0; cpu < nr; cpu++)
-		while (started[cpu] && arch_cpu_busy(cpu))
-			arch_cpu_relax();
+		if (started[cpu])
+			arch_cpu_wait(cpu);
 	return cpus;
 }
 

@@ -295,6 +295,8 @@ struct init_batch {
 	struct dev_pagemap *pgmap;
 	u64 first_section_pfn;
 	u64 stored;		/* atomic */
+	u32 caller;		/* the CPU that called work_run */
+	u64 caller_jobs;	/* atomic: jobs it ran itself */
 };
 
 static void init_job(void *ctx, u64 job)
@@ -304,6 +306,8 @@ static void init_job(void *ctx, u64 job)
 	u64 n = init_pfns(b->pgmap, lo, lo + PAGES_PER_SECTION);
 
 	__atomic_fetch_add(&b->stored, n, __ATOMIC_RELAXED);
+	if (arch_cpu_id() == b->caller)
+		__atomic_fetch_add(&b->caller_jobs, 1, __ATOMIC_RELAXED);
 }
 
 /*
@@ -320,12 +324,16 @@ static void pgmap_init_pages(struct dev_pagemap *pgmap, u32 max_cpus, struct mem
 	if (max_cpus == 1) {
 		stored = init_pfns(pgmap, start, end);
 		st->init_cpus = 1;
+		st->init_jobs = st->init_jobs_caller = 1;
 	} else {
-		struct init_batch b = { pgmap, ALIGN_DOWN(start, PAGES_PER_SECTION), 0 };
+		struct init_batch b = { pgmap, ALIGN_DOWN(start, PAGES_PER_SECTION), 0, arch_cpu_id(),
+					0 };
 		u64 jobs = (ALIGN_UP(end, PAGES_PER_SECTION) - b.first_section_pfn) / PAGES_PER_SECTION;
 
 		st->init_cpus = work_run_cpus(init_job, jobs, &b, max_cpus);
 		stored = b.stored;
+		st->init_jobs = jobs;
+		st->init_jobs_caller = b.caller_jobs;
 	}
 	st->init_cycles = arch_cycles() - t0;
 	pmem_written_add(PMEM_WR_MEMMAP, stored * sizeof(struct page));

@@ -81,39 +81,62 @@ static int memmap_hash_cmd(int argc, char **argv)
 SHELL_COMMAND(SHELL_MEMORY, "memmap-hash", memmap_hash_cmd, "memmap-hash DEVICE",
 	      "hash a pfn device's struct pages (owner and compound heads made boot-independent)");
 
-static int memmap_init_cmd(int argc, char **argv)
+/* One timed re-init on up to `cpus` CPUs (0: every idle one), one line. */
+static int memmap_init_once(const char *name, struct dev_pagemap *pgmap, u32 cpus)
 {
 	struct memremap_stats st;
+	int err = memremap_reinit_pages(pgmap, cpus, &st);
+
+	if (err)
+		return err;
+	kprintf("memmap-init: %s cpus %u of %u pages %llu stored %llu ns %llu jobs %llu here %llu\n",
+		name, st.init_cpus, cpus ? cpus : arch_nr_cpus(), st.pages_init,
+		st.pmem_pages_stored, arch_cycles_to_ns(st.init_cycles), st.init_jobs,
+		st.init_jobs_caller);
+	return 0;
+}
+
+static int memmap_init_cmd(int argc, char **argv)
+{
 	struct dev_pagemap *pgmap;
 	bool rewrite = false, saved = memmap_pmem_rewrite;
-	u32 cpus = 0;
-	int err;
+	unsigned long lo = 0, hi = 0, reps = 1;
+	int err = 0;
+	char *end;
 
 	for (int i = 2; i < argc; i++) {
-		if (!strncmp(argv[i], "cpus=", 5))
-			cpus = (u32)strtoul(argv[i] + 5, NULL, 0);
-		else if (!strcmp(argv[i], "rewrite"))
+		if (!strncmp(argv[i], "cpus=", 5)) {
+			lo = hi = strtoul(argv[i] + 5, &end, 0);
+			if (!strncmp(end, "..", 2))
+				hi = strtoul(end + 2, &end, 0);
+			if (*end || hi < lo)
+				argc = 0;
+		} else if (!strncmp(argv[i], "reps=", 5)) {
+			reps = strtoul(argv[i] + 5, &end, 0);
+			if (*end || !reps || reps > 100)
+				argc = 0;
+		} else if (!strcmp(argv[i], "rewrite")) {
 			rewrite = true;
-		else
+		} else {
 			argc = 0;	/* usage */
+		}
 	}
 	if (argc < 2) {
-		kprintf("usage: memmap-init DEVICE [cpus=N] [rewrite]\n");
+		kprintf("usage: memmap-init DEVICE [cpus=N|cpus=A..B] [reps=R] [rewrite]\n");
 		return -EINVAL;
 	}
 	pgmap = memmap_pgmap_of(argv[0], argv[1]);
 	if (!pgmap)
 		return -ENODEV;
 	memmap_pmem_rewrite = rewrite || saved;
-	err = memremap_reinit_pages(pgmap, cpus, &st);
+	/* Rounds of A..B: each CPU count measured under the same conditions, interleaved. */
+	for (unsigned long r = 0; r < reps && !err; r++)
+		for (unsigned long k = lo; k <= hi && !err; k++)
+			err = memmap_init_once(argv[1], pgmap, (u32)k);
 	memmap_pmem_rewrite = saved;
-	if (err)
-		return err;
-	kprintf("memmap-init: %s cpus %u of %u pages %llu stored %llu ns %llu\n", argv[1],
-		st.init_cpus, cpus ? cpus : arch_nr_cpus(), st.pages_init, st.pmem_pages_stored,
-		arch_cycles_to_ns(st.init_cycles));
-	return 0;
+	return err;
 }
-SHELL_COMMAND(SHELL_MEMORY, "memmap-init", memmap_init_cmd, "memmap-init DEVICE [cpus=N] [rewrite]",
-	      "run a pfn device's struct page init again on up to N CPUs (0: all idle) and time it; "
-	      "rewrite: store every struct page in pmem");
+SHELL_COMMAND(SHELL_MEMORY, "memmap-init", memmap_init_cmd,
+	      "memmap-init DEVICE [cpus=N|cpus=A..B] [reps=R] [rewrite]",
+	      "run a pfn device's struct page init again on up to N CPUs (0: all idle; A..B: each "
+	      "count in turn, R rounds) and time it; rewrite: store every struct page in pmem");

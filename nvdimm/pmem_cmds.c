@@ -142,16 +142,23 @@ static int do_write(struct pmem_device *dev, int argc, char **argv, u64 off, u64
 	return 0;
 }
 
-static int cmd_write(int argc, char **argv)
+/* A command on DEV SECTOR COUNT ...: fn runs with the device held. */
+static int io_held(int argc, char **argv,
+		   int (*fn)(struct pmem_device *dev, int argc, char **argv, u64 off, u64 len))
 {
 	u64 off, len;
 	struct pmem_device *dev = io_args(argc, argv, &off, &len);
 
 	if (!dev)
 		return -EINVAL;
-	int err = do_write(dev, argc, argv, off, len);
+	int err = fn(dev, argc, argv, off, len);
 	pmem_put(dev);
 	return err;
+}
+
+static int cmd_write(int argc, char **argv)
+{
+	return io_held(argc, argv, do_write);
 }
 SHELL_COMMAND_CONCURRENT(SHELL_BLOCK, "write", cmd_write, "write DEV SECTOR COUNT pattern=0xNN|seq=N",
 	      "write sectors with a pattern (durable on return)");
@@ -177,14 +184,7 @@ static int do_cmp(struct pmem_device *dev, int argc, char **argv, u64 off, u64 l
 
 static int cmd_cmp(int argc, char **argv)
 {
-	u64 off, len;
-	struct pmem_device *dev = io_args(argc, argv, &off, &len);
-
-	if (!dev)
-		return -EINVAL;
-	int err = do_cmp(dev, argc, argv, off, len);
-	pmem_put(dev);
-	return err;
+	return io_held(argc, argv, do_cmp);
 }
 SHELL_COMMAND_CONCURRENT(SHELL_BLOCK, "cmp", cmd_cmp, "cmp DEV SECTOR COUNT pattern=0xNN|seq=N",
 	      "check sectors against a pattern");

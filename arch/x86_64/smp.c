@@ -78,6 +78,7 @@ struct percpu {
 	struct cpu_tables tables;
 	u8 *stack;		/* STACK_SIZE; the IST1 stack follows it */
 	u32 busy;		/* atomic: given a call (arch_cpu_start), not yet returned */
+	u32 waiter;		/* atomic: CPU halted in arch_cpu_wait for this one, or ~0 */
 	smp_call_fn call_fn;	/* the call; set after call_arg (atomic) */
 	void *call_arg;
 };
@@ -258,8 +259,15 @@ static __noreturn void ap_idle(struct percpu *pc)
 		if (fn) {
 			fn(pc->call_arg);
 			__atomic_store_n(&pc->call_fn, NULL, __ATOMIC_RELAXED);
-			/* The call's stores before the caller sees it done. */
-			__atomic_store_n(&pc->busy, 0, __ATOMIC_RELEASE);
+			/*
+			 * The call's stores before the caller sees it done; and
+			 * busy cleared before waiter is read (seq_cst pairs with
+			 * arch_cpu_wait: one of the two sees the other's store).
+			 */
+			__atomic_store_n(&pc->busy, 0, __ATOMIC_SEQ_CST);
+			u32 w = __atomic_load_n(&pc->waiter, __ATOMIC_SEQ_CST);
+			if (w != ~0u)
+				smp_send_ipi(w, SMP_IPI_VECTOR);
 			continue;
 		}
 		__asm__ volatile("sti; hlt" ::: "memory");
@@ -350,6 +358,28 @@ bool arch_cpu_busy(u32 cpu)
 	       __atomic_load_n(&percpus[cpu]->busy, __ATOMIC_ACQUIRE);
 }
 
+void arch_cpu_wait(u32 cpu)
+{
+	struct percpu *pc = cpu < nr_cpus_listed ? percpus[cpu] : NULL;
+
+	if (!pc)
+		return;
+	for (;;) {
+		__atomic_store_n(&pc->waiter, smp_processor_id(), __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&pc->busy, __ATOMIC_SEQ_CST))
+			break;
+		/*
+		 * The IPI the CPU sends when done ends the hlt; one that came
+		 * after the check is held until sti, which takes effect after
+		 * hlt begins. Only LAPIC interrupts can come (smp_init masked
+		 * the 8259s), and their handlers only acknowledge.
+		 */
+		__asm__ volatile("sti; hlt; cli" ::: "memory");
+	}
+	__atomic_store_n(&pc->waiter, ~0u, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);	/* the call's stores, after busy was seen clear */
+}
+
 int smp_call_on_each(smp_call_fn fn, void *arg)
 {
 	u32 self = smp_processor_id();
@@ -395,6 +425,7 @@ static struct percpu *percpu_alloc(u32 cpu, u32 apic_id)
 	pc->self = pc;
 	pc->cpu = cpu;
 	pc->apic_id = apic_id;
+	pc->waiter = ~0u;
 	pc->stack = cpu ? memalign(16, 2 * STACK_SIZE) : NULL;
 	return cpu && !pc->stack ? NULL : pc;
 }
@@ -462,6 +493,13 @@ void smp_init(const struct boot_info *bi)
 {
 	u32 started = 1;
 
+	/*
+	 * The legacy 8259 PICs masked: pmemk uses none of their lines, and a
+	 * CPU halting with interrupts on (arch_cpu_wait) must not take the
+	 * firmware's timer tick on vector 8 (#DF's).
+	 */
+	outb(0x21, 0xff);
+	outb(0xA1, 0xff);
 	idt_set_gate(SMP_IPI_VECTOR, (u64)smp_ipi_entry);
 	idt_set_gate(SVR_SPURIOUS_VECTOR, (u64)smp_spurious_entry);
 	if (lapic_map())

@@ -368,6 +368,12 @@ int arch_cpu_start(u32 cpu, void (*fn)(void *arg), void *arg)
 	return 0;
 }
 
+void arch_cpu_wait(u32 cpu)
+{
+	while (arch_cpu_busy(cpu))
+		sched_yield();
+}
+
 bool arch_cpu_busy(u32 cpu)
 {
 	return cpu < ARCH_MAX_CPUS && __atomic_load_n(&host_cpus[cpu].busy, __ATOMIC_ACQUIRE);

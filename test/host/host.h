@@ -3,6 +3,7 @@
 #define PMEMK_TEST_HOST_H
 
 #include "arch.h"
+#include "memremap.h"
 #include "mm.h"
 #include "pgtable.h"
 
@@ -31,6 +32,9 @@ extern u64 host_tlb_flushes;
  * Simulated memory is zeroed and the vmemmap window emptied first.
  */
 void host_mm_boot(u64 ram_base, u64 ram_size);
+/* The altmap of Linux's map=dev layout for a namespace at start, align 2 MiB (aborts if none). */
+struct vmem_altmap host_pfn_dev_altmap(u64 start, u64 size);
+
 /* Zero all simulated memory (hands it back to the host), empty the window. */
 void host_phys_discard(void);
 /* The same but for [keep, keep+size): a reboot keeps the pmem. */

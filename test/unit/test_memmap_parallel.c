@@ -20,7 +20,6 @@
 #include "host.h"
 #include "memremap.h"
 #include "mm.h"
-#include "nd_pfn_layout.h"
 #include "sparse.h"
 
 #define RAM_BASE (16 * MiB)
@@ -45,23 +44,13 @@ struct result {
 
 static struct dev_pagemap pgmap;	/* one address for every run: struct pages point at it */
 
-static struct vmem_altmap altmap_of(u64 start, u64 size)
-{
-	struct nd_pfn_layout l;
-	struct nd_pfn_placement p;
-	const char *why;
-
-	assert_int_equal(nd_pfn_lay_out(start, size, PFN_MODE_PMEM, 2 * MiB, &l, &p, &why), 0);
-	return p.altmap;
-}
-
 static int bring_up(const struct scenario *sc, struct vmem_altmap *a)
 {
 	pgmap = (struct dev_pagemap){ .range = { sc->start, sc->start + sc->size - 1 },
 				      .type = sc->shift ? MEMORY_DEVICE_GENERIC : MEMORY_DEVICE_FS_DAX,
 				      .vmemmap_shift = sc->shift };
 	if (sc->dev)
-		*a = altmap_of(sc->start, sc->size);
+		*a = host_pfn_dev_altmap(sc->start, sc->size);
 	return memremap_pages(&pgmap, sc->dev ? a : NULL, NULL);
 }
 
