@@ -274,7 +274,7 @@ test-unit: $(UNIT_BINS)
 # build/tsan/. A data race between jobs fails the run. (-Wno-tsan: the
 # standalone fences in the DMA stubs, which these tests never call.)
 TSAN_TESTS  := test_workqueue test_memmap_parallel
-TSAN_CFLAGS := $(filter-out $(HOST_SANITIZE),$(HOST_CFLAGS)) -fsanitize=thread -Wno-tsan
+TSAN_CFLAGS := $(filter-out $(HOST_SANITIZE),$(HOST_CFLAGS)) -fsanitize=thread -Wno-tsan -DHOST_TSAN
 TSAN_CORE   := $(patsubst $(BUILD)/host/%,$(BUILD)/tsan/%,$(HOST_CORE))
 TSAN_BINS   := $(patsubst %,$(BUILD)/tsan/unit/%,$(TSAN_TESTS))
 $(BUILD)/tsan/%.c.o: %.c
