@@ -79,6 +79,7 @@ struct percpu {
 	u8 *stack;		/* STACK_SIZE; the IST1 stack follows it */
 	u32 busy;		/* atomic: given a call (arch_cpu_start), not yet returned */
 	u32 waiter;		/* atomic: CPU halted in arch_cpu_wait for this one, or ~0 */
+	u64 tlb_gen;		/* tlb_flush_gen when this CPU last dropped its TLB */
 	smp_call_fn call_fn;	/* the call; set after call_arg (atomic) */
 	void *call_arg;
 };
@@ -257,6 +258,12 @@ static __noreturn void ap_idle(struct percpu *pc)
 		__asm__ volatile("cli" ::: "memory");
 		smp_call_fn fn = __atomic_load_n(&pc->call_fn, __ATOMIC_ACQUIRE);
 		if (fn) {
+			/* Mappings removed since this CPU's last call (arch.c): drop them first. */
+			u64 gen = __atomic_load_n(&tlb_flush_gen, __ATOMIC_ACQUIRE);
+			if (gen != pc->tlb_gen) {
+				write_cr3(read_cr3());
+				pc->tlb_gen = gen;
+			}
 			fn(pc->call_arg);
 			__atomic_store_n(&pc->call_fn, NULL, __ATOMIC_RELAXED);
 			/*
