@@ -6,7 +6,8 @@
  * One AP at a time: the trampoline's data block names one stack and one
  * per-CPU block. Each AP loads its own GDT and TSS, the kernel's IDT, sets
  * its GS base to its per-CPU block, enables its local APIC, reports in and
- * halts with interrupts off (nothing wakes it yet).
+ * idles: halted until an IPI brings it a call (arch_cpu_start), which it
+ * runs with interrupts off.
  */
 #include <errno.h>
 #include <malloc.h>
