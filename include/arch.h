@@ -221,12 +221,37 @@ void arch_dma_rmb(void);
 /*
  * This CPU's number (0 = the boot CPU; below ARCH_MAX_CPUS), from its
  * per-CPU data (x86: through GS, set before anything can ask). The host
- * fake is CPU 0.
+ * fake is CPU 0 on the main thread, CPU n in the thread running a call
+ * arch_cpu_start() gave CPU n.
  */
 #define ARCH_MAX_CPUS 64
 u32 arch_cpu_id(void);
 /* A spin-wait hint (x86 PAUSE). */
 void arch_cpu_relax(void);
+
+/*
+ * Work on other CPUs: the transport of the work queue (lib/workqueue.c).
+ * CPU numbers run from 0 to arch_nr_cpus() - 1 (not all online).
+ * arch_cpu_start hands fn(arg) to an idle online CPU and returns at once:
+ * 0 when the CPU took it (it runs fn, then is idle again), -EBUSY when it
+ * is running something already (the boot CPU always is: it runs the
+ * shell), -ENODEV when it is not online or is the caller. Every store the
+ * caller made before the call is visible to fn. arch_cpu_busy is true
+ * from a successful start until fn has returned; fn's stores are visible
+ * to a caller that saw it false. The kernel's CPUs idle in a halt loop
+ * woken by an IPI; the host fake runs each call in a thread of its own,
+ * with host_nr_cpus CPUs (1 unless a test sets more).
+ */
+u32 arch_nr_cpus(void);
+int arch_cpu_start(u32 cpu, void (*fn)(void *arg), void *arg);
+bool arch_cpu_busy(u32 cpu);
+/*
+ * Return once arch_cpu_busy(cpu) is false (fn's stores visible), without
+ * spinning where the arch can help: x86 halts until the finishing CPU's
+ * IPI, so a waiting vCPU leaves its host core to the ones working. One
+ * waiter per CPU at a time (the one that started the call).
+ */
+void arch_cpu_wait(u32 cpu);
 
 /* End the machine with a status (0 = success): see arch/x86_64/exit.c. */
 __noreturn void arch_exit(int status);

@@ -136,6 +136,9 @@ struct memremap_stats {
 	u64 vmemmap_ram;	/* bytes of RAM the vmemmap took (struct page frames) */
 	u64 pgtable_pages;	/* page-table pages it added (the vmemmap's and the direct map's) */
 	u64 compound_pages;	/* compound pages formed (0: order-0 pages only) */
+	u32 init_cpus;		/* CPUs the struct page init ran on (the work queue's count) */
+	u64 init_jobs;		/* section-sized jobs (1: the serial pass) */
+	u64 init_jobs_caller;	/* of which the calling CPU ran */
 };
 
 /*
@@ -156,6 +159,23 @@ struct memremap_stats {
  */
 int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
 		   struct memremap_stats *stats);
+
+/*
+ * Struct page init: in section-sized jobs on every idle CPU (the work
+ * queue) when true, the default; on the calling CPU alone when false
+ * (memmap_parallel=off). Both store the same bytes.
+ */
+extern bool memmap_parallel;
+
+/*
+ * Run a live pgmap's struct page init again, exactly as memremap_pages did
+ * (what it stores is what is there already: in pmem, in diff mode, nothing),
+ * on at most max_cpus CPUs (1: serially on this one; 0: every idle CPU).
+ * For the benchmark and the serial-against-parallel checks. *st gets the
+ * init fields (init_cycles, pages_init, pmem_pages_stored, compound_pages,
+ * init_cpus). -EINVAL if the pgmap is not live.
+ */
+int memremap_reinit_pages(struct dev_pagemap *pgmap, u32 max_cpus, struct memremap_stats *st);
 
 /*
  * Stop new pins; if none are held, tear everything down now and return 0.

@@ -155,7 +155,7 @@ extern u64 pmem_written[PMEM_WR_NR];
 
 static inline void pmem_written_add(enum pmem_writer w, u64 bytes)
 {
-	__atomic_fetch_add(&pmem_written[w], bytes, __ATOMIC_RELAXED);	/* any CPU */
+	__atomic_fetch_add(&pmem_written[w], bytes, __ATOMIC_RELAXED);	/* any CPU may write pmem */
 }
 
 static inline u64 pmem_written_total(void)
@@ -202,6 +202,16 @@ bool mm_alloc_should_fail(void);
  */
 u64 mm_alloc_pages(unsigned int order, bool zero, enum mm_stat_item item);
 void mm_free_pages(u64 pa, unsigned int order, enum mm_stat_item item);
+
+/*
+ * The mm lock (recursive, LOCK_RANK_MM in include/spinlock.h): page tables,
+ * sections, the vmemmap, the direct map and ZONE_DEVICE registration.
+ * memremap_pages, memunmap_pages, direct_map_add/remove and
+ * memremap_reinit_pages take it themselves; other writers of kernel page
+ * tables after boot (dax_map) take it around their calls.
+ */
+void mm_lock(void);
+void mm_unlock(void);
 
 /* Forget every counter (host tests). */
 void mm_stats_reset(void);

@@ -40,8 +40,11 @@ void nd_btt_probe(struct nd_namespace_io *ns, u64 info_off);
 /* The BTT device claiming `ns` (enabled or disabled), or NULL. */
 struct nd_btt *nd_btt_of(struct nd_namespace_io *ns);
 
-/* Drop pmemNs, close the BTT and release the claim. Nothing is written. */
-void nd_btt_detach(struct nd_namespace_io *ns);
+/*
+ * Drop pmemNs, close the BTT and release the claim. Nothing is written.
+ * -EBUSY, and nothing changes, while pmemNs is held (pmem_get).
+ */
+int nd_btt_detach(struct nd_namespace_io *ns);
 
 /*
  * What create-namespace -m sector checks before anything changes: a sector

@@ -307,4 +307,14 @@ void nd_list(unsigned int what, const char *region, const char *dimm);
 /* The `list` shell command: list [-D] [-R] [-N] [-v] [-r regionN] [-d nmemN]. */
 int nd_list_cmd(int argc, char **argv);
 
+/*
+ * The device model lock (recursive; LOCK_RANK_ND, include/spinlock.h):
+ * held by whoever reads or changes the buses, DIMMs, regions, namespaces,
+ * claims and the devices on them (pfn, BTT, devdax), and the shell's tables
+ * of them. The shell takes it around every command that is not
+ * SHELL_COMMAND_CONCURRENT; boot runs on one CPU before anything else can.
+ */
+void nd_lock(void);
+void nd_unlock(void);
+
 #endif

@@ -10,6 +10,7 @@
 
 #include "nvdimm.h"
 #include "pfn_t.h"
+#include "spinlock.h"
 #include "types.h"
 
 #define PMEM_MAX_DEVICES ND_MAX_NAMESPACES
@@ -50,9 +51,11 @@ struct pmem_device {
 	bool cpu_cache_persistent;	/* eADR: stores are enough, no write-back */
 	u64 dax_refs;			/* raw mode: direct_access addresses lent out */
 	u32 holds[PMEM_HOLD_KINDS];			/* pmem_hold()s by kind (enum pmem_holder) */
+	u64 users;			/* pmem_get holders: I/O in progress on any CPU */
 	bool ro;
 	u8 *virt;			/* direct map address of sector 0 (NULL with rw) */
 	pmem_rw_fn rw;			/* indirect devices (BTT): serves the I/O; no DAX */
+	struct spinlock rw_lock;	/* indirect devices: one request at a time (one BTT lane) */
 };
 
 /* Where a block device's sectors are, and what its pfns may promise. */
@@ -78,10 +81,30 @@ int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char 
  */
 int pmem_attach_indirect(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
 			 u64 size, u32 sector_size, pmem_rw_fn rw);
-/* Unregister it (the caller owns the direct map of its range). */
-void pmem_detach(struct pmem_device *dev);
+/*
+ * Unregister it (the caller owns the direct map of its range): 0, also
+ * when it was not registered; -EBUSY, and nothing changes, while it is
+ * held (pmem_get) or a raw device's direct-access addresses are out. Once
+ * it returns 0 no CPU can reach the device through the table.
+ */
+int pmem_detach(struct pmem_device *dev);
+/* pmem_detach, waiting for the holders to let go (error paths of an attach). */
+void pmem_detach_wait(struct pmem_device *dev);
 
-/* A registered device by name, or NULL. */
+/*
+ * A registered device by name, held: pmem_detach refuses it (-EBUSY) until
+ * pmem_put, so I/O on one CPU cannot lose its device to a destroy on
+ * another (Linux's 32b2397c1e56 class of bug). NULL if there is none.
+ */
+struct pmem_device *pmem_get(const char *name);
+void pmem_put(struct pmem_device *dev);
+/* How many hold the device `name` now (0 also when there is none). */
+u64 pmem_users(const char *name);
+
+/*
+ * A registered device by name, or NULL; not held, so only for code that
+ * holds the device model lock (nd_lock), under which nothing is detached.
+ */
 struct pmem_device *pmem_find(const char *name);
 struct pmem_device *pmem_next(struct pmem_device *prev);
 

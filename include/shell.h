@@ -28,13 +28,26 @@ struct shell_command {
 	const char *help;	/* one line */
 	int (*run)(int argc, char **argv);
 	enum shell_group group;
+	bool concurrent;	/* runs without the device model lock (below) */
 };
 
-#define SHELL_COMMAND(_group, _name, _run, _usage, _help)                       \
+/*
+ * shell_exec runs a command holding the device model lock (nd_lock,
+ * LOCK_RANK_ND), so commands on different CPUs (on-cpu) that list, create,
+ * destroy or otherwise touch the nvdimm model and the shell's tables run
+ * one at a time. A SHELL_COMMAND_CONCURRENT command runs without it: it
+ * must hold what it uses itself (block I/O holds its device with pmem_get)
+ * and may run on one CPU while another CPU's command changes the model.
+ */
+#define SHELL_COMMAND_(_group, _name, _run, _usage, _help, _conc)               \
 	static const struct shell_command __shcmd_##_run = { _name, _usage, _help, _run, \
-							      _group };          \
+							      _group, _conc };   \
 	static const struct shell_command *const __shcmd_ptr_##_run              \
 		__section("shell_cmds") __used __aligned(8) = &__shcmd_##_run
+#define SHELL_COMMAND(_group, _name, _run, _usage, _help)                       \
+	SHELL_COMMAND_(_group, _name, _run, _usage, _help, false)
+#define SHELL_COMMAND_CONCURRENT(_group, _name, _run, _usage, _help)            \
+	SHELL_COMMAND_(_group, _name, _run, _usage, _help, true)
 
 extern const struct shell_command *const __start_shell_cmds[] __attribute__((weak));
 extern const struct shell_command *const __stop_shell_cmds[] __attribute__((weak));

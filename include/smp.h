@@ -1,9 +1,10 @@
 /*
- * Symmetric multiprocessing, first step (issue 14 item 1): the CPUs the
- * MADT lists are started (INIT-SIPI-SIPI through the xAPIC) and each parks
- * in a halt loop with its own stack, GDT, TSS and per-CPU data (GS base),
- * woken by an IPI only to run what smp_call_on_each() gives it. Nothing
- * else runs on the APs: mm/, nvdimm/ and the shell assume one CPU.
+ * Symmetric multiprocessing (issue 14): the CPUs the MADT lists are
+ * started (INIT-SIPI-SIPI through the xAPIC) and each idles in a halt loop
+ * with its own stack, GDT, TSS and per-CPU data (GS base), woken by an IPI
+ * to run what arch_cpu_start() gives it: work-queue jobs (lib/workqueue.c),
+ * on-cpu shell commands, smp_call_on_each() calls. What they share is
+ * locked in the order include/spinlock.h documents.
  */
 #ifndef PMEMK_SMP_H
 #define PMEMK_SMP_H

@@ -5,6 +5,7 @@
 
 #include "arch.h"
 #include "kernel.h"
+#include "nvdimm.h"
 #include "printk.h"
 #include "shell.h"
 
@@ -67,7 +68,12 @@ int shell_exec(const char *line)
 		kprintf("%s: command not found (try 'help')\n", argv[0]);
 		return -ENOENT;
 	}
-	return c->run(argc, argv);
+	if (c->concurrent)
+		return c->run(argc, argv);
+	nd_lock();
+	int rc = c->run(argc, argv);
+	nd_unlock();
+	return rc;
 }
 
 void shell_run_batch(const char *cmds)

@@ -4,14 +4,25 @@
 
 #include "arch.h"
 #include "printk.h"
+#include "spinlock.h"
 
 int console_loglevel = LOGLEVEL_DEBUG;	/* print everything but debug */
 
 static u64 boot_cycles;
 
+/* Whole messages: two CPUs printing at once do not interleave characters. */
+static struct spinlock console_lock = SPINLOCK_INIT("console", LOCK_RANK_CONSOLE);
+
 static void console_puts(const char *s, size_t n)
 {
+	/* A fault while this CPU prints (the exception handler's dump) must not wait for itself. */
+	if (spin_held(&console_lock)) {
+		arch_console_write(s, n);
+		return;
+	}
+	spin_lock(&console_lock);
 	arch_console_write(s, n);
+	spin_unlock(&console_lock);
 }
 
 void vprintk(int level, const char *fmt, va_list ap)

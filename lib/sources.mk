@@ -1,2 +1,2 @@
-portable-y += lib/printk.c lib/cmdline.c lib/params.c lib/nd_util.c lib/spinlock.c
+portable-y += lib/printk.c lib/cmdline.c lib/params.c lib/nd_util.c lib/spinlock.c lib/workqueue.c
 kernel-y += lib/syscalls.c

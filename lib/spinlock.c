@@ -54,7 +54,7 @@ static void push(struct spinlock *l)
 	u32 cpu = arch_cpu_id();
 
 	held[cpu].lock[held[cpu].n++] = l;
-	l->owner = cpu;
+	__atomic_store_n(&l->owner, cpu, __ATOMIC_RELAXED);
 }
 
 void spin_lock(struct spinlock *l)
@@ -91,10 +91,35 @@ void spin_unlock(struct spinlock *l)
 		held[cpu].n--;
 		break;
 	}
+	/* No CPU's number: a CPU that held it last must not see itself as owner (spin_held). */
+	__atomic_store_n(&l->owner, ~0u, __ATOMIC_RELAXED);
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);	/* the critical section's stores before it */
 }
 
 u32 spin_held_count(void)
 {
 	return held[arch_cpu_id()].n;
+}
+
+bool spin_held(const struct spinlock *l)
+{
+	return __atomic_load_n(&l->locked, __ATOMIC_RELAXED) &&
+	       __atomic_load_n(&l->owner, __ATOMIC_RELAXED) == arch_cpu_id();
+}
+
+void rlock_lock(struct rlock *r)
+{
+	/* Only the holder can see itself as owner: another CPU's owner value never matches. */
+	if (spin_held(&r->lock)) {
+		r->depth++;
+		return;
+	}
+	spin_lock(&r->lock);
+	r->depth = 1;
+}
+
+void rlock_unlock(struct rlock *r)
+{
+	if (--r->depth == 0)
+		spin_unlock(&r->lock);
 }

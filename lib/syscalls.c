@@ -12,6 +12,7 @@
 #include "arch.h"
 #include "heap.h"
 #include "printk.h"
+#include "spinlock.h"
 
 #undef errno
 extern int errno;
@@ -200,4 +201,28 @@ int wait(int *status)
 {
 	(void)status;
 	return fail(ECHILD);
+}
+
+/*
+ * newlib's malloc lock (its hooks, called around every malloc, free and
+ * realloc; realloc takes it again inside): one recursive lock, so the heap
+ * is safe from every CPU. Innermost in the lock order: any code may
+ * allocate while holding its own locks.
+ */
+static struct rlock heap_lock = RLOCK_INIT("heap", LOCK_RANK_HEAP);
+
+struct _reent;
+void __malloc_lock(struct _reent *r);
+void __malloc_unlock(struct _reent *r);
+
+void __malloc_lock(struct _reent *r)
+{
+	(void)r;
+	rlock_lock(&heap_lock);
+}
+
+void __malloc_unlock(struct _reent *r)
+{
+	(void)r;
+	rlock_unlock(&heap_lock);
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 
 #include "direct_map.h"
+#include "mm.h"
 #include "memlayout.h"
 #include "pgtable.h"
 
@@ -16,7 +17,7 @@ static bool mapped(u64 va, u64 *extent_end)
 	return ok;
 }
 
-int direct_map_add(u64 pa, u64 len)
+static int direct_map_add_locked(u64 pa, u64 len)
 {
 	u64 start = ALIGN_DOWN(pa, PAGE_SIZE);
 	u64 end = ALIGN_UP(pa + len, PAGE_SIZE);
@@ -42,11 +43,22 @@ int direct_map_add(u64 pa, u64 len)
 	return 0;
 }
 
+int direct_map_add(u64 pa, u64 len)
+{
+	mm_lock();
+	int err = direct_map_add_locked(pa, len);
+	mm_unlock();
+	return err;
+}
+
 int direct_map_remove(u64 pa, u64 len)
 {
 	if (!IS_ALIGNED(pa | len, PAGE_SIZE))
 		return -EINVAL;
-	return pgtable_unmap(&kernel_pgtable, PAGE_OFFSET + pa, len);
+	mm_lock();
+	int err = pgtable_unmap(&kernel_pgtable, PAGE_OFFSET + pa, len);
+	mm_unlock();
+	return err;
 }
 
 bool direct_map_covers(u64 pa, u64 len)

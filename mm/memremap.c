@@ -5,6 +5,7 @@
  * registration and the teardown share their undo helpers.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "arch.h"
 #include "direct_map.h"
@@ -12,14 +13,19 @@
 #include "memlayout.h"
 #include "memremap.h"
 #include "mm.h"
+#include "params.h"
 #include "pgtable.h"
 #include "printk.h"
 #include "sparse.h"
+#include "spinlock.h"
+#include "workqueue.h"
 
 #define PGMAP_MAX 64
 
 static struct dev_pagemap *pgmaps[PGMAP_MAX];	/* sorted by range.start, disjoint */
 static u32 nr_pgmaps;
+/* The table, each pgmap's state and pins (LOCK_RANK_PGMAP: inside the mm lock). */
+static struct spinlock pgmap_lock = SPINLOCK_INIT("pgmap", LOCK_RANK_PGMAP);
 
 void memremap_reset(void)
 {
@@ -57,7 +63,7 @@ static u32 pgmap_index(u64 pa)
 	return lo;
 }
 
-struct dev_pagemap *pgmap_lookup(u64 pfn)
+static struct dev_pagemap *pgmap_lookup_locked(u64 pfn)
 {
 	u64 pa = PFN_PHYS(pfn);
 	u32 i = pgmap_index(pa);
@@ -67,6 +73,15 @@ struct dev_pagemap *pgmap_lookup(u64 pfn)
 	return pgmaps[i];
 }
 
+struct dev_pagemap *pgmap_lookup(u64 pfn)
+{
+	spin_lock(&pgmap_lock);
+	struct dev_pagemap *pgmap = pgmap_lookup_locked(pfn);
+	spin_unlock(&pgmap_lock);
+	return pgmap;
+}
+
+/* Under pgmap_lock. */
 static void pgmap_insert(struct dev_pagemap *pgmap)
 {
 	u32 i = pgmap_index(pgmap->range.start);
@@ -90,9 +105,11 @@ static void pgmap_remove(struct dev_pagemap *pgmap)
 
 static bool overlaps_pgmap(const struct range *r)
 {
+	spin_lock(&pgmap_lock);
 	u32 i = pgmap_index(r->start);
-
-	return i < nr_pgmaps && pgmaps[i]->range.start <= r->end;
+	bool overlap = i < nr_pgmaps && pgmaps[i]->range.start <= r->end;
+	spin_unlock(&pgmap_lock);
+	return overlap;
 }
 
 static int pgmap_reject(const struct range *r, int err, const char *why)
@@ -180,14 +197,17 @@ static int pgmap_map_direct(struct dev_pagemap *pgmap)
 }
 
 /*
- * Store copies of *tmpl into the struct pages of [s, e), section by section:
- * where a section's struct pages lie in the altmap (pmem), only those that
- * differ are stored; returns how many were.
+ * Store copies of *tmpl into the struct pages of [s, e) clipped to the job's
+ * [lo, hi), section by section: where a section's struct pages lie in the
+ * altmap (pmem), only those that differ are stored; returns how many were.
  */
-static u64 init_span(u64 s, u64 e, const struct page *tmpl, const struct vmem_altmap *altmap)
+static u64 init_span(u64 s, u64 e, const struct page *tmpl, const struct vmem_altmap *altmap,
+		     u64 lo, u64 hi)
 {
 	u64 stored = 0;
 
+	s = MAX(s, lo);
+	e = MIN(e, hi);
 	for (u64 next; s < e; s = next) {
 		next = MIN(e, ALIGN_DOWN(s, PAGES_PER_SECTION) + PAGES_PER_SECTION);
 		if (vmemmap_in_altmap(s, altmap))
@@ -199,12 +219,14 @@ static u64 init_span(u64 s, u64 e, const struct page *tmpl, const struct vmem_al
 }
 
 /*
- * One compound page at `head` (Linux's memmap_init_compound): the head with
- * PG_head, the first tail with the order, every tail with the head's
- * address. Deduplicated, only the struct pages of its two own vmemmap pages
- * are written (128 of them): every later tail reads the second page's frame.
+ * One compound page at `head` (Linux's memmap_init_compound), the part of
+ * it inside [lo, hi): the head with PG_head, the first tail with the order,
+ * every tail with the head's address. Deduplicated, only the struct pages
+ * of its two own vmemmap pages are written (128 of them): every later tail
+ * reads the second page's frame.
  */
-static u64 init_compound(struct dev_pagemap *pgmap, u64 head, const struct vmem_altmap *altmap)
+static u64 init_compound(struct dev_pagemap *pgmap, u64 head, const struct vmem_altmap *altmap,
+			 u64 lo, u64 hi)
 {
 	u64 nr = pgmap_vmemmap_nr(pgmap);
 	u64 own = pgmap->vmemmap_dedup ? VMEMMAP_RESERVE_NR * PAGE_SIZE / sizeof(struct page) : nr;
@@ -215,43 +237,124 @@ static u64 init_compound(struct dev_pagemap *pgmap, u64 head, const struct vmem_
 	tail.compound_head = (u64)pfn_to_page(head) | 1;
 	first = tail;
 	first.compound_order = pgmap->vmemmap_shift;
-	return init_span(head, head + 1, &h, altmap) + init_span(head + 1, head + 2, &first, altmap) +
-	       init_span(head + 2, head + own, &tail, altmap);
+	return init_span(head, head + 1, &h, altmap, lo, hi) +
+	       init_span(head + 1, head + 2, &first, altmap, lo, hi) +
+	       init_span(head + 2, head + own, &tail, altmap, lo, hi);
 }
 
 /*
- * Zone DEVICE and the owner in every struct page but the altmap's reserve:
- * one template, stored section by section (init_span); compound pages as
- * init_compound makes them. The altmap's reserve gets PG_reserved pages
- * with no pgmap: every struct page of the range is initialised, so a walker
- * never reads garbage.
+ * The struct pages of the pgmap's pfns in [lo, hi): zone DEVICE and the
+ * owner in every one but the altmap's reserve, stored from one template
+ * (init_span); compound pages as init_compound makes them. The altmap's
+ * reserve gets PG_reserved pages with no pgmap: every struct page of the
+ * range is initialised, so a walker never reads garbage. What a pfn gets
+ * depends on the pfn alone, so any split of the range into jobs stores the
+ * same bytes as one pass over it. Returns the struct pages stored to pmem.
  */
-static void pgmap_init_pages(struct dev_pagemap *pgmap, struct memremap_stats *st)
+static u64 init_pfns(struct dev_pagemap *pgmap, u64 lo, u64 hi)
 {
 	struct page tmpl = { .flags = ZONE_DEVICE, .pgmap = pgmap };
 	/* The altmap's reserve (info block, padding): no page of the device's (B8). */
 	struct page reserved = { .flags = ZONE_DEVICE | PG_reserved };
 	const struct vmem_altmap *altmap = pgmap_altmap(pgmap);
 	u64 start = pgmap_pfn(pgmap), end = start + pgmap_nr_pages(pgmap);
-	u64 cs = pgmap->compound_start, ce = pgmap->compound_end;
+	u64 cs = pgmap->compound_start, ce = pgmap->compound_end, nr = pgmap_vmemmap_nr(pgmap);
 	u64 stored = 0, s = start;
 
 	if (altmap) {
 		u64 rsv_end = MIN(end, altmap->base_pfn + altmap->reserve);
-		stored += init_span(start, rsv_end, &reserved, altmap);
+		stored += init_span(start, rsv_end, &reserved, altmap, lo, hi);
 		s = MAX(start, rsv_end);
 	}
 	if (cs < ce) {
-		stored += init_span(s, cs, &tmpl, altmap);
-		for (u64 head = cs; head < ce; head += pgmap_vmemmap_nr(pgmap))
-			stored += init_compound(pgmap, head, altmap);
+		stored += init_span(s, cs, &tmpl, altmap, lo, hi);
+		/* The compounds overlapping [lo, hi): cs is aligned to nr. */
+		for (u64 head = ALIGN_DOWN(MAX(lo, cs), nr); head < MIN(ce, hi); head += nr)
+			stored += init_compound(pgmap, head, altmap, lo, hi);
 		s = ce;
 	}
-	stored += init_span(s, end, &tmpl, altmap);
+	return stored + init_span(s, end, &tmpl, altmap, lo, hi);
+}
+
+bool memmap_parallel = true;
+
+static int memmap_parallel_param(const char *val)
+{
+	if (val && (!strcmp(val, "on") || !strcmp(val, "off"))) {
+		memmap_parallel = !strcmp(val, "on");
+		return 0;
+	}
+	pr_err("memmap_parallel=%s: expected on or off\n", val ? val : "");
+	return -1;
+}
+KERNEL_PARAM("memmap_parallel", memmap_parallel_param,
+	     "struct page init on every idle CPU in section-sized jobs: on (default) or off (the boot CPU alone)");
+
+/* One job of a parallel init: the pfns of one section (clipped to the range). */
+struct init_batch {
+	struct dev_pagemap *pgmap;
+	u64 first_section_pfn;
+	u64 stored;		/* atomic */
+	u32 caller;		/* the CPU that called work_run */
+	u64 caller_jobs;	/* atomic: jobs it ran itself */
+};
+
+static void init_job(void *ctx, u64 job)
+{
+	struct init_batch *b = ctx;
+	u64 lo = b->first_section_pfn + job * PAGES_PER_SECTION;
+	u64 n = init_pfns(b->pgmap, lo, lo + PAGES_PER_SECTION);
+
+	__atomic_fetch_add(&b->stored, n, __ATOMIC_RELAXED);
+	if (arch_cpu_id() == b->caller)
+		__atomic_fetch_add(&b->caller_jobs, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Initialise every struct page of the pgmap: serially on this CPU when
+ * max_cpus is 1, else in section-sized jobs on up to max_cpus CPUs (0: all
+ * idle ones) through the work queue. Fills the init fields of *st.
+ */
+static void pgmap_init_pages(struct dev_pagemap *pgmap, u32 max_cpus, struct memremap_stats *st)
+{
+	u64 start = pgmap_pfn(pgmap), end = start + pgmap_nr_pages(pgmap);
+	u64 cs = pgmap->compound_start, ce = pgmap->compound_end;
+	u64 stored, t0 = arch_cycles();
+
+	if (max_cpus == 1) {
+		stored = init_pfns(pgmap, start, end);
+		st->init_cpus = 1;
+		st->init_jobs = st->init_jobs_caller = 1;
+	} else {
+		struct init_batch b = { pgmap, ALIGN_DOWN(start, PAGES_PER_SECTION), 0, arch_cpu_id(),
+					0 };
+		u64 jobs = (ALIGN_UP(end, PAGES_PER_SECTION) - b.first_section_pfn) / PAGES_PER_SECTION;
+
+		st->init_cpus = work_run_cpus(init_job, jobs, &b, max_cpus);
+		stored = b.stored;
+		st->init_jobs = jobs;
+		st->init_jobs_caller = b.caller_jobs;
+	}
+	st->init_cycles = arch_cycles() - t0;
 	pmem_written_add(PMEM_WR_MEMMAP, stored * sizeof(struct page));
 	st->pages_init = end - start;
 	st->pmem_pages_stored = stored;
 	st->compound_pages = cs < ce ? (ce - cs) >> pgmap->vmemmap_shift : 0;
+}
+
+int memremap_reinit_pages(struct dev_pagemap *pgmap, u32 max_cpus, struct memremap_stats *st)
+{
+	int err = 0;
+
+	mm_lock();	/* no teardown meanwhile */
+	if (pgmap->state != PGMAP_LIVE) {
+		err = -EINVAL;
+	} else {
+		*st = (struct memremap_stats){ 0 };
+		pgmap_init_pages(pgmap, max_cpus, st);
+	}
+	mm_unlock();
+	return err;
 }
 
 /* Where the compound pages go (struct dev_pagemap's vmemmap_shift) and whether they dedup. */
@@ -342,8 +445,8 @@ static void pgmap_account(struct dev_pagemap *pgmap, s64 sign)
 	}
 }
 
-int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
-		   struct memremap_stats *stats)
+static int memremap_pages_locked(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
+				 struct memremap_stats *stats)
 {
 	int err = pgmap_validate(pgmap, altmap);
 	struct memremap_stats st = { 0 };
@@ -367,15 +470,17 @@ int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
 	if (err)
 		goto err_sparse;
 	t2 = arch_cycles();
-	pgmap_init_pages(pgmap, &st);
+	pgmap_init_pages(pgmap, memmap_parallel ? 0 : 1, &st);
 	st.map_cycles = t1 - t0;
 	st.sparse_cycles = t2 - t1;
-	st.init_cycles = arch_cycles() - t2;
 	st.vmemmap_ram = mm_stat(MM_VMEMMAP) - ram0;
 	st.pgtable_pages = kernel_pgtable.nr_tables - tables0;
 	pgmap_account(pgmap, 1);
+	/* Room checked by pgmap_validate: every insert runs under the mm lock. */
+	spin_lock(&pgmap_lock);
 	pgmap_insert(pgmap);
 	pgmap->state = PGMAP_LIVE;
+	spin_unlock(&pgmap_lock);
 	if (stats)
 		*stats = st;
 	return 0;
@@ -389,52 +494,93 @@ err_direct_map:
 	return err;
 }
 
-/* Undo memremap_pages(): the same helpers as its unwind, in reverse order. */
+int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
+		   struct memremap_stats *stats)
+{
+	mm_lock();
+	int err = memremap_pages_locked(pgmap, altmap, stats);
+	mm_unlock();
+	return err;
+}
+
+/* Undo memremap_pages(): the same helpers as its unwind, in reverse order. Under the mm lock. */
 static void pgmap_teardown(struct dev_pagemap *pgmap)
 {
 	struct vmem_altmap *altmap = pgmap_altmap(pgmap);
 
+	spin_lock(&pgmap_lock);
 	pgmap_remove(pgmap);
+	spin_unlock(&pgmap_lock);
 	pgmap_account(pgmap, -1);
 	pgmap_sparse_remove(pgmap, 3);
 	pgmap_unmap_direct(pgmap);
 	if (altmap)
 		altmap_reset(altmap);	/* its blocks are free again */
 	pgmap->state = PGMAP_UNREGISTERED;
+}
+
+/*
+ * A deferred teardown's callback, called with no lock held: the owner may
+ * do anything there (the memremap command re-probes the namespace, which
+ * registers a block device: LOCK_RANK_PMEM, outside the mm lock).
+ */
+static void pgmap_done(struct dev_pagemap *pgmap)
+{
 	if (pgmap->done)
 		pgmap->done(pgmap);
 }
 
 int memunmap_pages(struct dev_pagemap *pgmap)
 {
+	int err = 0;
+
+	mm_lock();
+	spin_lock(&pgmap_lock);
 	if (pgmap->state != PGMAP_LIVE)
-		return -EINVAL;
-	pgmap->state = PGMAP_DYING;	/* no new pins from here on */
-	if (pgmap->pins)
-		return -EINPROGRESS;
-	pgmap_teardown(pgmap);
-	return 0;
+		err = -EINVAL;
+	else if (pgmap->state = PGMAP_DYING, pgmap->pins)	/* no new pins from here on */
+		err = -EINPROGRESS;	/* the last unpin tears it down */
+	spin_unlock(&pgmap_lock);
+	if (!err)
+		pgmap_teardown(pgmap);
+	mm_unlock();
+	if (!err)
+		pgmap_done(pgmap);
+	return err;
 }
 
 struct dev_pagemap *pgmap_pin(u64 pfn)
 {
-	struct dev_pagemap *pgmap = pgmap_lookup(pfn);
+	spin_lock(&pgmap_lock);
+	struct dev_pagemap *pgmap = pgmap_lookup_locked(pfn);
 
-	if (!pgmap || pgmap->state != PGMAP_LIVE)
-		return NULL;
-	pgmap->pins++;
+	if (pgmap && pgmap->state == PGMAP_LIVE)
+		pgmap->pins++;
+	else
+		pgmap = NULL;
+	spin_unlock(&pgmap_lock);
 	return pgmap;
 }
 
 void pgmap_unpin(struct dev_pagemap *pgmap)
 {
+	bool last = false, bad = false;
+
 	if (!pgmap)
 		return;
-	if (!pgmap->pins) {
+	spin_lock(&pgmap_lock);
+	if (!pgmap->pins)
+		bad = true;
+	else
+		last = --pgmap->pins == 0 && pgmap->state == PGMAP_DYING;
+	spin_unlock(&pgmap_lock);
+	if (bad)
 		pr_err("memremap: unpin of [mem %#llx-%#llx] without a pin\n", pgmap->range.start,
 		       pgmap->range.end);
-		return;
-	}
-	if (--pgmap->pins == 0 && pgmap->state == PGMAP_DYING)
+	if (last) {	/* only the unpin that took pins to 0 on a dying map gets here */
+		mm_lock();
 		pgmap_teardown(pgmap);
+		mm_unlock();
+		pgmap_done(pgmap);
+	}
 }

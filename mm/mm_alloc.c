@@ -4,6 +4,7 @@
 #include "arch.h"
 #include "mm.h"
 #include "page_alloc.h"
+#include "spinlock.h"
 
 static u64 stats[MM_NR_STATS];
 u64 mm_fail_nth;
@@ -11,13 +12,26 @@ u64 mm_fail_hits;
 
 u64 mm_stat(enum mm_stat_item item)
 {
-	return item < MM_NR_STATS ? stats[item] : 0;
+	return item < MM_NR_STATS ? __atomic_load_n(&stats[item], __ATOMIC_RELAXED) : 0;
 }
 
 void mm_stat_add(enum mm_stat_item item, s64 bytes)
 {
 	if (item < MM_NR_STATS)
-		stats[item] += (u64)bytes;
+		__atomic_fetch_add(&stats[item], (u64)bytes, __ATOMIC_RELAXED);
+}
+
+/* include/spinlock.h's LOCK_RANK_MM. */
+static struct rlock mm_rlock = RLOCK_INIT("mm", LOCK_RANK_MM);
+
+void mm_lock(void)
+{
+	rlock_lock(&mm_rlock);
+}
+
+void mm_unlock(void)
+{
+	rlock_unlock(&mm_rlock);
 }
 
 void mm_stats_reset(void)

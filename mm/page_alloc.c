@@ -5,6 +5,7 @@
 #include "memblock.h"
 #include "page_alloc.h"
 #include "printk.h"
+#include "spinlock.h"
 #include "shell.h"
 
 /*
@@ -254,7 +255,10 @@ void page_alloc_init(void)
 		meta_pa);
 }
 
-u64 page_alloc(unsigned int order)
+/* The free lists, the metadata and the stats: any CPU may allocate (include/spinlock.h). */
+static struct spinlock page_alloc_lock = SPINLOCK_INIT("page_alloc", LOCK_RANK_PAGE_ALLOC);
+
+static u64 page_alloc_locked(unsigned int order)
 {
 	unsigned int k = order;
 
@@ -279,6 +283,14 @@ u64 page_alloc(unsigned int order)
 	}
 	*meta_of(seg, pfn) = META_ALLOC | order;
 	return PFN_PHYS(pfn);
+}
+
+u64 page_alloc(unsigned int order)
+{
+	spin_lock(&page_alloc_lock);
+	u64 pa = page_alloc_locked(order);
+	spin_unlock(&page_alloc_lock);
+	return pa;
 }
 
 u64 page_alloc_zeroed(unsigned int order)
@@ -342,17 +354,21 @@ static struct segment *free_check(u64 pa, unsigned int order)
 
 void page_free(u64 pa, unsigned int order)
 {
+	spin_lock(&page_alloc_lock);
 	struct segment *seg = free_check(pa, order);
 
-	if (!seg)
-		return;
-	*meta_of(seg, PFN_DOWN(pa)) = 0;
-	free_block(seg, PFN_DOWN(pa), order);
+	if (seg) {
+		*meta_of(seg, PFN_DOWN(pa)) = 0;
+		free_block(seg, PFN_DOWN(pa), order);
+	}
+	spin_unlock(&page_alloc_lock);
 }
 
 void page_alloc_stats(struct page_alloc_stats *st)
 {
+	spin_lock(&page_alloc_lock);
 	*st = stats;
+	spin_unlock(&page_alloc_lock);
 }
 
 /* Debugging aid: free blocks per order, like Linux's /proc/buddyinfo. */

@@ -156,18 +156,21 @@ void nd_btt_probe(struct nd_namespace_io *ns, u64 info_off)
 	btt_print(b);
 }
 
-void nd_btt_detach(struct nd_namespace_io *ns)
+int nd_btt_detach(struct nd_namespace_io *ns)
 {
 	struct nd_btt *b = nd_btt_of(ns);
 
 	if (!b)
-		return;
-	if (b->enabled)
-		pmem_detach(&b->pmem);
+		return 0;
+	if (b->enabled && pmem_detach(&b->pmem)) {
+		pr_err("%s: %s is in use (I/O in progress), cannot detach\n", ns->name, b->pmem.name);
+		return -EBUSY;
+	}
 	if (b->open)
 		btt_close(&b->btt);
 	b->enabled = b->open = false;
 	nd_namespace_release(ns, b);
+	return 0;
 }
 
 int nd_btt_prepare(struct nd_namespace_io *ns, u32 lbasize)

@@ -9,6 +9,7 @@
 
 #include "nvdimm.h"
 #include "printk.h"
+#include "spinlock.h"
 
 static struct nd_bus buses[ND_MAX_BUSES];
 static u32 nr_buses;
@@ -124,4 +125,17 @@ void nvdimm_publish(void)
 	nd_regions_publish();
 	if (!nd_region_count())
 		pr_info("nvdimm: no persistent memory found (no NFIT range, no e820 type 7/12)\n");
+}
+
+/* The device model lock (include/nvdimm.h, include/spinlock.h's LOCK_RANK_ND). */
+static struct rlock nd_rlock = RLOCK_INIT("nd", LOCK_RANK_ND);
+
+void nd_lock(void)
+{
+	rlock_lock(&nd_rlock);
+}
+
+void nd_unlock(void)
+{
+	rlock_unlock(&nd_rlock);
 }

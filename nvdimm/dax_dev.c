@@ -12,6 +12,7 @@
 
 #include "memlayout.h"
 #include "memremap.h"
+#include "mm.h"
 #include "nd_dax.h"
 #include "persist.h"
 #include "pgtable.h"
@@ -80,8 +81,10 @@ int dax_map(struct nd_pfn *dax, u64 offset, u64 len, struct dax_mapping *m)
 	u64 va = DAX_MAP_BASE + (u64)slot * DAX_MAP_SLOT_SIZE;
 	enum pg_level leaf = dax_leaf(align);
 	/* A read-only region's device is mapped read-only: no store can reach it. */
+	mm_lock();	/* the kernel page tables */
 	int err = pgtable_map_leaves(&kernel_pgtable, va, pa_init(pa), len,
 				     dax->pmem.ro ? PROT_KERNEL_RO : PROT_KERNEL_RW, leaf);
+	mm_unlock();
 	if (err) {
 		slot_used[slot] = false;
 		pgmap_unpin(pgmap);
@@ -97,7 +100,9 @@ void dax_unmap(struct dax_mapping *m)
 {
 	if (m->slot < 0 || !m->kaddr)
 		return;
+	mm_lock();
 	pgtable_unmap(&kernel_pgtable, (u64)m->kaddr, m->len);	/* flushes the TLB */
+	mm_unlock();
 	slot_used[m->slot] = false;
 	pgmap_unpin(m->pgmap);
 	memset(m, 0, sizeof(*m));

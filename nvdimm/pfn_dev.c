@@ -260,7 +260,7 @@ static int pfn_enable(struct nd_pfn *pfn)
 	err = memremap_pages(&pfn->pgmap, pfn->memmap_in_ram ? NULL : &p.altmap,
 			     &pfn->memmap_stats);
 	if (err) {
-		pmem_detach(&pfn->pmem);
+		pmem_detach_wait(&pfn->pmem);
 		pfn_disable_reason(pfn, "%s: cannot map struct pages (error %d)",
 				   pfn->memmap_in_ram ? "not enough RAM for them" :
 							"map=dev memmap does not fit",
@@ -281,7 +281,11 @@ static int pfn_disable(struct nd_pfn *pfn)
 		pr_err("%s: %llu pages pinned, cannot disable\n", pfn->name, pfn->pgmap.pins);
 		return -EBUSY;
 	}
-	pmem_detach(&pfn->pmem);
+	if (pmem_detach(&pfn->pmem)) {
+		pr_err("%s: %s is in use (I/O in progress), cannot disable\n", pfn->name,
+		       pfn->pmem.name);
+		return -EBUSY;
+	}
 	memunmap_pages(&pfn->pgmap);
 	pfn->enabled = false;
 	return 0;
@@ -303,6 +307,9 @@ static void pfn_print(const struct nd_pfn *pfn)
 		pfn->pmem.ro ? ", read-only (struct pages in RAM)" : "");
 	if (pfn->pers == ND_PERS_DEVDAX)
 		nd_dax_print_memmap(pfn);
+	pr_info("nd_pfn %s: %llu struct pages initialised on %u CPU%s\n", pfn->name,
+		pfn->memmap_stats.pages_init, pfn->memmap_stats.init_cpus,
+		pfn->memmap_stats.init_cpus == 1 ? "" : "s");
 	if (pfn->probed)	/* at boot: what bringing it back cost */
 		pr_info("nd_pfn %s: brought back in %llu us, %llu bytes stored to pmem\n",
 			pfn->name, (pfn->probe_ns / 1000), pfn->probe_pmem_written);
@@ -369,9 +376,14 @@ static int raw_attach(struct nd_namespace_io *ns)
 	return err;
 }
 
-static void raw_detach(struct nd_namespace_io *ns)
+static int raw_detach(struct nd_namespace_io *ns)
 {
-	pmem_detach(&raw_devs[ns_index(ns)]);
+	struct pmem_device *raw = &raw_devs[ns_index(ns)];
+	int err = pmem_detach(raw);
+
+	if (err)
+		pr_err("%s: %s is in use (I/O in progress), cannot detach\n", ns->name, raw->name);
+	return err;
 }
 
 /* The first 8 KiB of ns: BTT 2.0 at 0, the pfn/dax/BTT 1.1 block at 4 KiB. */
@@ -481,9 +493,9 @@ int nd_namespace_detach(struct nd_namespace_io *ns)
 			return err;
 		nd_namespace_release(ns, pfn);
 	}
-	nd_btt_detach(ns);
-	raw_detach(ns);
-	return 0;
+	/* One view at a time: at most one of these is registered, so a refusal changes nothing. */
+	int err = nd_btt_detach(ns);
+	return err ? err : raw_detach(ns);
 }
 
 /*

@@ -7,12 +7,48 @@
 #include "persist.h"
 #include "pmem.h"
 #include "printk.h"
+#include "spinlock.h"
 
 static struct pmem_device *devices[PMEM_MAX_DEVICES];
+/*
+ * The table, each device's users and dax_refs (LOCK_RANK_PMEM): I/O on any
+ * CPU finds and holds a device under it; detach checks and unregisters
+ * under it, so a device is never unregistered while held.
+ */
+static struct spinlock pmem_lock = SPINLOCK_INIT("pmem", LOCK_RANK_PMEM);
 
 void pmem_reset(void)
 {
 	memset(devices, 0, sizeof(devices));
+}
+
+/* Under pmem_lock. */
+static int pmem_slot(void)
+{
+	for (int i = 0; i < PMEM_MAX_DEVICES; i++)
+		if (!devices[i])
+			return i;
+	return -1;
+}
+
+/* A free slot now (the model lock keeps it free: only attach fills one). */
+static bool pmem_has_slot(void)
+{
+	spin_lock(&pmem_lock);
+	int slot = pmem_slot();
+	spin_unlock(&pmem_lock);
+	return slot >= 0;
+}
+
+/* Make a filled-in device visible to pmem_find and pmem_get. */
+static int pmem_register(struct pmem_device *dev)
+{
+	spin_lock(&pmem_lock);
+	int slot = pmem_slot();
+	if (slot >= 0)
+		devices[slot] = dev;
+	spin_unlock(&pmem_lock);
+	return slot < 0 ? -ENOSPC : 0;
 }
 
 int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
@@ -20,15 +56,11 @@ int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char 
 {
 	u64 phys = pa_addr(span->start), size = span->size;
 	u32 sector = ns ? ns->sector_size : 512;
-	int slot = -1;
 
 	/* The sector size is a power of two, so pmem_check needs no division. */
 	if (!size || !IS_ALIGNED(phys | size, PAGE_SIZE) || !sector || (sector & (sector - 1)))
 		return -EINVAL;
-	for (int i = 0; i < PMEM_MAX_DEVICES; i++)
-		if (!devices[i] && slot < 0)
-			slot = i;
-	if (slot < 0)
+	if (!pmem_has_slot())
 		return -ENOSPC;
 	int err = direct_map_add(phys, size);
 	if (err)
@@ -44,27 +76,14 @@ int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char 
 	dev->cpu_cache_persistent = ns && ns->region->persistence == ND_PERSIST_CACHE;
 	dev->ro = ns && ns->region->ro;
 	dev->virt = phys_to_virt(phys);
-	devices[slot] = dev;
-	return 0;
-}
-
-static int pmem_slot(void)
-{
-	for (int i = 0; i < PMEM_MAX_DEVICES; i++)
-		if (!devices[i])
-			return i;
-	return -1;
+	return pmem_register(dev);
 }
 
 int pmem_attach_indirect(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
 			 u64 size, u32 sector_size, pmem_rw_fn rw)
 {
-	int slot = pmem_slot();
-
 	if (!size || !sector_size || size % sector_size || !rw)
 		return -EINVAL;
-	if (slot < 0)
-		return -ENOSPC;
 	memset(dev, 0, sizeof(*dev));
 	strncpy(dev->name, name, sizeof(dev->name) - 1);
 	dev->ns = ns;
@@ -73,18 +92,34 @@ int pmem_attach_indirect(struct pmem_device *dev, struct nd_namespace_io *ns, co
 	dev->cpu_cache_persistent = ns && ns->region->persistence == ND_PERSIST_CACHE;
 	dev->ro = ns && ns->region->ro;
 	dev->rw = rw;
-	devices[slot] = dev;
-	return 0;
+	dev->rw_lock = (struct spinlock)SPINLOCK_INIT("pmem_rw", LOCK_RANK_BLOCK_RW);
+	return pmem_register(dev);
 }
 
-void pmem_detach(struct pmem_device *dev)
+int pmem_detach(struct pmem_device *dev)
 {
-	for (int i = 0; i < PMEM_MAX_DEVICES; i++)
-		if (devices[i] == dev)
+	int err = 0;
+
+	spin_lock(&pmem_lock);
+	for (int i = 0; i < PMEM_MAX_DEVICES; i++) {
+		if (devices[i] != dev)
+			continue;
+		if (dev->users || dev->dax_refs)
+			err = -EBUSY;
+		else
 			devices[i] = NULL;
+	}
+	spin_unlock(&pmem_lock);
+	return err;
 }
 
-struct pmem_device *pmem_find(const char *name)
+void pmem_detach_wait(struct pmem_device *dev)
+{
+	while (pmem_detach(dev))
+		arch_cpu_relax();
+}
+
+static struct pmem_device *pmem_find_locked(const char *name)
 {
 	for (int i = 0; i < PMEM_MAX_DEVICES; i++)
 		if (devices[i] && strcmp(devices[i]->name, name) == 0)
@@ -92,19 +127,57 @@ struct pmem_device *pmem_find(const char *name)
 	return NULL;
 }
 
+struct pmem_device *pmem_find(const char *name)
+{
+	spin_lock(&pmem_lock);
+	struct pmem_device *dev = pmem_find_locked(name);
+	spin_unlock(&pmem_lock);
+	return dev;
+}
+
+struct pmem_device *pmem_get(const char *name)
+{
+	spin_lock(&pmem_lock);
+	struct pmem_device *dev = pmem_find_locked(name);
+	if (dev)
+		dev->users++;
+	spin_unlock(&pmem_lock);
+	return dev;
+}
+
+u64 pmem_users(const char *name)
+{
+	spin_lock(&pmem_lock);
+	struct pmem_device *dev = pmem_find_locked(name);
+	u64 users = dev ? dev->users : 0;
+	spin_unlock(&pmem_lock);
+	return users;
+}
+
+void pmem_put(struct pmem_device *dev)
+{
+	if (!dev)
+		return;
+	spin_lock(&pmem_lock);
+	dev->users--;
+	spin_unlock(&pmem_lock);
+}
+
 struct pmem_device *pmem_next(struct pmem_device *prev)
 {
+	struct pmem_device *next = NULL;
 	int i = 0;
 
+	spin_lock(&pmem_lock);
 	if (prev) {
 		while (i < PMEM_MAX_DEVICES && devices[i] != prev)
 			i++;
 		i++;
 	}
-	for (; i < PMEM_MAX_DEVICES; i++)
-		if (devices[i])
-			return devices[i];
-	return NULL;
+	for (; i < PMEM_MAX_DEVICES && !next; i++)
+		next = devices[i];
+	spin_unlock(&pmem_lock);
+	return next;
 }
 
 /* One bounds check covers every request: aligned, inside, no wrap. */
@@ -128,8 +201,13 @@ int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir 
 		return err;
 	if (dir == PMEM_WRITE && dev->ro)
 		return -EROFS;
-	if (dev->rw)
-		return dev->rw(dev, off, buf, len, dir);
+	if (dev->rw) {
+		/* The BTT engine has one lane and no locks of its own: one request at a time. */
+		spin_lock(&dev->rw_lock);
+		err = dev->rw(dev, off, buf, len, dir);
+		spin_unlock(&dev->rw_lock);
+		return err;
+	}
 	if (dir == PMEM_READ) {
 		memcpy(buf, dev->virt + off, len);
 		return 0;
@@ -195,7 +273,9 @@ s64 pmem_direct_access(struct pmem_device *dev, u64 sector, struct pmem_dax *dax
 		if (!dax->pgmap)
 			return -ENXIO;	/* going away */
 	} else {
+		spin_lock(&pmem_lock);
 		dev->dax_refs++;
+		spin_unlock(&pmem_lock);
 		dax->dev = dev;
 	}
 	dax->kaddr = dev->virt + (sector << shift);
@@ -207,8 +287,12 @@ void pmem_dax_put(struct pmem_dax *dax)
 {
 	if (dax->pgmap)
 		pgmap_unpin(dax->pgmap);
-	if (dax->dev && dax->dev->dax_refs)
-		dax->dev->dax_refs--;
+	if (dax->dev) {
+		spin_lock(&pmem_lock);
+		if (dax->dev->dax_refs)
+			dax->dev->dax_refs--;
+		spin_unlock(&pmem_lock);
+	}
 	memset(dax, 0, sizeof(*dax));
 }
 
@@ -225,7 +309,9 @@ int pmem_hold(struct pmem_device *dev, enum pmem_holder kind, struct pmem_hold *
 		if (!h->pgmap)
 			return -ENXIO;	/* going away */
 	}
+	spin_lock(&pmem_lock);
 	dev->holds[kind]++;
+	spin_unlock(&pmem_lock);
 	h->dev = dev;
 	h->kind = kind;
 	return 0;
@@ -235,8 +321,10 @@ void pmem_release(struct pmem_hold *h)
 {
 	if (!h->dev)
 		return;
+	spin_lock(&pmem_lock);
 	if (h->dev->holds[h->kind])
 		h->dev->holds[h->kind]--;
+	spin_unlock(&pmem_lock);
 	if (h->pgmap)
 		pgmap_unpin(h->pgmap);
 	memset(h, 0, sizeof(*h));
@@ -244,14 +332,16 @@ void pmem_release(struct pmem_hold *h)
 
 int pmem_busy(const struct pmem_device *dev)
 {
-	u32 clients = dev->holds[PMEM_HOLD_CLIENT];
+	spin_lock(&pmem_lock);
+	u32 clients = dev->holds[PMEM_HOLD_CLIENT], exports = dev->holds[PMEM_HOLD_EXPORT];
+	spin_unlock(&pmem_lock);
 
 	if (clients) {
 		pr_err("%s: busy: exported to %u client%s\n", dev->name, clients,
 		       clients == 1 ? "" : "s");
 		return -EBUSY;
 	}
-	if (dev->holds[PMEM_HOLD_EXPORT]) {
+	if (exports) {
 		pr_err("%s: busy: exported over NBD (nbd-unexport %s first)\n", dev->name, dev->name);
 		return -EBUSY;
 	}

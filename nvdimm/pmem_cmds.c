@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "nd_util.h"
 #include "pgtable.h"
 #include "pmem.h"
@@ -51,14 +52,18 @@ void nd_io_pattern_fill(const struct io_pattern *p, u8 *buf, u64 off, u64 len)
 
 #define IO_CHUNK (1 * MiB)
 
-/* DEV SECTOR COUNT: resolve the device and the byte range (checked again by pmem_rw). */
+/*
+ * DEV SECTOR COUNT: resolve the device, held (pmem_get: a destroy on another
+ * CPU says busy until the command's pmem_put), and the byte range (checked
+ * again by pmem_rw).
+ */
 static struct pmem_device *io_args(int argc, char **argv, u64 *off, u64 *len)
 {
 	if (argc < 4) {
 		kprintf("usage: %s DEV SECTOR COUNT ...\n", argv[0]);
 		return NULL;
 	}
-	struct pmem_device *dev = pmem_find(argv[1]);
+	struct pmem_device *dev = pmem_get(argv[1]);
 	if (!dev) {
 		kprintf("%s: no such block device\n", argv[1]);
 		return NULL;
@@ -68,6 +73,7 @@ static struct pmem_device *io_args(int argc, char **argv, u64 *off, u64 *len)
 	if (*e1 || *e2 || !count || sector > (~0ULL / dev->sector_size) ||
 	    count > (~0ULL / dev->sector_size)) {
 		kprintf("%s: bad sector '%s' or count '%s'\n", argv[0], argv[2], argv[3]);
+		pmem_put(dev);
 		return NULL;
 	}
 	*off = sector * dev->sector_size;
@@ -123,13 +129,11 @@ static int report_io_error(const char *cmd, const struct pmem_device *dev, int e
 	return err;
 }
 
-static int cmd_write(int argc, char **argv)
+static int do_write(struct pmem_device *dev, int argc, char **argv, u64 off, u64 len)
 {
 	struct io_pattern p;
-	u64 off, len;
-	struct pmem_device *dev = io_args(argc, argv, &off, &len);
 
-	if (!dev || argc != 5 || nd_io_pattern_parse(argv[4], &p))
+	if (argc != 5 || nd_io_pattern_parse(argv[4], &p))
 		return -EINVAL;
 	int err = io_loop(dev, off, len, &p, PMEM_WRITE, NULL);
 	if (err)
@@ -137,16 +141,34 @@ static int cmd_write(int argc, char **argv)
 	kprintf("write %s: %llu bytes at %#llx\n", dev->name, len, off);
 	return 0;
 }
-SHELL_COMMAND(SHELL_BLOCK, "write", cmd_write, "write DEV SECTOR COUNT pattern=0xNN|seq=N",
-	      "write sectors with a pattern (durable on return)");
 
-static int cmd_cmp(int argc, char **argv)
+/* A command on DEV SECTOR COUNT ...: fn runs with the device held. */
+static int io_held(int argc, char **argv,
+		   int (*fn)(struct pmem_device *dev, int argc, char **argv, u64 off, u64 len))
 {
-	struct io_pattern p;
-	u64 off, len, bad = 0;
+	u64 off, len;
 	struct pmem_device *dev = io_args(argc, argv, &off, &len);
 
-	if (!dev || argc != 5 || nd_io_pattern_parse(argv[4], &p))
+	if (!dev)
+		return -EINVAL;
+	int err = fn(dev, argc, argv, off, len);
+	pmem_put(dev);
+	return err;
+}
+
+static int cmd_write(int argc, char **argv)
+{
+	return io_held(argc, argv, do_write);
+}
+SHELL_COMMAND_CONCURRENT(SHELL_BLOCK, "write", cmd_write, "write DEV SECTOR COUNT pattern=0xNN|seq=N",
+	      "write sectors with a pattern (durable on return)");
+
+static int do_cmp(struct pmem_device *dev, int argc, char **argv, u64 off, u64 len)
+{
+	struct io_pattern p;
+	u64 bad = 0;
+
+	if (argc != 5 || nd_io_pattern_parse(argv[4], &p))
 		return -EINVAL;
 	int err = io_loop(dev, off, len, &p, PMEM_READ, &bad);
 	if (err == -EILSEQ) {
@@ -159,18 +181,19 @@ static int cmd_cmp(int argc, char **argv)
 	kprintf("cmp %s: %llu bytes at %#llx match\n", dev->name, len, off);
 	return 0;
 }
-SHELL_COMMAND(SHELL_BLOCK, "cmp", cmd_cmp, "cmp DEV SECTOR COUNT pattern=0xNN|seq=N",
+
+static int cmd_cmp(int argc, char **argv)
+{
+	return io_held(argc, argv, do_cmp);
+}
+SHELL_COMMAND_CONCURRENT(SHELL_BLOCK, "cmp", cmd_cmp, "cmp DEV SECTOR COUNT pattern=0xNN|seq=N",
 	      "check sectors against a pattern");
 
-static int cmd_read(int argc, char **argv)
-{
-	static u8 buf[8 * KiB];	/* one sector, up to a BTT's 4224 bytes */
-	u64 off, len;
-	struct pmem_device *dev = io_args(argc, argv, &off, &len);
+#define READ_BUF (8 * KiB)	/* one sector, up to a BTT's 4224 bytes */
 
-	if (!dev)
-		return -EINVAL;
-	if (dev->sector_size > sizeof(buf))
+static int do_read(struct pmem_device *dev, u8 *buf, u64 off, u64 len)
+{
+	if (dev->sector_size > READ_BUF)
 		return report_io_error("read", dev, -EINVAL);
 	len = MIN(len, 8 * (u64)dev->sector_size);	/* a dump, not a copy */
 	for (u64 done = 0; done < len; done += dev->sector_size) {
@@ -186,7 +209,38 @@ static int cmd_read(int argc, char **argv)
 	}
 	return 0;
 }
-SHELL_COMMAND(SHELL_BLOCK, "read", cmd_read, "read DEV SECTOR COUNT", "hex dump of up to 8 sectors");
+
+static int cmd_read(int argc, char **argv)
+{
+	u64 off, len;
+	struct pmem_device *dev = io_args(argc, argv, &off, &len);
+	u8 *buf = dev ? malloc(READ_BUF) : NULL;	/* per call: read runs on any CPU */
+	int err = !dev ? -EINVAL : !buf ? -ENOMEM : do_read(dev, buf, off, len);
+
+	free(buf);
+	pmem_put(dev);
+	return err;
+}
+SHELL_COMMAND_CONCURRENT(SHELL_BLOCK, "read", cmd_read, "read DEV SECTOR COUNT", "hex dump of up to 8 sectors");
+
+/*
+ * Wait until another CPU's command holds DEV (its I/O has begun): lets a
+ * test destroy a namespace in the middle of a write on another CPU rather
+ * than before it starts.
+ */
+static int cmd_wait_busy(int argc, char **argv)
+{
+	if (argc != 2) {
+		kprintf("usage: wait-busy DEV\n");
+		return -EINVAL;
+	}
+	while (!pmem_users(argv[1]))
+		arch_cpu_relax();
+	kprintf("wait-busy %s: held by %llu\n", argv[1], pmem_users(argv[1]));
+	return 0;
+}
+SHELL_COMMAND_CONCURRENT(SHELL_BLOCK, "wait-busy", cmd_wait_busy, "wait-busy DEV",
+			 "wait until a command on another CPU holds DEV for I/O (on-cpu)");
 
 /* Addresses `dax ... hold` keeps lent out, until `dax put`. */
 #define DAX_HELD_MAX 16
@@ -244,6 +298,12 @@ static int cmd_dax(int argc, char **argv)
 					  &len);
 	if (!dev)
 		return -EINVAL;
+	/*
+	 * dax runs under the device model lock (not concurrent), so nothing
+	 * detaches meanwhile; an address kept with `hold` holds the device by
+	 * itself (a pin, or dax_refs).
+	 */
+	pmem_put(dev);
 	if (hold && !(held = dax_slot())) {
 		kprintf("dax: %d addresses held already; 'dax put' first\n", DAX_HELD_MAX);
 		return -ENOSPC;

@@ -21,6 +21,15 @@ u64 virt_to_phys(const void *va)
 	return v - PAGE_OFFSET;
 }
 
+/*
+ * Bumped after every flush, so that the other CPUs drop what their TLBs
+ * hold before they next run a call (smp.c, ap_idle): the shootdown is
+ * lazy. A CPU in the middle of a call keeps its entries until that call
+ * ends; what a call uses stays mapped while it runs (a block device held
+ * for I/O is not detached, a pinned pgmap is not torn down).
+ */
+u64 tlb_flush_gen;
+
 void arch_flush_tlb_range(u64 va, u64 len)
 {
 	if (len > 64 * PAGE_SIZE) {
@@ -29,11 +38,13 @@ void arch_flush_tlb_range(u64 va, u64 len)
 	}
 	for (u64 off = 0; off < len; off += PAGE_SIZE)
 		invlpg(va + off);
+	__atomic_fetch_add(&tlb_flush_gen, 1, __ATOMIC_RELEASE);	/* the unmap's stores before it */
 }
 
 void arch_flush_tlb_all(void)
 {
 	write_cr3(read_cr3());	/* kernel mappings are not global: this drops all */
+	__atomic_fetch_add(&tlb_flush_gen, 1, __ATOMIC_RELEASE);
 }
 
 void arch_sync_kernel_mappings(u64 va, u64 len)

@@ -6,7 +6,8 @@
  * One AP at a time: the trampoline's data block names one stack and one
  * per-CPU block. Each AP loads its own GDT and TSS, the kernel's IDT, sets
  * its GS base to its per-CPU block, enables its local APIC, reports in and
- * halts with interrupts off (nothing wakes it yet).
+ * idles: halted until an IPI brings it a call (arch_cpu_start), which it
+ * runs with interrupts off.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -77,7 +78,10 @@ struct percpu {
 	u32 seen_cpu;		/* what it read back through GS */
 	struct cpu_tables tables;
 	u8 *stack;		/* STACK_SIZE; the IST1 stack follows it */
-	smp_call_fn call_fn;	/* set by smp_call_on_each, cleared when done (atomic) */
+	u32 busy;		/* atomic: given a call (arch_cpu_start), not yet returned */
+	u32 waiter;		/* atomic: CPU halted in arch_cpu_wait for this one, or ~0 */
+	u64 tlb_gen;		/* tlb_flush_gen when this CPU last dropped its TLB */
+	smp_call_fn call_fn;	/* the call; set after call_arg (atomic) */
 	void *call_arg;
 };
 
@@ -255,9 +259,23 @@ static __noreturn void ap_idle(struct percpu *pc)
 		__asm__ volatile("cli" ::: "memory");
 		smp_call_fn fn = __atomic_load_n(&pc->call_fn, __ATOMIC_ACQUIRE);
 		if (fn) {
+			/* Mappings removed since this CPU's last call (arch.c): drop them first. */
+			u64 gen = __atomic_load_n(&tlb_flush_gen, __ATOMIC_ACQUIRE);
+			if (gen != pc->tlb_gen) {
+				write_cr3(read_cr3());
+				pc->tlb_gen = gen;
+			}
 			fn(pc->call_arg);
-			/* The call's stores before the caller sees it done. */
-			__atomic_store_n(&pc->call_fn, NULL, __ATOMIC_RELEASE);
+			__atomic_store_n(&pc->call_fn, NULL, __ATOMIC_RELAXED);
+			/*
+			 * The call's stores before the caller sees it done; and
+			 * busy cleared before waiter is read (seq_cst pairs with
+			 * arch_cpu_wait: one of the two sees the other's store).
+			 */
+			__atomic_store_n(&pc->busy, 0, __ATOMIC_SEQ_CST);
+			u32 w = __atomic_load_n(&pc->waiter, __ATOMIC_SEQ_CST);
+			if (w != ~0u)
+				smp_send_ipi(w, SMP_IPI_VECTOR);
 			continue;
 		}
 		__asm__ volatile("sti; hlt" ::: "memory");
@@ -293,9 +311,12 @@ u32 smp_processor_id(void)
 	return pc->cpu;
 }
 
+/* Set once CPU 0's GS base is: before that, %gs:0 is not per-CPU data. */
+static bool gs_ready;
+
 u32 arch_cpu_id(void)
 {
-	return smp_processor_id();
+	return gs_ready ? smp_processor_id() : 0;
 }
 
 void arch_cpu_relax(void)
@@ -315,6 +336,58 @@ int smp_send_ipi(u32 cpu, u8 vector)
 	return lapic_ipi(cpus[cpu].apic_id, ICR_FIXED | vector);
 }
 
+u32 arch_nr_cpus(void)
+{
+	return nr_cpus_listed;
+}
+
+int arch_cpu_start(u32 cpu, void (*fn)(void *arg), void *arg)
+{
+	u32 idle = 0;
+
+	if (cpu >= nr_cpus_listed || cpu == smp_processor_id() || cpus[cpu].state != CPU_ONLINE)
+		return -ENODEV;
+	if (cpu == 0)
+		return -EBUSY;	/* the boot CPU runs the shell, it never idles */
+	/* Claim the CPU: two callers racing for it, one wins. */
+	if (!__atomic_compare_exchange_n(&percpus[cpu]->busy, &idle, 1, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return -EBUSY;
+	percpus[cpu]->call_arg = arg;
+	/* The caller's stores and arg before fn: the AP acquires fn. */
+	__atomic_store_n(&percpus[cpu]->call_fn, fn, __ATOMIC_RELEASE);
+	smp_send_ipi(cpu, SMP_IPI_VECTOR);
+	return 0;
+}
+
+bool arch_cpu_busy(u32 cpu)
+{
+	return cpu < nr_cpus_listed && percpus[cpu] &&
+	       __atomic_load_n(&percpus[cpu]->busy, __ATOMIC_ACQUIRE);
+}
+
+void arch_cpu_wait(u32 cpu)
+{
+	struct percpu *pc = cpu < nr_cpus_listed ? percpus[cpu] : NULL;
+
+	if (!pc)
+		return;
+	for (;;) {
+		__atomic_store_n(&pc->waiter, smp_processor_id(), __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&pc->busy, __ATOMIC_SEQ_CST))
+			break;
+		/*
+		 * The IPI the CPU sends when done ends the hlt; one that came
+		 * after the check is held until sti, which takes effect after
+		 * hlt begins. Only LAPIC interrupts can come (smp_init masked
+		 * the 8259s), and their handlers only acknowledge.
+		 */
+		__asm__ volatile("sti; hlt; cli" ::: "memory");
+	}
+	__atomic_store_n(&pc->waiter, ~0u, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);	/* the call's stores, after busy was seen clear */
+}
+
 int smp_call_on_each(smp_call_fn fn, void *arg)
 {
 	u32 self = smp_processor_id();
@@ -325,15 +398,12 @@ int smp_call_on_each(smp_call_fn fn, void *arg)
 	for (u32 i = 0; i < nr_cpus_listed; i++) {
 		if (i == self || cpus[i].state != CPU_ONLINE)
 			continue;
-		/* Still in an earlier call that timed out: overwriting it would lose one. */
-		if (__atomic_load_n(&percpus[i]->call_fn, __ATOMIC_ACQUIRE)) {
+		/* Still in an earlier call (one that timed out, or an on-cpu command). */
+		if (arch_cpu_start(i, fn, arg)) {
 			pr_err("smp: CPU %u is still busy with an earlier call, skipped\n", i);
 			err = -EBUSY;
 			continue;
 		}
-		percpus[i]->call_arg = arg;
-		__atomic_store_n(&percpus[i]->call_fn, fn, __ATOMIC_RELEASE);	/* arg before fn */
-		smp_send_ipi(i, SMP_IPI_VECTOR);
 		given[i] = true;
 	}
 	fn(arg);
@@ -341,7 +411,7 @@ int smp_call_on_each(smp_call_fn fn, void *arg)
 		if (!given[i])
 			continue;
 		u64 start = arch_cycles();
-		while (__atomic_load_n(&percpus[i]->call_fn, __ATOMIC_ACQUIRE)) {
+		while (arch_cpu_busy(i)) {
 			if (arch_cycles_to_ns(arch_cycles() - start) > CALL_WAIT_NS) {
 				pr_err("smp: CPU %u did not finish its call within %llu s\n", i,
 				       CALL_WAIT_NS / 1000000000ull);
@@ -363,6 +433,7 @@ static struct percpu *percpu_alloc(u32 cpu, u32 apic_id)
 	pc->self = pc;
 	pc->cpu = cpu;
 	pc->apic_id = apic_id;
+	pc->waiter = ~0u;
 	pc->stack = cpu ? memalign(16, 2 * STACK_SIZE) : NULL;
 	return cpu && !pc->stack ? NULL : pc;
 }
@@ -421,6 +492,7 @@ void smp_boot_cpu_init(void)
 {
 	percpus[0] = percpu_alloc(0, 0);
 	wrmsr(MSR_GS_BASE, (u64)percpus[0]);
+	gs_ready = true;
 	cpus[0] = (struct cpu_info){ .state = CPU_ONLINE };
 	nr_cpus_listed = 1;
 }
@@ -429,6 +501,13 @@ void smp_init(const struct boot_info *bi)
 {
 	u32 started = 1;
 
+	/*
+	 * The legacy 8259 PICs masked: pmemk uses none of their lines, and a
+	 * CPU halting with interrupts on (arch_cpu_wait) must not take the
+	 * firmware's timer tick on vector 8 (#DF's).
+	 */
+	outb(0x21, 0xff);
+	outb(0xA1, 0xff);
 	idt_set_gate(SMP_IPI_VECTOR, (u64)smp_ipi_entry);
 	idt_set_gate(SVR_SPURIOUS_VECTOR, (u64)smp_spurious_entry);
 	if (lapic_map())

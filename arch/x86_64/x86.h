@@ -112,6 +112,9 @@ static inline u64 rdtsc(void)
 	return ((u64)hi << 32) | lo;
 }
 
+/* Bumped by every TLB flush (arch.c); APs compare before each call (smp.c). */
+extern u64 tlb_flush_gen;
+
 static inline void invlpg(u64 va)
 {
 	__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");

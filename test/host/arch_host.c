@@ -8,7 +8,10 @@
  * the fake's own format (pte_host.c), which host_walk() decodes.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,19 @@ struct cpu_features cpu_features = {
 	.clflush = true,
 	.tsc_khz = 1000000,
 };
+
+/*
+ * The vmemmap window: the whole vmemmap (1 TiB, struct pages for 64 TiB),
+ * except under ThreadSanitizer (make test-tsan), which leaves applications
+ * only parts of the address space, where 1 TiB does not always fit: there
+ * 64 GiB, struct pages for 4 TiB of physical addresses (the tests it runs
+ * use the first 64 GiB); leaves beyond it are not mirrored.
+ */
+#ifdef HOST_TSAN
+#define HOST_VMEMMAP_WINDOW (64ULL << 30)
+#else
+#define HOST_VMEMMAP_WINDOW VMEMMAP_SIZE
+#endif
 
 static u8 *phys_base;
 static int phys_fd = -1;
@@ -72,7 +88,7 @@ static u8 *sim_memory(void)
 			 phys_fd, 0);
 	if (phys_base == MAP_FAILED)
 		die("arch_host: mmap of simulated physical memory");
-	vmemmap_window = mmap(NULL, VMEMMAP_SIZE, PROT_NONE,
+	vmemmap_window = mmap(NULL, HOST_VMEMMAP_WINDOW, PROT_NONE,
 			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (vmemmap_window == MAP_FAILED)
 		die("arch_host: mmap of the vmemmap window");
@@ -151,7 +167,7 @@ bool host_walk(u64 va, u64 *pa, enum pg_level *level, u64 *prot)
 /* Mirror kernel_pgtable's view of [va, end) of the vmemmap into the window. */
 void arch_sync_kernel_mappings(u64 va, u64 len)
 {
-	u64 end = MIN(ALIGN_UP(va + len, PAGE_SIZE), VMEMMAP_BASE + VMEMMAP_SIZE);
+	u64 end = MIN(ALIGN_UP(va + len, PAGE_SIZE), VMEMMAP_BASE + HOST_VMEMMAP_WINDOW);
 
 	va = MAX(ALIGN_DOWN(va, PAGE_SIZE), VMEMMAP_BASE);
 	while (va < end) {
@@ -193,7 +209,7 @@ void host_phys_discard_except(u64 keep, u64 size)
 	sim_memory();
 	punch(0, MIN(keep, HOST_PHYS_SIZE));
 	punch(MIN(keep + size, HOST_PHYS_SIZE), HOST_PHYS_SIZE);
-	window_unmap(0, VMEMMAP_SIZE);
+	window_unmap(0, HOST_VMEMMAP_WINDOW);
 }
 
 /*
@@ -301,21 +317,85 @@ void arch_dma_rmb(void)
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 }
 
-/* The "CPU" a host thread runs as (host_set_cpu_id); 0 unless a test says. */
-static __thread u32 host_cpu_id;
-
-void host_set_cpu_id(u32 cpu)
-{
-	host_cpu_id = cpu;
-}
+/*
+ * Simulated CPUs for the work queue: CPU 0 is the thread that runs the
+ * test; a call given to CPU n runs in a thread of its own that reports n as
+ * its CPU number. host_nr_cpus (1 unless a test raises it) bounds them.
+ */
+u32 host_nr_cpus = 1;
+static __thread u32 host_cpu;
+static struct host_cpu_slot {
+	u32 busy;		/* atomic: a call was given and has not returned */
+	void (*fn)(void *arg);
+	void *arg;
+	u32 cpu;
+} host_cpus[ARCH_MAX_CPUS];
 
 u32 arch_cpu_id(void)
 {
-	return host_cpu_id;
+	return host_cpu;
+}
+
+/* Tests that run their own threads as CPUs (test_btt_lanes). */
+void host_set_cpu_id(u32 cpu)
+{
+	host_cpu = cpu;
 }
 
 void arch_cpu_relax(void)
 {
+	sched_yield();
+}
+
+u32 arch_nr_cpus(void)
+{
+	return host_nr_cpus < ARCH_MAX_CPUS ? host_nr_cpus : ARCH_MAX_CPUS;
+}
+
+static void *host_cpu_thread(void *arg)
+{
+	struct host_cpu_slot *c = arg;
+
+	host_cpu = c->cpu;
+	c->fn(c->arg);
+	__atomic_store_n(&c->busy, 0, __ATOMIC_RELEASE);	/* fn's stores before it */
+	return NULL;
+}
+
+int arch_cpu_start(u32 cpu, void (*fn)(void *arg), void *arg)
+{
+	struct host_cpu_slot *c = &host_cpus[cpu < ARCH_MAX_CPUS ? cpu : 0];
+	u32 idle = 0;
+
+	if (cpu >= arch_nr_cpus() || cpu == host_cpu)
+		return -ENODEV;
+	if (cpu == 0)
+		return -EBUSY;	/* the test's own thread, as the kernel's boot CPU */
+	if (!__atomic_compare_exchange_n(&c->busy, &idle, 1, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return -EBUSY;
+	c->fn = fn;
+	c->arg = arg;
+	c->cpu = cpu;
+	/* Detached: arch_cpu_busy is the wait, as for the kernel's CPUs. */
+	pthread_attr_t attr;
+	pthread_t thread;
+	if (pthread_attr_init(&attr) || pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) ||
+	    pthread_create(&thread, &attr, host_cpu_thread, c))
+		die("arch_host: pthread_create");
+	pthread_attr_destroy(&attr);
+	return 0;
+}
+
+void arch_cpu_wait(u32 cpu)
+{
+	while (arch_cpu_busy(cpu))
+		sched_yield();
+}
+
+bool arch_cpu_busy(u32 cpu)
+{
+	return cpu < ARCH_MAX_CPUS && __atomic_load_n(&host_cpus[cpu].busy, __ATOMIC_ACQUIRE);
 }
 
 void arch_exit(int status)

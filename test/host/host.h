@@ -3,6 +3,7 @@
 #define PMEMK_TEST_HOST_H
 
 #include "arch.h"
+#include "memremap.h"
 #include "mm.h"
 #include "pgtable.h"
 
@@ -19,6 +20,9 @@ bool host_console_has(const char *needle);
 /* Echo console output to stdout too (default: off, set HOST_CONSOLE=1). */
 extern bool host_console_echo;
 
+/* CPUs the work queue may use (arch_nr_cpus; default 1, the test's thread alone). */
+extern u32 host_nr_cpus;
+
 /* Count of TLB flushes requested (page-table tests check them). */
 extern u64 host_tlb_flushes;
 
@@ -30,6 +34,9 @@ extern u64 host_tlb_flushes;
  * Simulated memory is zeroed and the vmemmap window emptied first.
  */
 void host_mm_boot(u64 ram_base, u64 ram_size);
+/* The altmap of Linux's map=dev layout for a namespace at start, align 2 MiB (aborts if none). */
+struct vmem_altmap host_pfn_dev_altmap(u64 start, u64 size);
+
 /* Zero all simulated memory (hands it back to the host), empty the window. */
 void host_phys_discard(void);
 /* The same but for [keep, keep+size): a reboot keeps the pmem. */

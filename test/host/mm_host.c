@@ -10,6 +10,7 @@
 #include "memblock.h"
 #include "memremap.h"
 #include "mm.h"
+#include "nd_pfn_layout.h"
 #include "page_alloc.h"
 #include "pgtable.h"
 #include "sparse.h"
@@ -100,4 +101,18 @@ const char *host_mm_snap_diff(struct host_mm_snap a, struct host_mm_snap b)
 				break;
 			}
 	return buf;
+}
+
+struct vmem_altmap host_pfn_dev_altmap(u64 start, u64 size)
+{
+	struct nd_pfn_layout l;
+	struct nd_pfn_placement p;
+	const char *why = NULL;
+
+	if (nd_pfn_lay_out(start, size, PFN_MODE_PMEM, 2 * MiB, &l, &p, &why)) {
+		fprintf(stderr, "host_pfn_dev_altmap(%#llx, %#llx): %s\n", start, size,
+			why ? why : "no layout");
+		abort();
+	}
+	return p.altmap;
 }

@@ -16,7 +16,6 @@
 #include "host.h"
 #include "memremap.h"
 #include "mm.h"
-#include "nd_pfn_layout.h"
 #include "pmem.h"
 #include "sparse.h"
 
@@ -44,13 +43,10 @@ static struct dev_pagemap pgmap_of(u64 size)
 /* The altmap of Linux's map=dev layout at DEV, align 2 MiB (RESERVE pages reserved). */
 static struct vmem_altmap altmap_of(u64 size)
 {
-	struct nd_pfn_layout l;
-	struct nd_pfn_placement p;
-	const char *why;
+	struct vmem_altmap a = host_pfn_dev_altmap(DEV, size);
 
-	assert_int_equal(nd_pfn_lay_out(DEV, size, PFN_MODE_PMEM, 2 * MiB, &l, &p, &why), 0);
-	assert_int_equal(p.altmap.reserve, RESERVE);
-	return p.altmap;
+	assert_int_equal(a.reserve, RESERVE);
+	return a;
 }
 
 static struct memremap_stats stats;	/* the last bring_up's */

@@ -17,7 +17,6 @@
 #include "memlayout.h"
 #include "memremap.h"
 #include "mm.h"
-#include "nd_pfn_layout.h"
 #include "page_alloc.h"
 #include "pfn_t.h"
 #include "sparse.h"
@@ -45,17 +44,6 @@ static struct dev_pagemap pgmap_of(u64 start, u64 size)
 {
 	return (struct dev_pagemap){ .range = { start, start + size - 1 },
 				     .type = MEMORY_DEVICE_FS_DAX };
-}
-
-/* The altmap of Linux's map=dev layout for a namespace at start, align 2 MiB. */
-static struct vmem_altmap pfn_dev_altmap(u64 start, u64 size)
-{
-	struct nd_pfn_layout l;
-	struct nd_pfn_placement p;
-	const char *why;
-
-	assert_int_equal(nd_pfn_lay_out(start, size, PFN_MODE_PMEM, 2 * MiB, &l, &p, &why), 0);
-	return p.altmap;
 }
 
 /* Every pfn but the reserve: zone DEVICE, owned by pgmap. */
@@ -92,7 +80,7 @@ static void check_memmap_in(u64 s, u64 e, u64 lo, u64 hi, enum pg_level level)
 static void memremap_map_dev_4g_struct_pages_in_device(void **state)
 {
 	struct dev_pagemap pgmap = pgmap_of(DEV, 4 * GiB);
-	struct vmem_altmap a = pfn_dev_altmap(DEV, 4 * GiB);
+	struct vmem_altmap a = host_pfn_dev_altmap(DEV, 4 * GiB);
 	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
@@ -149,7 +137,7 @@ static void memremap_map_mem_4g_uses_64m_of_ram(void **state)
 static void memremap_facts_1_8_example(void **state)
 {
 	struct dev_pagemap pgmap = pgmap_of(DEV, 1 * GiB);
-	struct vmem_altmap a = pfn_dev_altmap(DEV, 1 * GiB);
+	struct vmem_altmap a = host_pfn_dev_altmap(DEV, 1 * GiB);
 	u64 pa;
 	enum pg_level l;
 
@@ -171,7 +159,7 @@ static void memremap_facts_1_8_example(void **state)
 static void memremap_facts_2_3_partial_last_section(void **state)
 {
 	struct dev_pagemap pgmap = pgmap_of(DEV, 1 * GiB - 2 * MiB);
-	struct vmem_altmap a = pfn_dev_altmap(DEV, 1 * GiB - 2 * MiB);
+	struct vmem_altmap a = host_pfn_dev_altmap(DEV, 1 * GiB - 2 * MiB);
 	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
@@ -187,7 +175,7 @@ static void memremap_facts_2_3_partial_last_section(void **state)
 static void memremap_altmap_too_small_fails_clean(void **state)
 {
 	struct dev_pagemap pgmap = pgmap_of(DEV, 1 * GiB);
-	struct vmem_altmap a = pfn_dev_altmap(DEV, 1 * GiB);
+	struct vmem_altmap a = host_pfn_dev_altmap(DEV, 1 * GiB);
 	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
@@ -209,7 +197,7 @@ static void memremap_altmap_too_small_fails_clean(void **state)
 static void memremap_refuses_bad_ranges(void **state)
 {
 	struct dev_pagemap p = pgmap_of(DEV, 256 * MiB), q;
-	struct vmem_altmap a = pfn_dev_altmap(DEV, 256 * MiB), bad;
+	struct vmem_altmap a = host_pfn_dev_altmap(DEV, 256 * MiB), bad;
 	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
@@ -247,7 +235,7 @@ static void memremap_refuses_bad_ranges(void **state)
 static void memremap_neighbours_share_a_section(void **state)
 {
 	struct dev_pagemap a = pgmap_of(DEV, 64 * MiB), b = pgmap_of(DEV + 64 * MiB, 64 * MiB);
-	struct vmem_altmap am = pfn_dev_altmap(DEV, 64 * MiB);
+	struct vmem_altmap am = host_pfn_dev_altmap(DEV, 64 * MiB);
 	struct host_mm_snap before = host_mm_snap();
 
 	(void)state;
@@ -351,7 +339,7 @@ static void memremap_cycles_leak_nothing(void **state)
 		u64 start = DEV + (u64)(i % 7) * 2 * MiB, size = sizes[i % ARRAY_SIZE(sizes)];
 		struct dev_pagemap p = pgmap_of(start, size);
 		bool dev = i % 3 == 0 && size > 2 * MiB; /* 2 MiB has no room for a layout */
-		struct vmem_altmap a = dev ? pfn_dev_altmap(start, size) : (struct vmem_altmap){0};
+		struct vmem_altmap a = dev ? host_pfn_dev_altmap(start, size) : (struct vmem_altmap){0};
 
 		if (i % 3 == 1)
 			p.flags |= PGMAP_BASE_PAGES;
@@ -371,7 +359,7 @@ static void memremap_every_enomem_unwinds(void **state)
 	for (pass = 0; pass < 2; pass++) {
 		u64 start = 20 * GiB + 64 * MiB, size = 512 * MiB;	/* new tables everywhere */
 		struct dev_pagemap p = pgmap_of(start, size);
-		struct vmem_altmap a = pfn_dev_altmap(start, size);
+		struct vmem_altmap a = host_pfn_dev_altmap(start, size);
 		u64 n;
 
 		for (n = 1;; n++) {

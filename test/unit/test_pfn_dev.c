@@ -372,6 +372,42 @@ static void pmem_write_bytes_any_alignment_inside_only(void **state)
 	assert_int_equal(pmem_write_bytes(pmem_find("pmem0s"), 0, abc, 3), -EOPNOTSUPP);
 }
 
+ * Destroy during I/O (issue 14 item 2; Linux's 32b2397c1e56 class): while a
+ * block device is held for I/O (pmem_get), reconfiguring or destroying its
+ * namespace says busy and changes nothing, raw and pfn alike; the holder's
+ * I/O still works; after pmem_put it goes through.
+ */
+static void pfn_destroy_while_held_says_busy(void **state)
+{
+	(void)state;
+	struct nd_pfn_request req = { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true };
+	struct nd_pfn_request raw = { .mode = PFN_MODE_NONE, .force = true };
+	u8 buf[512];
+
+	struct pmem_device *dev = pmem_get("pmem0");
+	assert_non_null(dev);
+	assert_int_equal(nd_namespace_reconfigure(ns, &req), -EBUSY);
+	assert_true(host_console_has("pmem0 is in use (I/O in progress), cannot detach"));
+	assert_ptr_equal(pmem_find("pmem0"), dev);
+	assert_null(pmem_find("pmem0m"));
+	memset(buf, 0x5c, sizeof(buf));
+	assert_int_equal(pmem_rw(dev, 8192, buf, sizeof(buf), PMEM_WRITE), 0);
+	pmem_put(dev);
+	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);
+	dev = pmem_get("pmem0m");
+	assert_non_null(dev);
+	host_console_reset();
+	assert_int_equal(nd_namespace_reconfigure(ns, &raw), -EBUSY);
+	assert_true(host_console_has("is in use (I/O in progress), cannot disable"));
+	assert_ptr_equal(pmem_find("pmem0m"), dev);
+	assert_int_equal(pmem_rw(dev, 0, buf, sizeof(buf), PMEM_READ), 0);
+	pmem_put(dev);
+	assert_int_equal(nd_namespace_reconfigure(ns, &raw), 0);
+	assert_null(pmem_find("pmem0m"));
+	assert_null(pmem_get("pmem0m"));	/* gone: nothing to hold */
+	assert_non_null(pmem_find("pmem0"));
+}
+
 /* A BTT info block as Linux writes one (FACTS-2 §1.2), at namespace offset `off`. */
 static void plant_btt(u64 off)
 {
@@ -635,6 +671,7 @@ int main(void)
 		cmocka_unit_test_setup(pfn_destroy_zeroes_block_and_goes_raw, setup),
 		cmocka_unit_test_setup(pfn_disable_refused_while_pages_pinned, setup),
 		cmocka_unit_test_setup(pfn_direct_access_holds_the_device, setup),
+		cmocka_unit_test_setup(pfn_destroy_while_held_says_busy, setup),
 		cmocka_unit_test_setup(pfn_durable_writes_hit_every_dimms_flush_hint, setup),
 		cmocka_unit_test_setup(pfn_btt_namespace_listed_disabled_never_raw, setup),
 		cmocka_unit_test_setup(pfn_read_only_region_map_dev_writes_nothing, setup),

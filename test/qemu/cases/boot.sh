@@ -71,8 +71,8 @@ case_run_batch_commands() {
 		"nvdimm (ndctl's verbs):|block devices:|memory:|system:|network:|benchmarks:|" ] ||
 		{ echo "    FAIL: help's subsystem headings"; CASE_FAILED=1; }
 	expect '^block devices:$'
-	[ "$(sed -n '/^block devices:$/,/^$/p' "$LOG" | grep -c '^  [a-z]')" = 4 ] ||
-		{ echo "    FAIL: help lists write, cmp, read, dax under block devices"; CASE_FAILED=1; }
+	[ "$(sed -n '/^block devices:$/,/^$/p' "$LOG" | grep -c '^  [a-z]')" = 5 ] ||
+		{ echo "    FAIL: help lists write, cmp, read, wait-busy, dax under block devices"; CASE_FAILED=1; }
 	expect 'poweroff: status 7'
 }
 

@@ -53,3 +53,73 @@ case_smp_qemu64_2() {
 	expect '\] smp: 2 of 2 CPUs online \(boot CPU APIC ID 0\)$'
 	expect_ktest_pass
 }
+
+# Parallel struct page init (issue 14 item 3): the same three devices made
+# on fresh nvdimms with 4 vCPUs, with 2, and with 2 and memmap_parallel=off
+# (the boot CPU alone) must hold the same struct pages (memmap-hash makes
+# the owner and compound-head pointers boot-independent). map=dev is
+# created, so written fresh by the init; map=mem and devdax 2M (compound
+# pages, vmemmap dedup) live in RAM. Within each boot the init runs again
+# serially and on every CPU, storing every struct page (rewrite): the hash
+# stays, and the parallel run reports its CPUs.
+SMP_MEMMAP_RUN='create-namespace -f -e namespace0.0 -m fsdax -M dev; create-namespace -f -e namespace1.0 -m fsdax -M mem; create-namespace -f -e namespace2.0 -m devdax -M mem -a 2M; memmap-hash pmem0m; memmap-hash pmem1m; memmap-hash dax2.0; memmap-init pmem0m cpus=1 rewrite; memmap-init pmem0m rewrite; memmap-hash pmem0m; memmap-init dax2.0 cpus=1; memmap-init dax2.0; memmap-hash dax2.0; poweroff'
+
+boot_memmap() {
+	local name=$1 smp=$2 extra=$3
+	boot "$name" 0 --smp "$smp" --ram 1G --nvdimm 1G --nvdimm 1G --nvdimm 1G \
+		--cmdline "$extra \"run=$SMP_MEMMAP_RUN\""
+	expect "\] smp: $smp of $smp CPUs online"
+	expect '^memmap-hash: pmem0m pfns 262144 hash [0-9a-f]{16}$'
+	expect '^memmap-hash: dax2.0 pfns 262144 hash [0-9a-f]{16}$'
+	expect "^memmap-init: pmem0m cpus 1 of 1 pages 262144 stored 262144 ns "
+	expect "^memmap-init: pmem0m cpus $smp of $smp pages 262144 stored 262144 ns "
+	expect "^memmap-init: dax2.0 cpus $smp of $smp pages 262144 stored 0 ns "
+	expect_not 'error|panic'
+	# Before and after the serial and parallel re-inits: one hash per device.
+	[ "$(lines '^memmap-hash: pmem0m' | sort -u | wc -l)" = 1 ] ||
+		{ echo "    FAIL: $name: pmem0m's hash changed with memmap-init"; CASE_FAILED=1; }
+	[ "$(lines '^memmap-hash: dax2.0' | sort -u | wc -l)" = 1 ] ||
+		{ echo "    FAIL: $name: dax2.0's hash changed with memmap-init"; CASE_FAILED=1; }
+}
+
+case_smp_memmap_parallel() {
+	local want
+	boot_memmap smp_memmap_parallel_4 4 ''
+	expect '\] nd_pfn pfn0.0: 262144 struct pages initialised on 4 CPUs$'
+	want=$(lines '^memmap-hash:' | sort -u)
+	boot_memmap smp_memmap_parallel_2 2 ''
+	expect '\] nd_pfn pfn0.0: 262144 struct pages initialised on 2 CPUs$'
+	[ "$(lines '^memmap-hash:' | sort -u)" = "$want" ] ||
+		{ echo "    FAIL: struct pages differ between 4 and 2 vCPUs"; CASE_FAILED=1; }
+	boot_memmap smp_memmap_serial_2 2 'memmap_parallel=off'
+	expect '\] nd_pfn pfn0.0: 262144 struct pages initialised on 1 CPU$'
+	[ "$(lines '^memmap-hash:' | sort -u)" = "$want" ] ||
+		{ echo "    FAIL: struct pages differ between parallel and memmap_parallel=off"; CASE_FAILED=1; }
+	[ "$(echo "$want" | wc -l)" = 3 ] || { echo "    FAIL: want 3 hashes, got: $want"; CASE_FAILED=1; }
+}
+
+# Destroy during write (issue 14 item 2, Linux's 32b2397c1e56): CPU 1 writes
+# 1 GiB - 18 MiB to pmem0m (on-cpu); once the write holds the device
+# (wait-busy), the boot CPU tries to destroy the namespace and to
+# reconfigure it: both are refused as busy and change nothing, the write
+# completes and reads back, and nothing faults. Once it is done the
+# namespace can go. The ktest smp_destroy_refused_while_another_cpu_writes
+# checks the same at the block-device level.
+case_smp_destroy_during_write() {
+	boot smp_destroy_during_write 0 --smp 2 --ram 1G --nvdimm 1G \
+		--cmdline '"run=create-namespace -f -e namespace0.0 -m fsdax -M dev; on-cpu 1 write pmem0m 0 2023424 seq=0x77; wait-busy pmem0m; destroy-namespace -f namespace0.0; create-namespace -f -e namespace0.0 -m fsdax -M mem; wait-cpu 1; cmp pmem0m 0 2023424 seq=0x77; list -N; ktest smp_*; destroy-namespace -f namespace0.0; poweroff"'
+	expect '^on-cpu 1: started .write pmem0m 0 2023424 seq=0x77.$'
+	expect '^wait-busy pmem0m: held by 1$'
+	expect_not 'panic|exception|Oops|spinlock:'
+	[ "$(grep -c 'pfn0.0: pmem0m is in use (I/O in progress), cannot disable' "$LOG")" = 2 ] ||
+		{ echo "    FAIL: want both the destroy and the reconfigure refused"; CASE_FAILED=1; }
+	expect "^on-cpu 1: 'write pmem0m 0 2023424 seq=0x77' returned 0$"
+	expect '^write pmem0m: 1035993088 bytes at 0$'
+	expect '^wait-cpu 1: idle; last on-cpu command returned 0$'
+	expect '^cmp pmem0m: 1035993088 bytes at 0 match$'
+	expect '"map":"dev"'
+	expect_not '"map":"mem"'
+	expect_ktest_ran smp_destroy_refused_while_another_cpu_writes smp_spinlock_excludes_every_cpu
+	expect_ktest_pass
+	expect '^destroyed 1 namespace$'
+}

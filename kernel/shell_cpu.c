@@ -1,0 +1,106 @@
+/*
+ * Shell commands on other CPUs: `on-cpu N CMD...` runs a command line on
+ * CPU N in the background (through arch_cpu_start, the work queue's
+ * transport) and returns at once; `wait-cpu N` waits until it is done and
+ * prints its result. What runs there takes the locks shell_exec takes
+ * (the device model lock unless the command is concurrent), so a write on
+ * one CPU and a destroy-namespace on another meet the block device's
+ * holder count (pmem_get) rather than each other's half-done work.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch.h"
+#include "printk.h"
+#include "shell.h"
+
+#define BG_LINE_MAX 512
+
+/* One background command per CPU; written only while that CPU is idle (under the model lock). */
+static struct bg_cmd {
+	char line[BG_LINE_MAX];
+	int rc;
+} bg[ARCH_MAX_CPUS];
+
+static void bg_run(void *arg)
+{
+	struct bg_cmd *b = arg;
+
+	b->rc = shell_exec(b->line);
+	kprintf("on-cpu %u: '%s' returned %d\n", arch_cpu_id(), b->line, b->rc);
+}
+
+/* CPU number argument: 0 and a CPU number below arch_nr_cpus(), else -EINVAL (printed). */
+static int cpu_arg(const char *cmd, const char *s, u32 *cpu)
+{
+	char *end;
+	unsigned long n = strtoul(s, &end, 0);
+
+	if (*end || end == s || n >= arch_nr_cpus()) {
+		kprintf("%s: '%s' is not a CPU (0..%u; see cpuinfo)\n", cmd, s, arch_nr_cpus() - 1);
+		return -EINVAL;
+	}
+	*cpu = (u32)n;
+	return 0;
+}
+
+static int cmd_on_cpu(int argc, char **argv)
+{
+	u32 cpu;
+	size_t len = 0;
+
+	if (argc < 3) {
+		kprintf("usage: on-cpu N COMMAND [ARGS...]\n");
+		return -EINVAL;
+	}
+	if (cpu_arg(argv[0], argv[1], &cpu))
+		return -EINVAL;
+	if (arch_cpu_busy(cpu)) {
+		kprintf("on-cpu %u: busy (wait-cpu %u)\n", cpu, cpu);
+		return -EBUSY;
+	}
+	struct bg_cmd *b = &bg[cpu];
+	b->line[0] = '\0';
+	for (int i = 2; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+		if (len + n + 2 > sizeof(b->line)) {
+			kprintf("on-cpu: command longer than %zu characters\n", sizeof(b->line) - 1);
+			return -E2BIG;
+		}
+		if (i > 2)
+			b->line[len++] = ' ';
+		memcpy(b->line + len, argv[i], n + 1);
+		len += n;
+	}
+	int err = arch_cpu_start(cpu, bg_run, b);
+	if (err) {
+		kprintf("on-cpu %u: %s\n", cpu,
+			err == -EBUSY ? "busy (the boot CPU runs the shell; or wait-cpu)" :
+					"not an online CPU other than this one");
+		return err;
+	}
+	kprintf("on-cpu %u: started '%s'\n", cpu, b->line);
+	return 0;
+}
+SHELL_COMMAND(SHELL_SYSTEM, "on-cpu", cmd_on_cpu, "on-cpu N COMMAND [ARGS...]",
+	      "run a command on CPU N in the background (wait-cpu N waits for it)");
+
+static int cmd_wait_cpu(int argc, char **argv)
+{
+	u32 cpu;
+
+	if (argc != 2) {
+		kprintf("usage: wait-cpu N\n");
+		return -EINVAL;
+	}
+	if (cpu_arg(argv[0], argv[1], &cpu))
+		return -EINVAL;
+	/* Concurrent: the background command may need the model lock this would hold. */
+	while (arch_cpu_busy(cpu))
+		arch_cpu_relax();
+	kprintf("wait-cpu %u: idle; last on-cpu command returned %d\n", cpu, bg[cpu].rc);
+	return 0;
+}
+SHELL_COMMAND_CONCURRENT(SHELL_SYSTEM, "wait-cpu", cmd_wait_cpu, "wait-cpu N",
+			 "wait until CPU N has finished its on-cpu command");

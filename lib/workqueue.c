@@ -1,0 +1,51 @@
+/* The work queue (include/workqueue.h): jobs from a shared counter, on every idle CPU. */
+#include "arch.h"
+#include "workqueue.h"
+
+struct work_batch {
+	work_fn fn;
+	void *ctx;
+	u64 nr_jobs;
+	u64 next;		/* the next job to hand out (atomic) */
+};
+
+/* Take jobs until none is left: what every enlisted CPU, and the caller, runs. */
+static void work_worker(void *arg)
+{
+	struct work_batch *b = arg;
+
+	for (;;) {
+		u64 j = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
+		if (j >= b->nr_jobs)
+			return;
+		b->fn(b->ctx, j);
+	}
+}
+
+u32 work_run_cpus(work_fn fn, u64 nr_jobs, void *ctx, u32 max_cpus)
+{
+	struct work_batch b = { .fn = fn, .ctx = ctx, .nr_jobs = nr_jobs, .next = 0 };
+	bool started[ARCH_MAX_CPUS] = { false };
+	u32 self = arch_cpu_id(), nr = arch_nr_cpus(), cpus = 1;
+
+	if (!max_cpus)
+		max_cpus = ARCH_MAX_CPUS;
+	/* More helpers than jobs would only wake CPUs to find nothing to do. */
+	for (u32 cpu = 0; cpu < nr && cpus < max_cpus && cpus < nr_jobs; cpu++) {
+		if (cpu == self || arch_cpu_start(cpu, work_worker, &b))
+			continue;
+		started[cpu] = true;
+		cpus++;
+	}
+	work_worker(&b);
+	/* b lives on this stack: every helper must be out of work_worker before we return. */
+	for (u32 cpu = 0; cpu < nr; cpu++)
+		if (started[cpu])
+			arch_cpu_wait(cpu);
+	return cpus;
+}
+
+u32 work_run(work_fn fn, u64 nr_jobs, void *ctx)
+{
+	return work_run_cpus(fn, nr_jobs, ctx, 0);
+}

@@ -1,0 +1,142 @@
+/*
+ * Shell commands on a pfn device's struct pages: `memmap-hash` (one hash of
+ * them all, comparable across boots and CPU counts) and `memmap-init` (run
+ * the device's struct page init again on N CPUs and time it: the serial
+ * against parallel checks and the SMP benchmark, tools/bench-smp).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch.h"
+#include "memremap.h"
+#include "mm.h"
+#include "nd_pfn.h"
+#include "pmem.h"
+#include "printk.h"
+#include "shell.h"
+
+/* The live pgmap behind a block device name (pmemNm, daxN.0), or NULL (printed). */
+static struct dev_pagemap *memmap_pgmap_of(const char *cmd, const char *name)
+{
+	struct pmem_device *dev = pmem_find(name);
+	struct nd_pfn *pfn = dev && dev->ns ? nd_pfn_of(dev->ns) : NULL;
+
+	if (!pfn || !pfn->enabled || pfn->pgmap.state != PGMAP_LIVE) {
+		kprintf("%s: %s is not a block device with struct pages (see 'list')\n", cmd, name);
+		return NULL;
+	}
+	return &pfn->pgmap;
+}
+
+/* FNV-1a over one 64-bit word. */
+static u64 fnv_word(u64 h, u64 w)
+{
+	for (int i = 0; i < 8; i++, w >>= 8)
+		h = (h ^ (w & 0xff)) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * The struct page of pfn as words, its pointers made boot-independent: the
+ * owner (the pgmap's address, which depends on the heap) as 1, a tail's
+ * compound_head as its head's pfn offset from the range start, shifted,
+ * with bit 0 kept.
+ */
+static u64 memmap_page_hash(u64 h, const struct dev_pagemap *pgmap, u64 pfn)
+{
+	struct page p = *pfn_to_page(pfn);
+	u64 w[8];
+
+	if (p.pgmap == pgmap)
+		p.pgmap = (struct dev_pagemap *)1;
+	if (page_is_tail(&p))
+		p.compound_head = ((page_to_pfn(compound_head(pfn_to_page(pfn))) -
+				    PFN_DOWN(pgmap->range.start)) << 1) | 1;
+	memcpy(w, &p, sizeof(w));
+	for (int i = 0; i < 8; i++)
+		h = fnv_word(h, w[i]);
+	return h;
+}
+
+static int memmap_hash_cmd(int argc, char **argv)
+{
+	struct dev_pagemap *pgmap;
+	u64 h = 0xcbf29ce484222325ull, first, end;
+
+	if (argc != 2) {
+		kprintf("usage: memmap-hash DEVICE\n");
+		return -EINVAL;
+	}
+	pgmap = memmap_pgmap_of(argv[0], argv[1]);
+	if (!pgmap)
+		return -ENODEV;
+	first = PFN_DOWN(pgmap->range.start);
+	end = PFN_DOWN(pgmap->range.end) + 1;
+	for (u64 pfn = first; pfn < end; pfn++)
+		h = memmap_page_hash(h, pgmap, pfn);
+	kprintf("memmap-hash: %s pfns %llu hash %016llx\n", argv[1], end - first, h);
+	return 0;
+}
+SHELL_COMMAND(SHELL_MEMORY, "memmap-hash", memmap_hash_cmd, "memmap-hash DEVICE",
+	      "hash a pfn device's struct pages (owner and compound heads made boot-independent)");
+
+/* One timed re-init on up to `cpus` CPUs (0: every idle one), one line. */
+static int memmap_init_once(const char *name, struct dev_pagemap *pgmap, u32 cpus)
+{
+	struct memremap_stats st;
+	int err = memremap_reinit_pages(pgmap, cpus, &st);
+
+	if (err)
+		return err;
+	kprintf("memmap-init: %s cpus %u of %u pages %llu stored %llu ns %llu jobs %llu here %llu\n",
+		name, st.init_cpus, cpus ? cpus : arch_nr_cpus(), st.pages_init,
+		st.pmem_pages_stored, arch_cycles_to_ns(st.init_cycles), st.init_jobs,
+		st.init_jobs_caller);
+	return 0;
+}
+
+static int memmap_init_cmd(int argc, char **argv)
+{
+	struct dev_pagemap *pgmap;
+	bool rewrite = false, saved = memmap_pmem_rewrite;
+	unsigned long lo = 0, hi = 0, reps = 1;
+	int err = 0;
+	char *end;
+
+	for (int i = 2; i < argc; i++) {
+		if (!strncmp(argv[i], "cpus=", 5)) {
+			lo = hi = strtoul(argv[i] + 5, &end, 0);
+			if (!strncmp(end, "..", 2))
+				hi = strtoul(end + 2, &end, 0);
+			if (*end || hi < lo)
+				argc = 0;
+		} else if (!strncmp(argv[i], "reps=", 5)) {
+			reps = strtoul(argv[i] + 5, &end, 0);
+			if (*end || !reps || reps > 100)
+				argc = 0;
+		} else if (!strcmp(argv[i], "rewrite")) {
+			rewrite = true;
+		} else {
+			argc = 0;	/* usage */
+		}
+	}
+	if (argc < 2) {
+		kprintf("usage: memmap-init DEVICE [cpus=N|cpus=A..B] [reps=R] [rewrite]\n");
+		return -EINVAL;
+	}
+	pgmap = memmap_pgmap_of(argv[0], argv[1]);
+	if (!pgmap)
+		return -ENODEV;
+	memmap_pmem_rewrite = rewrite || saved;
+	/* Rounds of A..B: each CPU count measured under the same conditions, interleaved. */
+	for (unsigned long r = 0; r < reps && !err; r++)
+		for (unsigned long k = lo; k <= hi && !err; k++)
+			err = memmap_init_once(argv[1], pgmap, (u32)k);
+	memmap_pmem_rewrite = saved;
+	return err;
+}
+SHELL_COMMAND(SHELL_MEMORY, "memmap-init", memmap_init_cmd,
+	      "memmap-init DEVICE [cpus=N|cpus=A..B] [reps=R] [rewrite]",
+	      "run a pfn device's struct page init again on up to N CPUs (0: all idle; A..B: each "
+	      "count in turn, R rounds) and time it; rewrite: store every struct page in pmem");
