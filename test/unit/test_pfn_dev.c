@@ -372,6 +372,7 @@ static void pmem_write_bytes_any_alignment_inside_only(void **state)
 	assert_int_equal(pmem_write_bytes(pmem_find("pmem0s"), 0, abc, 3), -EOPNOTSUPP);
 }
 
+/*
  * Destroy during I/O (issue 14 item 2; Linux's 32b2397c1e56 class): while a
  * block device is held for I/O (pmem_get), reconfiguring or destroying its
  * namespace says busy and changes nothing, raw and pfn alike; the holder's
