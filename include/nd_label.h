@@ -198,6 +198,12 @@ int nd_label_namespace_create(struct nd_region *r, u64 size, const char *name,
  * into a free slot and frees the old one. 0 when nothing changes.
  */
 int nd_label_namespace_set_class(struct nd_namespace_io *ns, enum nd_claim_class cls, u32 lbasize);
+/*
+ * Are r's labels v1.2 (256-byte labels, with an abstraction GUID)? Then a
+ * BTT in one of its labelled namespaces is 2.0 at offset 0 (claim class
+ * BTT2), as Linux makes one; else 1.1 at 4 KiB (FACTS-2 §1.1, §3).
+ */
+bool nd_label_region_v1_2(const struct nd_region *r);
 
 /* Free ns's label (crash-safely) and forget ns (detached, unclaimed). */
 int nd_label_namespace_delete(struct nd_namespace_io *ns);

@@ -11,6 +11,7 @@
 #include "arch.h"
 #include "direct_map.h"
 #include "nd_btt.h"
+#include "nd_label.h"
 #include "nd_pfn.h"
 #include "nd_util.h"
 #include "printk.h"
@@ -173,9 +174,16 @@ int nd_btt_detach(struct nd_namespace_io *ns)
 	return 0;
 }
 
+/* Where a new BTT's first info block goes: 0 (2.0) under a v1.2 label, else 4 KiB (1.1). */
+static u64 new_btt_offset(const struct nd_namespace_io *ns)
+{
+	return ns->labelled && nd_label_region_v1_2(ns->region) ? BTT_V2_OFFSET : BTT_V1_OFFSET;
+}
+
 int nd_btt_prepare(struct nd_namespace_io *ns, u32 lbasize)
 {
 	struct btt_arena_geom g;
+	u64 off = new_btt_offset(ns);
 	u32 nr;
 
 	if (!btt_lbasize_supported(lbasize)) {
@@ -184,10 +192,10 @@ int nd_btt_prepare(struct nd_namespace_io *ns, u32 lbasize)
 		return -EINVAL;
 	}
 	/* One arena's worth is enough to know it fits: arenas are laid out alike. */
-	if (ns->size < BTT_V1_OFFSET + BTT_ARENA_MIN ||
-	    btt_lay_out(MIN(ns->size - BTT_V1_OFFSET, BTT_ARENA_MAX), lbasize, &g, 1, &nr)) {
-		pr_err("%s: namespace too small for a BTT (%llu bytes; 16 MiB + 4 KiB at least); nothing changed\n",
-		       ns->name, ns->size);
+	if (ns->size < off + BTT_ARENA_MIN ||
+	    btt_lay_out(MIN(ns->size - off, BTT_ARENA_MAX), lbasize, &g, 1, &nr)) {
+		pr_err("%s: namespace too small for a BTT (%llu bytes; 16 MiB%s at least); nothing changed\n",
+		       ns->name, ns->size, off ? " + 4 KiB" : "");
 		return -ENOSPC;
 	}
 	return 0;
@@ -198,13 +206,15 @@ int nd_btt_create(struct nd_namespace_io *ns, u32 lbasize)
 	struct btt_media m = ns_media(ns);
 	u8 uuid[16];
 
+	u64 off = new_btt_offset(ns);
+
 	uuid_gen(uuid, random_u64);
-	int err = btt_format(&m, BTT_V1_OFFSET, lbasize, uuid, ns->uuid);
+	int err = btt_format(&m, off, lbasize, uuid, ns->uuid);
 	if (err) {
 		pr_err("%s: cannot write the BTT (error %d)\n", ns->name, err);
 		return err;
 	}
-	nd_btt_probe(ns, BTT_V1_OFFSET);
+	nd_btt_probe(ns, off);
 	struct nd_btt *b = nd_btt_of(ns);
 	return b && b->enabled ? 0 : -EIO;
 }

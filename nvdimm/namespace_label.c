@@ -384,6 +384,14 @@ int nd_label_namespace_set_class(struct nd_namespace_io *ns, enum nd_claim_class
 	return err;
 }
 
+bool nd_label_region_v1_2(const struct nd_region *r)
+{
+	struct nvdimm *d = nd_region_label_dimm(r);
+	static struct nd_lsa lsa;
+
+	return d && !nd_lsa_parse(&lsa, d->lsa, d->lsa_size) && lsa.label_size >= 256;
+}
+
 int nd_label_namespace_delete(struct nd_namespace_io *ns)
 {
 	struct nvdimm *d = nd_region_label_dimm(ns->region);

@@ -438,6 +438,10 @@ void nd_namespace_probe(struct nd_namespace_io *ns)
 			nd_btt_probe(ns, BTT_V1_OFFSET);
 			return;
 		}
+		if (memcmp(head + BTT_V2_OFFSET, BTT_SIG, BTT_SIG_LEN) == 0) {
+			nd_btt_probe(ns, BTT_V2_OFFSET);
+			return;
+		}
 		if (memcmp(sb->signature, PFN_SIG, PFN_SIG_LEN) == 0)
 			pr_warn("nd_pmem %s: info block checksum mismatch: left raw\n", ns->name);
 		raw_attach(ns);
@@ -606,14 +610,15 @@ static int head_write_new(struct nd_namespace_io *ns, const struct nd_pfn_sb *sb
 	return nd_pfn_write_sb(ns, sb);
 }
 
-static enum nd_claim_class request_class(const struct nd_pfn_request *req);
+static enum nd_claim_class request_class(const struct nd_region *r,
+					 const struct nd_pfn_request *req);
 
 /* A labelled namespace's label follows what it now is (Linux reads the claim class). */
 static void label_record_class(struct nd_namespace_io *ns, const struct nd_pfn_request *req)
 {
 	u32 lbasize = req->sector ? (req->lbasize ? req->lbasize : ND_BTT_DEFAULT_LBASIZE) : 512;
 
-	if (ns->labelled && nd_label_namespace_set_class(ns, request_class(req), lbasize))
+	if (ns->labelled && nd_label_namespace_set_class(ns, request_class(ns->region, req), lbasize))
 		pr_warn("%s: its label could not be updated to the new mode\n", ns->name);
 }
 
@@ -705,11 +710,12 @@ int nd_pfn_parse_mode(const char *m, const char *map, struct nd_pfn_request *req
 
 /* ---- labelled namespaces: create, destroy, disable, enable ---- */
 
-/* The claim class a label records for a request (sector: BTT 1.1, what pmemk writes). */
-static enum nd_claim_class request_class(const struct nd_pfn_request *req)
+/* The claim class a label records for a request (sector: the BTT version nd_btt_create writes). */
+static enum nd_claim_class request_class(const struct nd_region *r,
+					 const struct nd_pfn_request *req)
 {
 	if (req->sector)
-		return ND_CLAIM_BTT;
+		return nd_label_region_v1_2(r) ? ND_CLAIM_BTT2 : ND_CLAIM_BTT;
 	if (req->mode == PFN_MODE_NONE)
 		return ND_CLAIM_NONE;
 	return req->devdax ? ND_CLAIM_DAX : ND_CLAIM_PFN;
@@ -776,7 +782,7 @@ int nd_namespace_create_labelled(struct nd_region *r, u64 size, const char *name
 		nd_region_available(r, &avail, &size);	/* ndctl: the largest free extent */
 	}
 	uuid_gen(uuid, random_u64);
-	err = nd_label_namespace_create(r, size, name, request_class(req),
+	err = nd_label_namespace_create(r, size, name, request_class(r, req),
 					req->sector ? (req->lbasize ? req->lbasize : 4096) : 512, uuid,
 					&ns);
 	if (err)

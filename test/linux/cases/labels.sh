@@ -136,6 +136,9 @@ case_labels_linux_reads_pmemk() {
 			"pmemk's seq at 0 of p${lbl_name[i]}"
 		[[ ${lbl_args[i]} == *sector* ]] && expect "^==== check lbl.p${lbl_name[i]} 0\$"
 	done
+	# Under v1.2 labels pmemk's BTT is 2.0 at offset 0, as Linux's is (claim class BTT2).
+	LOG=${LABELS_LOGS[1]}
+	expect 'namespace1\.1 sector 4096, BTT 2\.0, '
 	json_of pj "${LABELS_LOGS[1]}" 'pmemk> read-labels nmem1 -j'
 	json_of lj "${LABELS_LOGS[2]}" '==== json lbl.p.labels'
 	same_namespace "pmemk read-labels" "$pj" "ndctl read-labels" "$lj"

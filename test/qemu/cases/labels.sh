@@ -89,6 +89,19 @@ case_labels_unlabelled_and_refused() {
 # create-namespace -e on a labelled namespace (its label follows the mode);
 # available_size and max_available_extent follow; the next boot brings back
 # the same namespaces from the labels, and the host decoder reads the set.
+# Under v1.1 labels (no abstraction GUID) a sector namespace gets BTT 1.1 at
+# 4 KiB, as Linux makes it there; found again at the next boot. (Under v1.2:
+# BTT 2.0 at 0, labels_create_destroy and test-linux's labels cases.)
+case_labels_btt_1_1_under_v1_1_labels() {
+	local dir=build/qemu/labels_v11
+	boot labels_v11 0 --fresh --dir "$dir" --ram 1G --nvdimm 1G --label-size 128K --cmdline \
+		'"run=init-labels nmem0 -V 1.1; create-namespace -r region0 -s 64M -m sector; poweroff"'
+	expect 'nd_btt btt0.0: namespace0.0 sector 4096, BTT 1\.1, '
+	boot labels_v11_reboot 0 --dir "$dir" --ram 1G --nvdimm 1G --label-size 128K --cmdline \
+		'"run=poweroff"'
+	expect 'nd_btt btt0.0: namespace0.0 sector 4096, BTT 1\.1, '
+}
+
 case_labels_create_destroy() {
 	local dir=build/qemu/labels_cycle
 	boot labels_create 0 --fresh --dir "$dir" --ram 1G --nvdimm 1G --label-size 128K --cmdline \
@@ -96,7 +109,7 @@ case_labels_create_destroy() {
 	expect '^initialized 1 nmem$'
 	expect 'nd_label region0: namespace0.0 from nmem0 label slot 0: uuid [0-9a-f-]+, name .alpha., 64 MiB at dpa 0, fsdax'
 	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev align 0x200000'
-	expect 'nd_btt btt0.1: namespace0.1 sector'
+	expect 'nd_btt btt0.1: namespace0.1 sector 4096, BTT 2\.0, '	# v1.2 labels: claim class BTT2, as Linux
 	expect 'nd_pfn dax0.2: namespace0.2 devdax'
 	expect '^destroyed 1 namespace$'
 	expect '^disabled 1 namespace$'
