@@ -55,7 +55,6 @@ struct pmem_device {
 	bool ro;
 	u8 *virt;			/* direct map address of sector 0 (NULL with rw) */
 	pmem_rw_fn rw;			/* indirect devices (BTT): serves the I/O; no DAX */
-	struct spinlock rw_lock;	/* indirect devices: one request at a time (one BTT lane) */
 };
 
 /* Where a block device's sectors are, and what its pfns may promise. */

@@ -21,8 +21,6 @@
  *                        ktest run from the shell calls it)
  *   LOCK_RANK_PMEM       the block device table and each device's users
  *                        (nvdimm/pmem.c: pmem_get/pmem_put/pmem_detach)
- *   LOCK_RANK_BLOCK_RW   one request at a time on an indirect block device
- *                        (a BTT)
  *   LOCK_RANK_BTT_LANE   a BTT lane (struct btt.lane_lock): a sector read or write
  *   LOCK_RANK_BTT_MAP    a BTT map lock, taken inside the lane's for the log + map update
  *   LOCK_RANK_MM         page tables, sections, vmemmap, the direct map,
@@ -44,7 +42,6 @@ enum lock_rank {
 	LOCK_RANK_ND = 10,
 	LOCK_RANK_SMP_CALL = 20,
 	LOCK_RANK_PMEM = 30,
-	LOCK_RANK_BLOCK_RW = 35,
 	LOCK_RANK_BTT_LANE = 36,
 	LOCK_RANK_BTT_MAP = 37,
 	LOCK_RANK_MM = 40,

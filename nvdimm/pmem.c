@@ -92,7 +92,6 @@ int pmem_attach_indirect(struct pmem_device *dev, struct nd_namespace_io *ns, co
 	dev->cpu_cache_persistent = ns && ns->region->persistence == ND_PERSIST_CACHE;
 	dev->ro = ns && ns->region->ro;
 	dev->rw = rw;
-	dev->rw_lock = (struct spinlock)SPINLOCK_INIT("pmem_rw", LOCK_RANK_BLOCK_RW);
 	return pmem_register(dev);
 }
 
@@ -201,13 +200,9 @@ int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir 
 		return err;
 	if (dir == PMEM_WRITE && dev->ro)
 		return -EROFS;
-	if (dev->rw) {
-		/* The BTT engine has one lane and no locks of its own: one request at a time. */
-		spin_lock(&dev->rw_lock);
-		err = dev->rw(dev, off, buf, len, dir);
-		spin_unlock(&dev->rw_lock);
-		return err;
-	}
+	/* The BTT engine locks for itself (a lane per CPU, map locks): requests run side by side. */
+	if (dev->rw)
+		return dev->rw(dev, off, buf, len, dir);
 	if (dir == PMEM_READ) {
 		memcpy(buf, dev->virt + off, len);
 		return 0;

@@ -105,6 +105,22 @@ case_smp_memmap_parallel() {
 # completes and reads back, and nothing faults. Once it is done the
 # namespace can go. The ktest smp_destroy_refused_while_another_cpu_writes
 # checks the same at the block-device level.
+# Two CPUs write one BTT at once, each through its own lane (nvdimm/btt.c):
+# CPU 1 the first half, CPU 0 the second while CPU 1 is still in its write
+# (wait-busy); both halves read back, check-namespace is clean, and no lock
+# order is broken.
+case_smp_btt_writes_on_two_cpus() {
+	boot smp_btt_two_cpus 0 --smp 2 --ram 1G --nvdimm 256M \
+		--cmdline '"run=create-namespace -f -e namespace0.0 -m sector -l 4096; on-cpu 1 write pmem0s 0 30000 seq=0x51; wait-busy pmem0s; write pmem0s 30000 30000 seq=0x52; wait-cpu 1; cmp pmem0s 0 30000 seq=0x51; cmp pmem0s 30000 30000 seq=0x52; check-namespace namespace0.0; poweroff"'
+	expect '^wait-busy pmem0s: held by 1$'
+	expect "^on-cpu 1: 'write pmem0s 0 30000 seq=0x51' returned 0$"
+	expect '^wait-cpu 1: idle; last on-cpu command returned 0$'
+	expect '^cmp pmem0s: 122880000 bytes at 0 match$'
+	expect '^cmp pmem0s: 122880000 bytes at 0x7530000 match$'
+	expect '^checked 1 namespace'
+	expect_not 'panic|exception|Oops|spinlock:|mismatch|error checking'
+}
+
 case_smp_destroy_during_write() {
 	boot smp_destroy_during_write 0 --smp 2 --ram 1G --nvdimm 1G \
 		--cmdline '"run=create-namespace -f -e namespace0.0 -m fsdax -M dev; on-cpu 1 write pmem0m 0 2023424 seq=0x77; wait-busy pmem0m; destroy-namespace -f namespace0.0; create-namespace -f -e namespace0.0 -m fsdax -M mem; wait-cpu 1; cmp pmem0m 0 2023424 seq=0x77; list -N; ktest smp_*; destroy-namespace -f namespace0.0; poweroff"'
