@@ -86,6 +86,14 @@ enum pgmap_state {
 /* dev_pagemap.flags */
 #define PGMAP_ALTMAP_VALID (1U << 0)	/* set by memremap_pages() */
 #define PGMAP_BASE_PAGES (1U << 1)	/* caller: vmemmap in 4 KiB pages only */
+/*
+ * Caller: its users reach struct pages only through pgmap_pin(),
+ * pfn_t_to_page() or memmap_ready_range(), so memremap_pages may leave
+ * the struct pages to idle CPUs (mm/memmap_defer.c) unless memmap_init=sync.
+ */
+#define PGMAP_DEFER_INIT (1U << 2)
+
+struct memmap_defer;
 
 struct dev_pagemap {
 	/* Filled by the caller. */
@@ -105,6 +113,7 @@ struct dev_pagemap {
 	/* Called when a deferred teardown completes (may be NULL). */
 	void (*done)(struct dev_pagemap *pgmap);
 	void *owner;		/* the caller's */
+	const char *name;	/* for progress lines (may be NULL) */
 
 	/* Private to mm/memremap.c. */
 	struct vmem_altmap altmap;	/* copy, valid with PGMAP_ALTMAP_VALID */
@@ -114,6 +123,9 @@ struct dev_pagemap {
 	u64 compound_start;	/* pfns [compound_start, compound_end) are compound pages */
 	u64 compound_end;
 	bool vmemmap_dedup;	/* their vmemmap is deduplicated */
+	/* Deferred init (PGMAP_DEFER_INIT): NULL when it ran in memremap_pages. */
+	struct memmap_defer *defer;
+	bool memmap_pending;	/* atomic: some struct page is not initialised yet */
 };
 
 /* The compound page size in pages (1 for order-0 pages). */
@@ -139,6 +151,7 @@ struct memremap_stats {
 	u32 init_cpus;		/* CPUs the struct page init ran on (the work queue's count) */
 	u64 init_jobs;		/* section-sized jobs (1: the serial pass) */
 	u64 init_jobs_caller;	/* of which the calling CPU ran */
+	bool deferred;		/* init left to idle CPUs: the init fields are 0 */
 };
 
 /*
@@ -176,6 +189,45 @@ extern bool memmap_parallel;
  * init_cpus). -EINVAL if the pgmap is not live.
  */
 int memremap_reinit_pages(struct dev_pagemap *pgmap, u32 max_cpus, struct memremap_stats *st);
+
+/*
+ * Deferred struct page init (mm/memmap_defer.c, ARCHITECTURE "Deferred
+ * struct page init"). With PGMAP_DEFER_INIT and memmap_init=deferred (the
+ * default) memremap_pages maps everything but stores no struct page: each
+ * 128 MiB section of the range is initialised once, by whichever comes
+ * first: an idle CPU (memmap_defer_step, which every AP's idle loop and the
+ * shell's idle loop call) or a user that needs one of its pages
+ * (pgmap_pin, pfn_t_to_page, memmap_ready_range), which initialises the
+ * section on the spot or waits for the CPU doing it. What a section gets
+ * is what the serial pass stores (init_pfns depends on the pfn alone).
+ */
+extern bool memmap_init_deferred;
+
+/* Initialise one pending section of some pgmap; false when none is left. */
+bool memmap_defer_step(void);
+
+/*
+ * Make the struct pages of pfns [pfn, pfn + nr) of a live or pinned pgmap
+ * ready (on the spot or by waiting); the whole range with nr = ~0.
+ */
+void memmap_ready_range(struct dev_pagemap *pgmap, u64 pfn, u64 nr);
+
+/* The struct page of pfn is ready to read (false: no live pgmap has it ready). */
+bool memmap_pfn_ready(u64 pfn);
+
+/* Progress of a pgmap's init: sections ready of all (equal when done or not deferred). */
+struct memmap_progress {
+	u64 sections, ready;
+	u64 on_demand;		/* sections a user initialised on the spot */
+	u64 start_cycles;	/* when memremap_pages registered it */
+	u64 done_cycles;	/* when the last section became ready (0: not yet) */
+};
+void memmap_progress(const struct dev_pagemap *pgmap, struct memmap_progress *p);
+
+/* Private to mm/: the struct pages of the pgmap's pfns in [lo, hi), as memremap.c stores them. */
+u64 pgmap_init_pfns(struct dev_pagemap *pgmap, u64 lo, u64 hi);
+int memmap_defer_start(struct dev_pagemap *pgmap);
+void memmap_defer_stop(struct dev_pagemap *pgmap);
 
 /*
  * Stop new pins; if none are held, tear everything down now and return 0.

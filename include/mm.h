@@ -180,6 +180,7 @@ enum mm_stat_item {
 	MM_DEVICE_MAPPED,	/* device memory that has struct pages */
 	MM_ALTMAP_USED,		/* pmem holding struct pages (altmap blocks) */
 	MM_ALTMAP_WASTE,	/* pmem skipped to align altmap blocks */
+	MM_MEMMAP_PENDING,	/* device memory whose struct pages are still deferred */
 	MM_NR_STATS,
 };
 

@@ -69,6 +69,13 @@ struct nbd_export {
 	 * from the transport's buffers to the device in one copy.
 	 */
 	int (*write_bytes)(void *ctx, u64 off, const void *buf, u32 len);
+	/*
+	 * Optional: called before READ data at [off, off + len) is handed out
+	 * by reference, for a device whose struct pages may still be
+	 * initialised in the background (memmap_ready_range): a zero-copy
+	 * reference is a user of those pages.
+	 */
+	void (*pages_ready)(void *ctx, u64 off, u64 len);
 };
 
 /* The exports a connection may ask for (the glue's table). */

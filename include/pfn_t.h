@@ -45,10 +45,16 @@ static inline bool pfn_t_has_page(pfn_t pfn)
 	return !(pfn.val & PFN_DEV) || (pfn.val & PFN_MAP);
 }
 
-/* The struct page, or NULL for page-less pfns and pfns without a memmap. */
+bool memmap_pfn_ready(u64 pfn);	/* memremap.h */
+
+/*
+ * The struct page, or NULL for page-less pfns and pfns without a memmap
+ * (or whose deferred init cannot be finished: the map is going away).
+ */
 static inline struct page *pfn_t_to_page(pfn_t pfn)
 {
-	if (!pfn_t_has_page(pfn) || !pfn_valid(pfn_t_to_pfn(pfn)))
+	if (!pfn_t_has_page(pfn) || !pfn_valid(pfn_t_to_pfn(pfn)) ||
+	    !memmap_pfn_ready(pfn_t_to_pfn(pfn)))
 		return NULL;
 	return pfn_to_page(pfn_t_to_pfn(pfn));
 }

@@ -160,6 +160,12 @@ struct pmem_hold {
  */
 int pmem_hold(struct pmem_device *dev, enum pmem_holder kind, struct pmem_hold *h);
 void pmem_release(struct pmem_hold *h);
+/*
+ * Bytes [off, off + len) of a held device are about to be used by
+ * reference (zero copy): their struct pages, if their initialisation is
+ * still deferred, are made ready first (memmap_ready_range).
+ */
+void pmem_pages_ready(const struct pmem_hold *h, u64 off, u64 len);
 
 /*
  * 0 when nothing holds `dev`; else -EBUSY and one line: "NAME: busy:

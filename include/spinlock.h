@@ -26,6 +26,8 @@
  *   LOCK_RANK_MM         page tables, sections, vmemmap, the direct map,
  *                        memremap_pages/memunmap_pages (recursive: mm_lock)
  *   LOCK_RANK_PGMAP      the pgmap table and its pins (mm/memremap.c)
+ *   LOCK_RANK_MEMMAP_DEFER the list of pgmaps with deferred struct page
+ *                        init and their workers (mm/memmap_defer.c)
  *   LOCK_RANK_PAGE_ALLOC the buddy allocator (mm/page_alloc.c)
  *   LOCK_RANK_HEAP       newlib's malloc (recursive: lib/syscalls.c)
  *   LOCK_RANK_CONSOLE    one message at a time on the console (lib/printk.c;
@@ -46,6 +48,7 @@ enum lock_rank {
 	LOCK_RANK_BTT_MAP = 37,
 	LOCK_RANK_MM = 40,
 	LOCK_RANK_PGMAP = 50,
+	LOCK_RANK_MEMMAP_DEFER = 55,
 	LOCK_RANK_PAGE_ALLOC = 60,
 	LOCK_RANK_HEAP = 70,
 	LOCK_RANK_CONSOLE = 80,

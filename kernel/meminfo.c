@@ -59,6 +59,8 @@ static int cmd_meminfo(int argc, char **argv)
 	meminfo_line("DeviceMapped:", mm_stat(MM_DEVICE_MAPPED));
 	meminfo_line("AltmapUsed:", mm_stat(MM_ALTMAP_USED));
 	meminfo_line("AltmapWaste:", mm_stat(MM_ALTMAP_WASTE));
+	/* Device memory usable already whose struct pages idle CPUs have yet to store. */
+	meminfo_line("MemmapPending:", mm_stat(MM_MEMMAP_PENDING));
 	meminfo_line("HeapTotal:", heap_size());
 	meminfo_line("HeapUsed:", heap_used());
 	meminfo_line("PmemE820:", pmem);

@@ -251,7 +251,7 @@ static u64 init_compound(struct dev_pagemap *pgmap, u64 head, const struct vmem_
  * depends on the pfn alone, so any split of the range into jobs stores the
  * same bytes as one pass over it. Returns the struct pages stored to pmem.
  */
-static u64 init_pfns(struct dev_pagemap *pgmap, u64 lo, u64 hi)
+u64 pgmap_init_pfns(struct dev_pagemap *pgmap, u64 lo, u64 hi)
 {
 	struct page tmpl = { .flags = ZONE_DEVICE, .pgmap = pgmap };
 	/* The altmap's reserve (info block, padding): no page of the device's (B8). */
@@ -303,7 +303,7 @@ static void init_job(void *ctx, u64 job)
 {
 	struct init_batch *b = ctx;
 	u64 lo = b->first_section_pfn + job * PAGES_PER_SECTION;
-	u64 n = init_pfns(b->pgmap, lo, lo + PAGES_PER_SECTION);
+	u64 n = pgmap_init_pfns(b->pgmap, lo, lo + PAGES_PER_SECTION);
 
 	__atomic_fetch_add(&b->stored, n, __ATOMIC_RELAXED);
 	if (arch_cpu_id() == b->caller)
@@ -322,7 +322,7 @@ static void pgmap_init_pages(struct dev_pagemap *pgmap, u32 max_cpus, struct mem
 	u64 stored, t0 = arch_cycles();
 
 	if (max_cpus == 1) {
-		stored = init_pfns(pgmap, start, end);
+		stored = pgmap_init_pfns(pgmap, start, end);
 		st->init_cpus = 1;
 		st->init_jobs = st->init_jobs_caller = 1;
 	} else {
@@ -351,6 +351,7 @@ int memremap_reinit_pages(struct dev_pagemap *pgmap, u32 max_cpus, struct memrem
 		err = -EINVAL;
 	} else {
 		*st = (struct memremap_stats){ 0 };
+		memmap_ready_range(pgmap, 0, ~0ULL);	/* a deferred init first runs out */
 		pgmap_init_pages(pgmap, max_cpus, st);
 	}
 	mm_unlock();
@@ -470,7 +471,13 @@ static int memremap_pages_locked(struct dev_pagemap *pgmap, const struct vmem_al
 	if (err)
 		goto err_sparse;
 	t2 = arch_cycles();
-	pgmap_init_pages(pgmap, memmap_parallel ? 0 : 1, &st);
+	pgmap->defer = NULL;
+	pgmap->memmap_pending = false;
+	/* Deferred: idle CPUs and users store the struct pages (memmap_defer.c). */
+	st.deferred = (pgmap->flags & PGMAP_DEFER_INIT) && memmap_init_deferred &&
+		      !memmap_defer_start(pgmap);
+	if (!st.deferred)
+		pgmap_init_pages(pgmap, memmap_parallel ? 0 : 1, &st);
 	st.map_cycles = t1 - t0;
 	st.sparse_cycles = t2 - t1;
 	st.vmemmap_ram = mm_stat(MM_VMEMMAP) - ram0;
@@ -483,6 +490,8 @@ static int memremap_pages_locked(struct dev_pagemap *pgmap, const struct vmem_al
 	spin_unlock(&pgmap_lock);
 	if (stats)
 		*stats = st;
+	if (st.deferred)
+		arch_idle_kick();
 	return 0;
 
 err_sparse:
@@ -508,6 +517,7 @@ static void pgmap_teardown(struct dev_pagemap *pgmap)
 {
 	struct vmem_altmap *altmap = pgmap_altmap(pgmap);
 
+	memmap_defer_stop(pgmap);	/* no idle CPU is inside it any more */
 	spin_lock(&pgmap_lock);
 	pgmap_remove(pgmap);
 	spin_unlock(&pgmap_lock);
@@ -559,6 +569,8 @@ struct dev_pagemap *pgmap_pin(u64 pfn)
 	else
 		pgmap = NULL;
 	spin_unlock(&pgmap_lock);
+	if (pgmap)
+		memmap_ready_range(pgmap, pfn, 1);	/* its section, if still deferred */
 	return pgmap;
 }
 

@@ -706,7 +706,10 @@ u32 nbd_conn_output_ref(struct nbd_conn *c, u64 *off)
 	if (c->out_len || !c->z_left)
 		return 0;
 	*off = c->z_off;
-	return (u32)MIN(c->z_left, (u64)NBD_MAX_PAYLOAD);
+	u32 n = (u32)MIN(c->z_left, (u64)NBD_MAX_PAYLOAD);
+	if (c->exp->pages_ready)
+		c->exp->pages_ready(c->exp->ctx, *off, n);
+	return n;
 }
 
 void nbd_conn_ref_sent(struct nbd_conn *c, u32 n)

@@ -125,6 +125,12 @@ static int exp_write_bytes(void *ctx, u64 off, const void *buf, u32 len)
 	return pmem_write_bytes(((struct srv_export *)ctx)->dev, off, buf, len);
 }
 
+/* A zero-copy READ's pages: their struct pages are stored first if still deferred. */
+static void exp_pages_ready(void *ctx, u64 off, u64 len)
+{
+	pmem_pages_ready(&((struct srv_export *)ctx)->hold, off, len);
+}
+
 static int exp_flush(void *ctx)
 {
 	pmem_durable(((struct srv_export *)ctx)->dev);
@@ -547,7 +553,8 @@ static int export_add(const char *spec)
 	/* A BTT's writes go through it whole sectors at a time: gathered. */
 	e->exp = (struct nbd_export){ e->name, dev->size, dev->sector_size, ro || dev->ro,
 				      e, exp_read, exp_write, exp_flush, e->base != NULL,
-				      dev->rw ? NULL : exp_write_bytes };
+				      dev->rw ? NULL : exp_write_bytes,
+				      e->hold.pgmap ? exp_pages_ready : NULL };
 	e->used = true;
 	pr_info("nbd: exporting %s (%llu bytes, %s, READ %s)\n", name, dev->size,
 		e->exp.ro ? "read-only" : "read-write", e->how);

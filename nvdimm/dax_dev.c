@@ -181,6 +181,8 @@ static int cmd_dax_map(int argc, char **argv)
 		return err;
 	}
 	shell_used[i] = true;
+	/* A user of the pages it maps (Linux's devdax fault sets up each struct page). */
+	memmap_ready_range(m->pgmap, PFN_DOWN(dax->pmem.phys + off), PFN_DOWN(len));
 	/* What the page tables say, not what was asked for. */
 	u64 pa, flags;
 	enum pg_level level;

@@ -73,6 +73,7 @@ static int memmap_hash_cmd(int argc, char **argv)
 		return -ENODEV;
 	first = PFN_DOWN(pgmap->range.start);
 	end = PFN_DOWN(pgmap->range.end) + 1;
+	memmap_ready_range(pgmap, first, end - first);	/* a user of every struct page */
 	for (u64 pfn = first; pfn < end; pfn++)
 		h = memmap_page_hash(h, pgmap, pfn);
 	kprintf("memmap-hash: %s pfns %llu hash %016llx\n", argv[1], end - first, h);
@@ -140,3 +141,42 @@ SHELL_COMMAND(SHELL_MEMORY, "memmap-init", memmap_init_cmd,
 	      "memmap-init DEVICE [cpus=N|cpus=A..B] [reps=R] [rewrite]",
 	      "run a pfn device's struct page init again on up to N CPUs (0: all idle; A..B: each "
 	      "count in turn, R rounds) and time it; rewrite: store every struct page in pmem");
+
+/*
+ * Wait until every struct page of a device is ready, leaving the work to
+ * the idle CPUs (the boot CPU takes steps too, as its shell idle loop
+ * would, so a one-CPU machine gets there), then say who did it.
+ */
+static int memmap_wait_cmd(int argc, char **argv)
+{
+	struct dev_pagemap *pgmap;
+	struct memmap_progress p;
+
+	if (argc != 2) {
+		kprintf("usage: memmap-wait DEVICE\n");
+		return -EINVAL;
+	}
+	pgmap = memmap_pgmap_of(argv[0], argv[1]);
+	if (!pgmap)
+		return -ENODEV;
+	for (memmap_progress(pgmap, &p); p.ready < p.sections; memmap_progress(pgmap, &p))
+		if (!memmap_defer_step())
+			arch_cpu_relax();	/* the last sections are in other CPUs' hands */
+	if (!p.start_cycles) {
+		kprintf("memmap-wait: %s: struct pages were initialised before it appeared "
+			"(memmap_init=sync)\n", argv[1]);
+		return 0;
+	}
+	kprintf("memmap-wait: %s ready: %llu sections, %llu on demand, %llu us after it appeared\n",
+		argv[1], p.sections, p.on_demand, arch_cycles_to_ns(p.done_cycles - p.start_cycles) / 1000);
+	return 0;
+}
+SHELL_COMMAND(SHELL_MEMORY, "memmap-wait", memmap_wait_cmd, "memmap-wait DEVICE",
+	      "wait until a pfn device's deferred struct page init is done (memmap_init=deferred)");
+
+/* The boot CPU's share of deferred struct page init: a section whenever the shell waits. */
+static void memmap_idle(void)
+{
+	memmap_defer_step();
+}
+SHELL_IDLE(memmap_idle);

@@ -106,6 +106,21 @@ static void dax_region_json(const struct nd_namespace_io *ns, const struct nd_pf
 	nd_json_close(j, '}');
 }
 
+/* While deferred struct page init runs: how far (a field of pmemk's, not ndctl's). */
+static void pfn_memmap_json(const struct nd_pfn *pfn, struct nd_json *j)
+{
+	struct memmap_progress p;
+	char pct[8];
+
+	if (!pfn->enabled)
+		return;
+	memmap_progress(&pfn->pgmap, &p);
+	if (p.ready == p.sections)
+		return;
+	snprintf(pct, sizeof(pct), "%llu%%", p.ready * 100 / p.sections);
+	nd_json_str(j, "memmap_init", pct);
+}
+
 /* ndctl's JSON for a claimed namespace (ndctl list -N). */
 static void pfn_list_json(const struct nd_namespace_io *ns, struct nd_json *j)
 {
@@ -123,6 +138,7 @@ static void pfn_list_json(const struct nd_namespace_io *ns, struct nd_json *j)
 		if (pfn->enabled)
 			dax_region_json(ns, pfn, j);
 		nd_json_u64(j, "align", pfn->layout.align);
+		pfn_memmap_json(pfn, j);
 		if (!pfn->enabled) {
 			nd_json_str(j, "state", "disabled");
 			nd_json_str(j, "reason", pfn->reason);
@@ -142,6 +158,7 @@ static void pfn_list_json(const struct nd_namespace_io *ns, struct nd_json *j)
 		nd_json_u64(j, "align", pfn->layout.align);
 	if (pfn->enabled) {
 		nd_json_str(j, "blockdev", pfn->pmem.name);
+		pfn_memmap_json(pfn, j);
 		if (pfn->pmem.ro)
 			nd_json_bool(j, "ro", true);
 	} else {
@@ -163,6 +180,9 @@ static int pfn_setup_pgmap(struct nd_pfn *pfn, struct nd_pfn_placement *p, const
 	pfn->pgmap.range = p->range;
 	pfn->pgmap.type = MEMORY_DEVICE_FS_DAX;
 	pfn->pgmap.owner = pfn;
+	pfn->pgmap.name = pfn->name;
+	/* Its users pin (pmem_direct_access, dax_map, the network's hold): init may be deferred. */
+	pfn->pgmap.flags = PGMAP_DEFER_INIT;
 	if (pfn->pers == ND_PERS_DEVDAX) {
 		/* Linux's device_dax: compound pages of the align (FACTS-2 §2.1). */
 		pfn->pgmap.type = MEMORY_DEVICE_GENERIC;
@@ -307,9 +327,14 @@ static void pfn_print(const struct nd_pfn *pfn)
 		pfn->pmem.ro ? ", read-only (struct pages in RAM)" : "");
 	if (pfn->pers == ND_PERS_DEVDAX)
 		nd_dax_print_memmap(pfn);
-	pr_info("nd_pfn %s: %llu struct pages initialised on %u CPU%s\n", pfn->name,
-		pfn->memmap_stats.pages_init, pfn->memmap_stats.init_cpus,
-		pfn->memmap_stats.init_cpus == 1 ? "" : "s");
+	if (pfn->memmap_stats.deferred)
+		pr_info("nd_pfn %s: %llu struct pages left to idle CPUs and first users "
+			"(memmap_init=deferred; progress in 'list')\n",
+			pfn->name, PFN_DOWN(range_len(&pfn->pgmap.range)));
+	else
+		pr_info("nd_pfn %s: %llu struct pages initialised on %u CPU%s\n", pfn->name,
+			pfn->memmap_stats.pages_init, pfn->memmap_stats.init_cpus,
+			pfn->memmap_stats.init_cpus == 1 ? "" : "s");
 	if (pfn->probed)	/* at boot: what bringing it back cost */
 		pr_info("nd_pfn %s: brought back in %llu us, %llu bytes stored to pmem\n",
 			pfn->name, (pfn->probe_ns / 1000), pfn->probe_pmem_written);

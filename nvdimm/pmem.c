@@ -325,6 +325,14 @@ void pmem_release(struct pmem_hold *h)
 	memset(h, 0, sizeof(*h));
 }
 
+void pmem_pages_ready(const struct pmem_hold *h, u64 off, u64 len)
+{
+	u64 pa = h->dev->phys + off;
+
+	if (h->pgmap)
+		memmap_ready_range(h->pgmap, PFN_DOWN(pa), PFN_UP(pa + len) - PFN_DOWN(pa));
+}
+
 int pmem_busy(const struct pmem_device *dev)
 {
 	spin_lock(&pmem_lock);

@@ -81,6 +81,7 @@ struct percpu {
 	u32 busy;		/* atomic: given a call (arch_cpu_start), not yet returned */
 	u32 waiter;		/* atomic: CPU halted in arch_cpu_wait for this one, or ~0 */
 	u64 tlb_gen;		/* tlb_flush_gen when this CPU last dropped its TLB */
+	u64 idle_kicks_seen;	/* idle_kicks when its idle work last found nothing */
 	smp_call_fn call_fn;	/* the call; set after call_arg (atomic) */
 	void *call_arg;
 };
@@ -248,10 +249,60 @@ static void tramp_retire(u64 pa)
 	memset(phys_to_virt(pa + 0x1000), 0, 3 * 4096);
 }
 
+/* Mappings removed since this CPU last dropped its TLB (arch.c's lazy shootdown): drop them. */
+static void tlb_catch_up(struct percpu *pc)
+{
+	u64 gen = __atomic_load_n(&tlb_flush_gen, __ATOMIC_ACQUIRE);
+
+	if (gen != pc->tlb_gen) {
+		write_cr3(read_cr3());
+		pc->tlb_gen = gen;
+	}
+}
+
+/* include/arch.h's idle work, and a count of kicks an idle CPU compares with what it saw. */
+static bool (*idle_work)(void);
+static u64 idle_kicks;
+
+void arch_set_idle_work(bool (*fn)(void))
+{
+	__atomic_store_n(&idle_work, fn, __ATOMIC_RELEASE);
+}
+
+void arch_idle_kick(void)
+{
+	__atomic_fetch_add(&idle_kicks, 1, __ATOMIC_SEQ_CST);
+	for (u32 i = 1; i < nr_cpus_listed; i++)
+		if (cpus[i].state == CPU_ONLINE && percpus[i] && i != smp_processor_id() &&
+		    !__atomic_load_n(&percpus[i]->busy, __ATOMIC_RELAXED))
+			smp_send_ipi(i, SMP_IPI_VECTOR);
+}
+
 /*
- * An AP's life once online: run the call it was given, else halt with
- * interrupts on until the next IPI. "sti; hlt" leaves no gap: an IPI that
- * arrived after the check waits for the sti and then ends the hlt.
+ * One round of idle work if there is any since the CPU last found none.
+ * Runs with interrupts on; a call given meanwhile waits for its return.
+ */
+static bool ap_idle_work(struct percpu *pc)
+{
+	bool (*fn)(void) = __atomic_load_n(&idle_work, __ATOMIC_ACQUIRE);
+	u64 kicks = __atomic_load_n(&idle_kicks, __ATOMIC_SEQ_CST);
+
+	if (!fn || kicks == pc->idle_kicks_seen)
+		return false;
+	tlb_catch_up(pc);
+	__asm__ volatile("sti" ::: "memory");
+	bool more = fn();
+	__asm__ volatile("cli" ::: "memory");
+	if (!more)
+		pc->idle_kicks_seen = kicks;	/* a kick after the load runs fn again */
+	return true;
+}
+
+/*
+ * An AP's life once online: run the call it was given, else idle work,
+ * else halt with interrupts on until the next IPI. "sti; hlt" leaves no
+ * gap: an IPI that arrived after the check waits for the sti and then ends
+ * the hlt.
  */
 static __noreturn void ap_idle(struct percpu *pc)
 {
@@ -259,12 +310,7 @@ static __noreturn void ap_idle(struct percpu *pc)
 		__asm__ volatile("cli" ::: "memory");
 		smp_call_fn fn = __atomic_load_n(&pc->call_fn, __ATOMIC_ACQUIRE);
 		if (fn) {
-			/* Mappings removed since this CPU's last call (arch.c): drop them first. */
-			u64 gen = __atomic_load_n(&tlb_flush_gen, __ATOMIC_ACQUIRE);
-			if (gen != pc->tlb_gen) {
-				write_cr3(read_cr3());
-				pc->tlb_gen = gen;
-			}
+			tlb_catch_up(pc);
 			fn(pc->call_arg);
 			__atomic_store_n(&pc->call_fn, NULL, __ATOMIC_RELAXED);
 			/*
@@ -278,6 +324,8 @@ static __noreturn void ap_idle(struct percpu *pc)
 				smp_send_ipi(w, SMP_IPI_VECTOR);
 			continue;
 		}
+		if (ap_idle_work(pc))
+			continue;
 		__asm__ volatile("sti; hlt" ::: "memory");
 	}
 }

@@ -45,6 +45,8 @@ void host_mm_reboot(u64 ram_base, u64 ram_size, u64 keep, u64 size)
 	page_alloc_reset();
 	sparse_reset();
 	memremap_reset();
+	/* Host tests read struct pages straight away; test_memmap_defer turns deferral on. */
+	memmap_init_deferred = false;
 	mm_stats_reset();
 	cpu_features.pse = true;
 	if (memblock_add(ram_base, ram_size))
@@ -67,6 +69,7 @@ static const char *const mm_stat_names[] = {
 	[MM_DEVICE_MAPPED] = "device mapped",
 	[MM_ALTMAP_USED] = "altmap used",
 	[MM_ALTMAP_WASTE] = "altmap waste",
+	[MM_MEMMAP_PENDING] = "memmap pending",
 };
 _Static_assert(sizeof(mm_stat_names) / sizeof(mm_stat_names[0]) == MM_NR_STATS,
 	       "a name for every mm_stat counter");

@@ -23,6 +23,7 @@ struct fake_dev {
 	u8 *mem;
 	unsigned int flushes, writes, byte_writes;
 	bool fail_reads, fail_byte_writes;
+	u8 ready[DEV_SIZE / 4096];	/* pages_ready said so: 4 KiB pages handed out by reference */
 };
 
 static struct fake_dev devs[2];
@@ -105,9 +106,13 @@ static void drain(void)
 	for (;;) {
 		u64 roff;
 		n = nbd_conn_output(&conn, &p);
-		if (!n && (n = nbd_conn_output_ref(&conn, &roff)))
-			p = ((struct fake_dev *)conn.exp->ctx)->mem + roff;	/* "sent" from the device */
-		else
+		if (!n && (n = nbd_conn_output_ref(&conn, &roff))) {
+			const struct fake_dev *d = conn.exp->ctx;
+			p = d->mem + roff;	/* "sent" from the device */
+			/* A reference is a user of the pages: pages_ready came first. */
+			for (u64 pg = roff / 4096; pg <= (roff + n - 1) / 4096; pg++)
+				assert_int_equal(d->ready[pg], 1);
+		} else
 			roff = ~0ULL;
 		if (!n || (drain_limit && taken >= drain_limit))
 			break;
@@ -249,6 +254,15 @@ static void go_body(u8 *b, u32 *len, const char *name, u16 nreq, const u16 *reqs
 	*len = 6 + n + 2u * nreq;
 }
 
+static void dev_pages_ready(void *ctx, u64 off, u64 len)
+{
+	struct fake_dev *d = ctx;
+
+	assert_true(len && off + len <= DEV_SIZE);
+	for (u64 p = off / 4096; p <= (off + len - 1) / 4096; p++)
+		d->ready[p] = 1;
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -258,7 +272,8 @@ static int setup(void **state)
 		for (u32 k = 0; k < DEV_SIZE / 8; k++)
 			((u64 *)devs[i].mem)[k] = k * 0x9E3779B97F4A7C15ULL + i;
 		devs[i].exp = (struct nbd_export){ i ? "pmem1m" : "pmem0", DEV_SIZE, 512, i == 1,
-						   &devs[i], dev_read, dev_write, dev_flush, i == 0, NULL };
+						   &devs[i], dev_read, dev_write, dev_flush, i == 0, NULL,
+						   dev_pages_ready };
 	}
 	free(got);
 	got = NULL;

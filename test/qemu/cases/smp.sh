@@ -84,18 +84,63 @@ boot_memmap() {
 
 case_smp_memmap_parallel() {
 	local want
-	boot_memmap smp_memmap_parallel_4 4 ''
+	boot_memmap smp_memmap_parallel_4 4 'memmap_init=sync'
 	expect '\] nd_pfn pfn0.0: 262144 struct pages initialised on 4 CPUs$'
 	want=$(lines '^memmap-hash:' | sort -u)
-	boot_memmap smp_memmap_parallel_2 2 ''
+	boot_memmap smp_memmap_parallel_2 2 'memmap_init=sync'
 	expect '\] nd_pfn pfn0.0: 262144 struct pages initialised on 2 CPUs$'
 	[ "$(lines '^memmap-hash:' | sort -u)" = "$want" ] ||
 		{ echo "    FAIL: struct pages differ between 4 and 2 vCPUs"; CASE_FAILED=1; }
-	boot_memmap smp_memmap_serial_2 2 'memmap_parallel=off'
+	boot_memmap smp_memmap_serial_2 2 'memmap_init=sync memmap_parallel=off'
 	expect '\] nd_pfn pfn0.0: 262144 struct pages initialised on 1 CPU$'
 	[ "$(lines '^memmap-hash:' | sort -u)" = "$want" ] ||
 		{ echo "    FAIL: struct pages differ between parallel and memmap_parallel=off"; CASE_FAILED=1; }
+	# Deferred (the default): the same bytes, whoever stored them.
+	boot_memmap smp_memmap_deferred_2 2 ''
+	expect '\] nd_pfn pfn0.0: 262144 struct pages left to idle CPUs and first users'
+	[ "$(lines '^memmap-hash:' | sort -u)" = "$want" ] ||
+		{ echo "    FAIL: struct pages differ between deferred and sync init"; CASE_FAILED=1; }
 	[ "$(echo "$want" | wc -l)" = 3 ] || { echo "    FAIL: want 3 hashes, got: $want"; CASE_FAILED=1; }
+}
+
+# Deferred struct page init (issue 14 item 4) on an 8 GiB map=dev namespace
+# (64 sections: progress lines). One vCPU, commands from run=, so no idle
+# time: the device is listed at 0% and serves block I/O with no struct page
+# stored; a dax lookup makes one section ready on the spot; memmap-hash
+# (a user of every page) makes the rest ready, printing every 10%; the hash
+# equals that of a memmap_init=sync boot. Then two vCPUs: CPU 1's idle loop
+# does it all while the boot CPU waits (memmap-wait: 0 sections on demand).
+MEMMAP_DEFER_RUN='create-namespace -f -e namespace0.0 -m fsdax -M dev; list -N; meminfo; write pmem0m 0 4096 seq=0x77; cmp pmem0m 0 4096 seq=0x77; list -N; dax pmem0m 4000000 1; list -N; memmap-hash pmem0m; list -N; meminfo; poweroff'
+
+case_memmap_deferred() {
+	local hash
+	boot memmap_deferred_1 0 --smp 1 --ram 1G --nvdimm 8G --cmdline "\"run=$MEMMAP_DEFER_RUN\""
+	expect '\] nd_pfn pfn0.0: 2097152 struct pages left to idle CPUs and first users'
+	expect '^MemmapPending: +8388608 kB$'
+	expect '^cmp pmem0m: 2097152 bytes at 0 match$'
+	expect '^dax pmem0m: sector 4000000 at pfn '
+	expect '\] pfn0.0: struct pages 10% ready \('
+	expect '\] pfn0.0: struct pages 100% ready \(64 of 64 sections, '
+	expect '^MemmapPending: +0 kB$'
+	expect_not 'error|panic'
+	# create-namespace's, list's and list's after the I/O at 0%; after the dax lookup 1 of 64.
+	[ "$(lines '^ *"memmap_init":"0%"' | wc -l)" = 3 ] && [ "$(lines '^ *"memmap_init":' | wc -l)" = 4 ] &&
+		[ "$(lines '^ *"memmap_init":"1%"' | wc -l)" = 1 ] ||
+		{ echo "    FAIL: want memmap_init 0% three times, then 1%, then no more"; CASE_FAILED=1; }
+	[ "$(lines '\] pfn0.0: struct pages [0-9]+% ready' | wc -l)" = 10 ] ||
+		{ echo "    FAIL: want 10 progress lines"; CASE_FAILED=1; }
+	hash=$(lines '^memmap-hash:')
+	boot memmap_sync_1 0 --smp 1 --ram 1G --nvdimm 8G \
+		--cmdline 'memmap_init=sync "run=create-namespace -f -e namespace0.0 -m fsdax -M dev; memmap-hash pmem0m; poweroff"'
+	expect '\] nd_pfn pfn0.0: 2097152 struct pages initialised on 1 CPU$'
+	[ -n "$hash" ] && [ "$(lines '^memmap-hash:')" = "$hash" ] ||
+		{ echo "    FAIL: deferred and sync struct pages differ ($hash)"; CASE_FAILED=1; }
+	boot memmap_deferred_2 0 --smp 2 --ram 1G --nvdimm 8G \
+		--cmdline '"run=create-namespace -f -e namespace0.0 -m fsdax -M dev; memmap-wait pmem0m; memmap-hash pmem0m; poweroff"'
+	expect '^memmap-wait: pmem0m ready: 64 sections, 0 on demand, [0-9]+ us after it appeared$'
+	expect '\] pfn0.0: struct pages 100% ready \(64 of 64 sections, '
+	[ "$(lines '^memmap-hash:')" = "$hash" ] ||
+		{ echo "    FAIL: struct pages made by the idle CPU differ"; CASE_FAILED=1; }
 }
 
 # Destroy during write (issue 14 item 2, Linux's 32b2397c1e56): CPU 1 writes
