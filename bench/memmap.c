@@ -3,8 +3,11 @@
  * and tearing it down; the time of each step memremap_pages reports (the
  * pfn device keeps its last bring-up's stats), and struct page init against
  * plain store bandwidth on the same medium (pmem for map=dev, RAM for
- * map=mem).
+ * map=mem). Then deferred init (memmap_init=deferred): the time until the
+ * block device is usable, and until every struct page is ready with the
+ * idle CPUs and this one (as the shell's idle loop would) taking sections.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +85,54 @@ static u64 ram_fill_gibps(u64 bytes)
 	return bench_gibps(got * 2 * MiB, ns_taken);
 }
 
+/*
+ * Deferred bring-up, REPS times: the same scrub first (every struct page
+ * differs), then the time to a usable block device, and to the last
+ * section ready (the APs' idle loops and this CPU's steps).
+ */
+static int bench_memmap_deferred(struct bench_ctx *c)
+{
+	struct bench_series usable = { 0 }, ready = { 0 };
+	bool dev = c->mode == PFN_MODE_PMEM, saved = memmap_init_deferred;
+	int err = 0;
+
+	for (u32 r = 0; r < c->reps && !err; r++) {
+		int q = bench_quiet();
+		err = nd_namespace_detach(c->ns);
+		bench_loud(q);
+		if (err)
+			break;
+		if (dev)
+			dev_scrub(c->ns, false);
+		memmap_init_deferred = true;
+		q = bench_quiet();
+		u64 t0 = arch_cycles();
+		err = bench_pfn_up(c);
+		u64 ns_usable = bench_ns_since(t0);
+		bench_loud(q);
+		memmap_init_deferred = saved;
+		struct nd_pfn *pfn = err ? NULL : bench_pfn(c);
+		if (!pfn) {
+			err = err ? err : -ENODEV;
+			break;
+		}
+		struct memmap_progress p;
+		for (memmap_progress(&pfn->pgmap, &p); p.ready < p.sections;
+		     memmap_progress(&pfn->pgmap, &p))
+			if (!memmap_defer_step())
+				arch_cpu_relax();
+		bench_add(&usable, bench_ms_milli(ns_usable));
+		bench_add(&ready, bench_ms_milli(p.done_cycles ? arch_cycles_to_ns(p.done_cycles - t0) :
+								 ns_usable));
+	}
+	memmap_init_deferred = saved;
+	if (err)
+		return err;
+	bench_report(c, "memmap", "usable_time", &usable, "ms");
+	bench_report(c, "memmap", "ready_time", &ready, "ms");
+	return 0;
+}
+
 void bench_memmap(struct bench_ctx *c)
 {
 	struct bench_series up = { 0 }, up_ms = { 0 }, per_page = { 0 }, init = { 0 };
@@ -139,6 +190,9 @@ void bench_memmap(struct bench_ctx *c)
 	bench_report(c, "memmap", "init", &init, "GiB/s");
 	bench_report(c, "memmap", "fill", &fill, "GiB/s");
 	bench_report(c, "memmap", "teardown_time", &down_ms, "ms");
+	err = bench_memmap_deferred(c);
+	if (err)
+		bench_error(c, "memmap", "deferred bring-up failed", err);
 	int q = bench_quiet();
 	err = bench_pfn_up(c);	/* leave it up for the benches that follow */
 	bench_loud(q);

@@ -102,6 +102,25 @@ def tables(ix, meta):
                 f'{fmt(pm / 2**20 if pm is not None else None)} '
                 f'({fmt(pm_min / 2**20 if pm_min is not None else None)}) |')
     add('')
+    add('### Deferred struct page init (`memmap_init=deferred`, the default)\n')
+    add('Time from `create-namespace -f` starting to a usable block device, and to the '
+        'last struct page ready (idle vCPUs and the bench CPU taking sections), next to '
+        'the synchronous bring-up above (`memmap_init=sync`). Every struct page differs '
+        'from what the media held (scrubbed first), as in the bring-up rows.\n')
+    add('| pmem | map | usable ms (min–max) | every struct page ready ms (min–max) | '
+        'sync bring-up ms | usable / sync |')
+    add('|---|---|---|---|---|---|')
+    for s in ix.sizes:
+        for mode in ('dev', 'mem'):
+            g = lambda metric, **kw: ix.get(s, 'memmap', mode, metric, **kw)
+            u, r, b = g('usable_time'), g('ready_time'), g('bringup_time')
+            if u is None:
+                continue
+            add(f'| {s} GiB | {mode} | {fmt(u, 3)} ({fmt(g("usable_time", field="min"), 3)}–'
+                f'{fmt(g("usable_time", field="max"), 3)}) | {fmt(r)} ({fmt(g("ready_time", field="min"))}–'
+                f'{fmt(g("ready_time", field="max"))}) | {fmt(b)} | '
+                f'{fmt(u / b if u is not None and b else None, 4)} |')
+    add('')
     add('### Block I/O: GiB/s, and in parentheses the fraction of `memcpy` over the same '
         'buffers in the same guest\n')
     cols = [(d, p, r) for r in ('4k', '1m') for p in ('seq', 'rand') for d in ('read', 'write')]
@@ -208,7 +227,8 @@ def plots(ix, outdir):
     with open(dat, 'w') as fh:
         fh.write('# size dev_ms dev_min dev_max mem_ms mem_min mem_max dev_first_fresh '
                  'mem_first_fresh ram_mem_mib ram_dev_mib pmem_dev_mib rewrite_mib diff_mib '
-                 'reprobe_dev_ms reprobe_rewrite_ms\n')
+                 'reprobe_dev_ms reprobe_rewrite_ms usable_dev_ms ready_dev_ms usable_mem_ms '
+                 'ready_mem_ms\n')
         for s in ix.sizes:
             v = lambda *a, **kw: ix.get(s, *a, **kw)
             mib = lambda x: (x or 0) / 2**20
@@ -224,7 +244,9 @@ def plots(ix, outdir):
                    mib(v('overhead', 'dev', 'pmem_total_bytes')),
                    mib(v('reprobe', 'dev', 'pmem_bytes_rewrite')),
                    mib(v('reprobe', 'dev', 'pmem_bytes')),
-                   v('reprobe', 'dev', 'time'), v('reprobe', 'dev', 'time_rewrite')]
+                   v('reprobe', 'dev', 'time'), v('reprobe', 'dev', 'time_rewrite'),
+                   v('memmap', 'dev', 'usable_time'), v('memmap', 'dev', 'ready_time'),
+                   v('memmap', 'mem', 'usable_time'), v('memmap', 'mem', 'ready_time')]
             fh.write(' '.join('nan' if x is None else f'{x:g}' for x in row) + '\n')
     first = ix.sizes[0]
     ref = ix.get(first, 'memmap', 'dev', 'bringup_time') or 1
@@ -241,6 +263,16 @@ plot "{dat}" using 1:2:3:4 with yerrorlines lw 2 pt 7 title "map=dev (median, mi
      "{dat}" using 1:8 with linespoints lw 1 pt 6 dt 2 title "map=dev, first on a fresh sparse file", \\
      "{dat}" using 1:9 with linespoints lw 1 pt 4 dt 2 title "map=mem, first (fresh guest RAM)", \\
      {ref:g} * x / {first} with lines lc rgb "black" dt 3 title "linear in size (through map=dev at {first} GiB)"
+''',
+        'deferred.png': GNUPLOT_COMMON + LOG_X + f'''
+set logscale y 10
+set ylabel "ms (log scale)"
+set title "Deferred struct page init: time to a usable block device and to every struct page ready"
+plot "{dat}" using 1:17 with linespoints lw 2 pt 7 title "map=dev: block device usable", \\
+     "{dat}" using 1:19 with linespoints lw 2 pt 5 title "map=mem: block device usable", \\
+     "{dat}" using 1:18 with linespoints lw 2 pt 6 dt 2 title "map=dev: every struct page ready", \\
+     "{dat}" using 1:20 with linespoints lw 2 pt 4 dt 2 title "map=mem: every struct page ready", \\
+     "{dat}" using 1:2 with lines lw 1 lc rgb "gray" title "map=dev: synchronous bring-up"
 ''',
         'overhead.png': GNUPLOT_COMMON + LIN_X + f'''
 set ylabel "MiB"

@@ -18,6 +18,9 @@ case_bench_smoke() {
 		done
 		expect "^bench: name=blk size=256M mode=$mode metric=write_rand_4k_vs_memcpy "
 		expect "^bench: name=reprobe size=256M mode=$mode metric=pmem_bytes median=0\.000 min=0\.000 max=0\.000 "
+		# Deferred init: time to a usable device, and to every struct page ready.
+		expect "^bench: name=memmap size=256M mode=$mode metric=usable_time median=[0-9]+\.[0-9]{3} .* unit=ms n=2$"
+		expect "^bench: name=memmap size=256M mode=$mode metric=ready_time median=[0-9]+\.[0-9]{3} .* unit=ms n=2$"
 	done
 	# 256 MiB: 65536 pfns, each with a struct page (the reserve's 2 included;
 	# Linux 6.1 leaves those 2 alone, so its rewrite is 128 bytes less).
