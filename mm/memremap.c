@@ -310,6 +310,13 @@ static void init_job(void *ctx, u64 job)
 		__atomic_fetch_add(&b->caller_jobs, 1, __ATOMIC_RELAXED);
 }
 
+static u64 pgmap_compound_pages(const struct dev_pagemap *pgmap)
+{
+	u64 cs = pgmap->compound_start, ce = pgmap->compound_end;
+
+	return cs < ce ? (ce - cs) >> pgmap->vmemmap_shift : 0;
+}
+
 /*
  * Initialise every struct page of the pgmap: serially on this CPU when
  * max_cpus is 1, else in section-sized jobs on up to max_cpus CPUs (0: all
@@ -318,7 +325,6 @@ static void init_job(void *ctx, u64 job)
 static void pgmap_init_pages(struct dev_pagemap *pgmap, u32 max_cpus, struct memremap_stats *st)
 {
 	u64 start = pgmap_pfn(pgmap), end = start + pgmap_nr_pages(pgmap);
-	u64 cs = pgmap->compound_start, ce = pgmap->compound_end;
 	u64 stored, t0 = arch_cycles();
 
 	if (max_cpus == 1) {
@@ -339,7 +345,7 @@ static void pgmap_init_pages(struct dev_pagemap *pgmap, u32 max_cpus, struct mem
 	pmem_written_add(PMEM_WR_MEMMAP, stored * sizeof(struct page));
 	st->pages_init = end - start;
 	st->pmem_pages_stored = stored;
-	st->compound_pages = cs < ce ? (ce - cs) >> pgmap->vmemmap_shift : 0;
+	st->compound_pages = pgmap_compound_pages(pgmap);
 }
 
 int memremap_reinit_pages(struct dev_pagemap *pgmap, u32 max_cpus, struct memremap_stats *st)
@@ -478,6 +484,7 @@ static int memremap_pages_locked(struct dev_pagemap *pgmap, const struct vmem_al
 		      !memmap_defer_start(pgmap);
 	if (!st.deferred)
 		pgmap_init_pages(pgmap, memmap_parallel ? 0 : 1, &st);
+	st.compound_pages = pgmap_compound_pages(pgmap);	/* formed now or by the deferred init */
 	st.map_cycles = t1 - t0;
 	st.sparse_cycles = t2 - t1;
 	st.vmemmap_ram = mm_stat(MM_VMEMMAP) - ram0;

@@ -219,7 +219,7 @@ crash_create_phase() {
 		# No poweroff: QEMU waits in the shell if the command is done first.
 		boot_kill "crash_create_${phase}_$i" 'pmemk> create-namespace' "$(crash_delay 25)" \
 			--dir "$CRASH_DIR" "${CRASH_CREATE_OPTS[@]}" \
-			--cmdline "\"run=create-namespace -f -e namespace0.0 $cmd; meminfo\""
+			--cmdline "memmap_init=sync \"run=create-namespace -f -e namespace0.0 $cmd; meminfo\""
 		[ "$KILLED" = 1 ] || { echo "    FAIL: QEMU was gone before the kill"; CASE_FAILED=1; }
 		CRASH_KILLS=$((CRASH_KILLS + 1))
 		local during=' (after it returned)'
@@ -270,7 +270,9 @@ crash_create_torn() {
 # the request, never a block that checks out with other fields; no byte
 # outside the block and the new memmap changes; the next boot brings up
 # what the block says. Torn blocks, which no kill produced, are made on the
-# host and booted too.
+# host and booted too. memmap_init=sync keeps the memmap's stores inside
+# create-namespace, the window the kills aim at (deferred, they come after
+# it returns, and the next boot stores them again in any case).
 case_crash_sigkill_during_create_namespace() {
 	local seed=${CRASH_SEED:-$RANDOM} t0=$SECONDS
 	CRASH_DIR=build/qemu/crash_create
