@@ -102,17 +102,11 @@ static struct nd_namespace_io *bench_namespace(const char *name)
 	return ns;
 }
 
-/*
- * One pass in one mode: bring the device up, then each selected bench.
- * Bring-ups are synchronous (memmap_init=sync) so every figure sees all
- * struct pages stored; memmap.c measures deferred init on its own.
- */
+/* One pass in one mode: bring the device up, then each selected bench. */
 static void bench_pass(struct bench_ctx *c, unsigned int mask)
 {
-	bool deferred = memmap_init_deferred;
 	int q;
 
-	memmap_init_deferred = false;
 	for (size_t i = 0; i < ARRAY_SIZE(benches); i++) {
 		if (!(mask & benches[i].bit) || benches[i].once)
 			continue;
@@ -123,12 +117,11 @@ static void bench_pass(struct bench_ctx *c, unsigned int mask)
 			bench_loud(q);
 			if (err) {
 				bench_error(c, benches[i].name, "bring-up failed", err);
-				break;
+				return;
 			}
 		}
 		benches[i].run(c);
 	}
-	memmap_init_deferred = deferred;
 }
 
 /*
@@ -167,6 +160,14 @@ int bench_run(const char *spec, const char *ns_name, u32 reps, u64 ws)
 		memmap_pmem_rewrite ? "rewrite" : "diff", pmem_written_total());
 	if (mask & B_REPROBE)
 		bench_reprobe_boot(&c);	/* before anything changes the device */
+	/*
+	 * Every bring-up from here on is synchronous (memmap_init=sync), so
+	 * each figure sees all struct pages stored and the device left up at
+	 * the end has them all for the next boot; memmap.c measures deferred
+	 * init on its own.
+	 */
+	bool deferred = memmap_init_deferred;
+	memmap_init_deferred = false;
 	/* map=dev first: map=mem's data area overlaps map=dev's memmap, and
 	 * memmap must find that area as the backing file has it. */
 	for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
@@ -186,6 +187,7 @@ int bench_run(const char *spec, const char *ns_name, u32 reps, u64 ws)
 		if (err)
 			bench_error(&c, "end", "map=dev bring-up failed", err);
 	}
+	memmap_init_deferred = deferred;
 	kprintf("bench: end errors=%d pmem_written=%llu\n", c.errors, pmem_written_total());
 	return c.errors;
 }

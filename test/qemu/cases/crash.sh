@@ -288,7 +288,7 @@ case_crash_sigkill_during_create_namespace() {
 	# A map=dev pfn device, its first 32 MiB seq=6.
 	cp --sparse=always "$CRASH_DIR/base-raw.img" "$CRASH_DIR/nvdimm0.img"
 	boot crash_create_base 0 --dir "$CRASH_DIR" "${CRASH_CREATE_OPTS[@]}" --cmdline \
-		'"run=create-namespace -f -e namespace0.0 -m fsdax -M dev; write pmem0m 0 65536 seq=6; poweroff"'
+		'memmap_init=sync "run=create-namespace -f -e namespace0.0 -m fsdax -M dev; write pmem0m 0 65536 seq=6; poweroff"'
 	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev align 0x200000 dataoff 0x4200000: pmem0m'
 	cp --sparse=always "$CRASH_DIR/nvdimm0.img" "$CRASH_DIR/base-pfn.img"
 	[ $CASE_FAILED = 0 ] || return
