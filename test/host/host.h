@@ -23,6 +23,16 @@ extern bool host_console_echo;
 /* CPUs the work queue may use (arch_nr_cpus; default 1, the test's thread alone). */
 extern u32 host_nr_cpus;
 
+/*
+ * arch_sync_kernel_mappings() mirrors the vmemmap's leaves into the window
+ * (default, set again by host_mm_boot). False leaves the window alone, as
+ * x86's arch_sync_kernel_mappings does nothing: struct pages are then not
+ * reachable, which suits tests that never read them (the scale runs), and
+ * leaves may point beyond simulated memory (a device at terabytes), where
+ * the mirror would abort. Its mmap calls are then not timed either.
+ */
+extern bool host_vmemmap_mirror;
+
 /* Count of TLB flushes requested (page-table tests check them). */
 extern u64 host_tlb_flushes;
 
@@ -90,5 +100,40 @@ struct host_mm_snap host_mm_snap(void);
 const char *host_mm_snap_diff(struct host_mm_snap a, struct host_mm_snap b);
 /* In a cmocka test: fail with that difference. */
 #define assert_mm_snap(now, before) assert_string_equal(host_mm_snap_diff((before), (now)), "")
+
+/*
+ * Scale runs (scale_host.c): a pfn device of `size` bytes at
+ * HOST_SCALE_BASE (64 GiB, just above simulated physical memory, so that
+ * touching one of its frames aborts) laid out with nd_pfn_lay_out (2 MiB
+ * align; map=dev: altmap, else map=mem), registered by memremap_pages with
+ * PGMAP_DEFER_INIT and deferral on (mapped, no struct page stored), then
+ * torn down by memunmap_pages. A fresh host_mm_boot with RAM
+ * [HOST_SCALE_RAM_BASE, + ram_size) first. The largest device ends at
+ * MAX_PFN: HOST_SCALE_MAX_SIZE, 64 TiB - 64 GiB.
+ */
+#define HOST_SCALE_BASE HOST_PHYS_SIZE
+#define HOST_SCALE_RAM_BASE (16 * MiB)
+#define HOST_SCALE_MAX_SIZE (PFN_PHYS(MAX_PFN) - HOST_SCALE_BASE)
+struct host_scale {
+	u64 size;
+	bool map_dev;
+	struct range range;		/* the pgmap's */
+	u64 altmap_free;		/* pages the layout gave the memmap (map=dev) */
+	u64 layout_ns;			/* one nd_pfn_lay_out (mean of many) */
+	u64 memremap_ns, map_ns, sparse_ns;	/* memremap_pages; its direct map and sparse steps */
+	u64 memunmap_ns;
+	bool deferred;			/* no struct page stored (pages_init 0) */
+	u64 pages_init;
+	u64 pgtable_pages;		/* memremap_stats: page-table pages added */
+	u64 vmemmap_ram;		/* bytes of RAM holding struct pages */
+	u64 sections;			/* sections of the range with a memmap */
+	u64 section_tables;		/* bytes of section table added */
+	u64 altmap_alloc, altmap_align;	/* pages, after memremap_pages */
+	u64 rss_kib;			/* host RSS growth over memremap_pages */
+	struct host_mm_snap before, live, after;	/* around memremap and memunmap */
+	bool left_memmap;		/* a subsection still had struct pages after memunmap */
+};
+/* 0, or the error of the layout, memremap_pages or memunmap_pages. */
+int host_scale_run(u64 size, bool map_dev, u64 ram_size, struct host_scale *r);
 
 #endif
