@@ -33,6 +33,13 @@ extern u32 host_nr_cpus;
  */
 extern bool host_vmemmap_mirror;
 
+/*
+ * Page-table entries the calling thread read through the contract
+ * (arch_pte_is_present/_table/_leaf, arch_pte_table_pa, ...): the work of a
+ * page-table walk or scan, counted exactly, where its time is noisy.
+ */
+extern __thread u64 host_pte_reads;
+
 /* Count of TLB flushes requested (page-table tests check them). */
 extern u64 host_tlb_flushes;
 
@@ -135,6 +142,8 @@ struct host_scale {
 	u64 section_tables;		/* bytes of section table added */
 	u64 altmap_alloc, altmap_align;	/* pages, after memremap_pages */
 	u64 rss_kib;			/* largest host RSS growth over a memremap_pages */
+	u64 memremap_pte_reads;		/* host_pte_reads in memremap_pages */
+	u64 memunmap_pte_reads;		/* and in memunmap_pages */
 	struct host_mm_snap before;	/* before the first memremap_pages */
 	struct host_mm_snap live;	/* registered (the last run) */
 	struct host_mm_snap after;	/* after the last memunmap_pages (or the first that leaked) */

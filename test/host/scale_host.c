@@ -87,9 +87,11 @@ static int register_once(const struct nd_pfn_placement *p, bool map_dev, struct 
 
 	pgmap = (struct dev_pagemap){ .range = p->range, .type = MEMORY_DEVICE_FS_DAX,
 				      .flags = PGMAP_DEFER_INIT, .name = "scale" };
+	u64 reads = host_pte_reads;
 	t0 = now_ns();
 	err = memremap_pages(&pgmap, map_dev ? &altmap : NULL, &st);
 	t[0] = now_ns() - t0;
+	r->memremap_pte_reads = host_pte_reads - reads;
 	if (err)
 		return err;
 	t[1] = st.map_cycles;	/* the host's arch_cycles counts nanoseconds */
@@ -105,9 +107,11 @@ static int register_once(const struct nd_pfn_placement *p, bool map_dev, struct 
 	r->altmap_align = pgmap.altmap.align;
 	r->live = host_mm_snap();
 
+	reads = host_pte_reads;
 	t0 = now_ns();
 	err = memunmap_pages(&pgmap);
 	t[3] = now_ns() - t0;
+	r->memunmap_pte_reads = host_pte_reads - reads;
 	return err;
 }
 
