@@ -17,6 +17,8 @@
 #   make fuzz-long  each fuzz target for an hour (FUZZ_SECONDS=...), with a report
 #   make test-boot  only the five boot-path QEMU tests
 #   make bench      benchmarks under QEMU: build/bench/results.{csv,md}, plots
+#   make bench-scale on the host, no QEMU: memremap's page tables, sections
+#                   and altmap at 1 GiB .. 64 TiB: build/bench/scale.{md,png}
 #   make deps       install the Debian packages the build needs
 
 SHELL      := /bin/bash
@@ -92,10 +94,10 @@ HOST_CORE       := $(patsubst %,$(BUILD)/host/%.o,$(filter $(addsuffix %,$(CORE_
 	$(wildcard test/host/*.c))
 CORE_UNIT_TESTS := test_altmap test_workqueue test_memmap_parallel test_btt test_cmdline test_memblock test_memmap_init test_memremap \
 	test_ns_cycles test_nvdimm test_page_alloc test_pfn_dev test_pfn_info test_pgtable test_vmemmap \
-	test_vmemmap_dedup test_devdax test_btt_lanes test_label
+	test_vmemmap_dedup test_vmemmap_scale test_devdax test_btt_lanes test_label
 
 .PHONY: all tools iso run run-net test test-deps test-unit test-tsan test-qemu test-fuzz fuzz clean deps newlib help \
-	efi netboot test-boot bench fuzz-long test-linux linux-guest FORCE
+	efi netboot test-boot bench bench-scale fuzz-long test-linux linux-guest FORCE
 all: $(BUILD)/pmemk.elf $(TOOLS)
 
 help:
@@ -294,6 +296,33 @@ $(BUILD)/tsan/unit/%: test/unit/%.c $(BUILD)/tsan/libcore.a
 test-tsan: $(TSAN_BINS)
 	@TSAN_OPTIONS=halt_on_error=1 tools/run-unit-tests $(TSAN_BINS)
 
+# The vmemmap and layout code at 1 GiB .. 64 TiB on the host (bench/host/
+# scale.c, docs/PERFORMANCE.md "Scale"): the core built a third time, at -O2
+# without sanitizers (timings, not checks: test_vmemmap_scale checks), into
+# build/host/bench/. Table in build/bench/scale.md, plot scale.png (gnuplot).
+# (-Wno-stringop-truncation: host gcc at -O2 flags nd_label_encode's strncpy
+# into a zeroed field, which leaves room for the NUL on purpose.)
+SCALE_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Wno-stringop-truncation -fno-omit-frame-pointer \
+	-Iinclude -Itest/host -DHOST_TEST -MMD -MP
+SCALE_CORE   := $(patsubst $(BUILD)/host/%,$(BUILD)/host/bench/obj/%,$(HOST_CORE))
+SCALE_ARGS   ?=
+$(BUILD)/host/bench/obj/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  HOSTCC  $< (-O2)',:)
+	$(Q)$(HOST_CC) $(SCALE_CFLAGS) -c $< -o $@
+
+$(BUILD)/host/bench/libcore.a: $(SCALE_CORE)
+	@rm -f $@
+	$(Q)ar rcs $@ $^
+
+$(BUILD)/host/bench/scale: bench/host/scale.c test/host/host.h $(BUILD)/host/bench/libcore.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  HOSTLD  $@',:)
+	$(Q)$(HOST_CC) $(SCALE_CFLAGS) $< $(BUILD)/host/bench/libcore.a -pthread -o $@
+
+bench-scale: $(BUILD)/host/bench/scale
+	@tools/bench-scale $(BUILD)/host/bench/scale $(BUILD)/bench $(SCALE_ARGS)
+
 test-qemu: deps $(BUILD)/pmemk.elf $(TOOLS) $(EFI_LOADER)
 	@test/qemu/run-all
 
@@ -354,4 +383,4 @@ clean:
 	rm -rf $(BUILD)/efi $(BUILD)/esp $(BUILD)/BOOTX64.EFI $(BUILD)/netboot $(BUILD)/efi-cache $(BUILD)/netboot-cache
 	rm -rf $(BUILD)/bench $(BUILD)/linux/scenarios
 
--include $(KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d) $(TSAN_CORE:.o=.d) $(BUILD)/tools/pmemk-crashcheck.d $(patsubst %,$(BUILD)/host/%.d,$(HOST_REAL_ARCH))
+-include $(KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d) $(TSAN_CORE:.o=.d) $(SCALE_CORE:.o=.d) $(BUILD)/tools/pmemk-crashcheck.d $(patsubst %,$(BUILD)/host/%.d,$(HOST_REAL_ARCH))

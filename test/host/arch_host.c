@@ -52,6 +52,7 @@ struct cpu_features cpu_features = {
 
 static u8 *phys_base;
 static int phys_fd = -1;
+bool host_vmemmap_mirror = true;
 static u8 *vmemmap_window;
 struct page *vmemmap;
 
@@ -167,6 +168,8 @@ bool host_walk(u64 va, u64 *pa, enum pg_level *level, u64 *prot)
 /* Mirror kernel_pgtable's view of [va, end) of the vmemmap into the window. */
 void arch_sync_kernel_mappings(u64 va, u64 len)
 {
+	if (!host_vmemmap_mirror)
+		return;	/* as on x86: the tables alone are the mapping */
 	u64 end = MIN(ALIGN_UP(va + len, PAGE_SIZE), VMEMMAP_BASE + HOST_VMEMMAP_WINDOW);
 
 	va = MAX(ALIGN_DOWN(va, PAGE_SIZE), VMEMMAP_BASE);

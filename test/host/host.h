@@ -23,6 +23,23 @@ extern bool host_console_echo;
 /* CPUs the work queue may use (arch_nr_cpus; default 1, the test's thread alone). */
 extern u32 host_nr_cpus;
 
+/*
+ * arch_sync_kernel_mappings() mirrors the vmemmap's leaves into the window
+ * (default, set again by host_mm_boot). False leaves the window alone, as
+ * x86's arch_sync_kernel_mappings does nothing: struct pages are then not
+ * reachable, which suits tests that never read them (the scale runs), and
+ * leaves may point beyond simulated memory (a device at terabytes), where
+ * the mirror would abort. Its mmap calls are then not timed either.
+ */
+extern bool host_vmemmap_mirror;
+
+/*
+ * Page-table entries the calling thread read through the contract
+ * (arch_pte_is_present/_table/_leaf, arch_pte_table_pa, ...): the work of a
+ * page-table walk or scan, counted exactly, where its time is noisy.
+ */
+extern __thread u64 host_pte_reads;
+
 /* Count of TLB flushes requested (page-table tests check them). */
 extern u64 host_tlb_flushes;
 
@@ -90,5 +107,49 @@ struct host_mm_snap host_mm_snap(void);
 const char *host_mm_snap_diff(struct host_mm_snap a, struct host_mm_snap b);
 /* In a cmocka test: fail with that difference. */
 #define assert_mm_snap(now, before) assert_string_equal(host_mm_snap_diff((before), (now)), "")
+
+/*
+ * Scale runs (scale_host.c): a pfn device of `size` bytes at
+ * HOST_SCALE_BASE (64 GiB, just above simulated physical memory, so that
+ * touching one of its frames aborts) laid out with nd_pfn_lay_out (2 MiB
+ * align; map=dev: altmap, else map=mem), registered by memremap_pages with
+ * PGMAP_DEFER_INIT and deferral on (mapped, no struct page stored), then
+ * torn down by memunmap_pages: once cold after a fresh host_mm_boot (RAM
+ * [HOST_SCALE_RAM_BASE, + ram_size)), then `reps` times warm in the same
+ * boot (0: the cold run alone, whose times then stand for the medians). The largest device ends at MAX_PFN: HOST_SCALE_MAX_SIZE, 64 TiB -
+ * 64 GiB.
+ */
+#define HOST_SCALE_BASE HOST_PHYS_SIZE
+#define HOST_SCALE_RAM_BASE (16 * MiB)
+#define HOST_SCALE_MAX_SIZE (PFN_PHYS(MAX_PFN) - HOST_SCALE_BASE)
+#define HOST_SCALE_MAX_REPS 31
+struct host_scale {
+	u64 size;
+	bool map_dev;
+	struct range range;		/* the pgmap's */
+	u64 altmap_free;		/* pages the layout gave the memmap (map=dev) */
+	u64 layout_ns;			/* one nd_pfn_lay_out (mean of many) */
+	/* Medians of the warm runs (the cold run's with reps 0). */
+	u64 memremap_ns, map_ns, sparse_ns;	/* memremap_pages; its direct map and sparse steps */
+	u64 memunmap_ns;
+	u64 cold_ns[4];			/* the same four (this order), first registration after boot */
+	/* From the last run: */
+	bool deferred;			/* no struct page stored (pages_init 0) */
+	u64 pages_init;
+	u64 pgtable_pages;		/* memremap_stats: page-table pages added */
+	u64 vmemmap_ram;		/* bytes of RAM holding struct pages */
+	u64 sections;			/* sections of the range with a memmap */
+	u64 section_tables;		/* bytes of section table added */
+	u64 altmap_alloc, altmap_align;	/* pages, after memremap_pages */
+	u64 rss_kib;			/* largest host RSS growth over a memremap_pages */
+	u64 memremap_pte_reads;		/* host_pte_reads in memremap_pages */
+	u64 memunmap_pte_reads;		/* and in memunmap_pages */
+	struct host_mm_snap before;	/* before the first memremap_pages */
+	struct host_mm_snap live;	/* registered (the last run) */
+	struct host_mm_snap after;	/* after the last memunmap_pages (or the first that leaked) */
+	bool left_memmap;		/* a subsection still had struct pages after memunmap */
+};
+/* 0, or -EINVAL (reps above HOST_SCALE_MAX_REPS), or the layout's, memremap's or memunmap's error. */
+int host_scale_run(u64 size, bool map_dev, u64 ram_size, unsigned int reps, struct host_scale *r);
 
 #endif

@@ -47,6 +47,7 @@ void host_mm_reboot(u64 ram_base, u64 ram_size, u64 keep, u64 size)
 	memremap_reset();
 	/* Host tests read struct pages straight away; test_memmap_defer turns deferral on. */
 	memmap_init_deferred = false;
+	host_vmemmap_mirror = true;
 	mm_stats_reset();
 	cpu_features.pse = true;
 	if (memblock_add(ram_base, ram_size))

@@ -55,6 +55,9 @@ static enum pg_level recorded_level(pte_t pte)
 	return (enum pg_level)((pte.val & HOST_PTE_LEVEL_MASK) >> HOST_PTE_LEVEL_SHIFT);
 }
 
+/* Entries read through the contract by this thread (host.h). */
+__thread u64 host_pte_reads;
+
 /*
  * Is pte present? Aborts if it is present but was made for another level,
  * or has bits this format never sets.
@@ -62,6 +65,8 @@ static enum pg_level recorded_level(pte_t pte)
 static bool present_at(const char *fn, enum pg_level level, pte_t pte)
 {
 	char why[64];
+
+	host_pte_reads++;
 
 	check_level(fn, level, pte.val);
 	if (!(pte.val & HOST_PTE_PRESENT))
