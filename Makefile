@@ -353,7 +353,7 @@ FUZZ_LONG_SECONDS = $(if $(filter command line environment,$(origin FUZZ_SECONDS
 fuzz-long: $(FUZZ_BINS)
 	@tools/run-fuzzers --report $(BUILD)/fuzz/report-long.txt $(FUZZ_LONG_SECONDS) $(FUZZ_BINS)
 
-# Benchmarks (tools/bench, docs/PERFORMANCE.md): nvdimms of 1-64 GiB, map=dev
+# Benchmarks (tools/bench, docs/PERFORMANCE.md): nvdimms of 1-256 GiB on 2 vCPUs, map=dev
 # and map=mem, fresh and written backing files; BENCH_ARGS='--sizes "1 4"'.
 # Then NBD and raw TCP from the host (tools/bench-net), BENCH_NET_ARGS='--reps 1';
 # then struct page init on 1..N CPUs (tools/bench-smp), BENCH_SMP_ARGS='--smp 2'.
