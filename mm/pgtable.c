@@ -72,13 +72,22 @@ static s64 map_one(struct pgtable *pt, u64 va, u64 pa, u64 len, u64 prot, enum p
 	}
 }
 
-/* Does the table of level l map nothing? */
-static bool table_empty(const pte_t *t, enum pg_level l)
+/*
+ * Does the table of level l map nothing? The scan starts at entry `from`
+ * and wraps: a range unmapped in ascending order finds the next present
+ * entry at once, so tearing down n leaves reads O(n) entries, not O(n^2).
+ */
+static bool table_empty_from(const pte_t *t, enum pg_level l, unsigned int from)
 {
-	for (int i = 0; i < 512; i++)
-		if (arch_pte_is_present(l, t[i]))
+	for (unsigned int k = 0; k < 512; k++)
+		if (arch_pte_is_present(l, t[(from + k) % 512]))
 			return false;
 	return true;
+}
+
+static bool table_empty(const pte_t *t, enum pg_level l)
+{
+	return table_empty_from(t, l, 0);
 }
 
 /* Clear the table entry *entry (level l) and free the table it pointed to. */
@@ -154,7 +163,7 @@ static s64 unmap_one(struct pgtable *pt, pte_t *table, enum pg_level l, u64 va, 
 	}
 	pte_t *child = child_of(l, *entry);
 	s64 done = unmap_one(pt, child, l - 1, va, len);
-	if (done > 0 && table_empty(child, l - 1))
+	if (done > 0 && table_empty_from(child, l - 1, (unsigned int)pg_level_index(va, l - 1)))
 		free_child(pt, entry, l);
 	return done;
 }
