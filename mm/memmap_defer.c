@@ -90,6 +90,7 @@ static void section_ready(struct memmap_defer *d, u64 sec)
 	u64 ready = __atomic_add_fetch(&d->ready, 1, __ATOMIC_ACQ_REL);
 
 	if (ready == d->nr_sec) {
+		/* memmap_progress reads done_cycles once it sees memmap_pending false. */
 		d->done_cycles = arch_cycles();
 		__atomic_store_n(&d->pgmap->memmap_pending, false, __ATOMIC_RELEASE);
 		__atomic_fetch_sub(&nr_pending, 1, __ATOMIC_RELEASE);
@@ -279,5 +280,10 @@ void memmap_progress(const struct dev_pagemap *pgmap, struct memmap_progress *p)
 	p->ready = __atomic_load_n(&d->ready, __ATOMIC_ACQUIRE);
 	p->on_demand = __atomic_load_n(&d->on_demand, __ATOMIC_RELAXED);
 	p->start_cycles = d->start_cycles;
-	p->done_cycles = p->ready == d->nr_sec ? d->done_cycles : 0;
+	if (p->ready < d->nr_sec)
+		return;
+	/* The last section's CPU counted it before stamping the time: a moment more. */
+	while (__atomic_load_n(&pgmap->memmap_pending, __ATOMIC_ACQUIRE))
+		arch_cpu_relax();
+	p->done_cycles = d->done_cycles;
 }
