@@ -128,6 +128,14 @@ static void drain(struct nbd_conn *c, u32 limit)
 	}
 }
 
+/* A by-reference READ's pages: inside the export, never empty. */
+static void dev_pages_ready(void *ctx, u64 off, u64 len)
+{
+	(void)ctx;
+	if (!len || off > DEV || len > DEV - off)
+		__builtin_trap();
+}
+
 /* Nothing taken in is waiting for an answer. */
 static bool waiting_for_input(const struct nbd_conn *c)
 {
@@ -144,10 +152,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	u32 seed = cfg >> 4;
 	exps[0] = (struct nbd_export){ "a", DEV, 512u << ((cfg >> 1) & 3), cfg & 1, &exps[0],
 				       dev_read, dev_write, dev_flush, true,
-				       seed & 1 ? dev_write_bytes : NULL };
+				       seed & 1 ? dev_write_bytes : NULL, dev_pages_ready };
 	/* "b" is copied even with zero_copy (a BTT's export). */
 	exps[1] = (struct nbd_export){ "b", DEV, 512, false, &exps[1], dev_read, dev_write, dev_flush,
-				       false, NULL };
+				       false, NULL, NULL };
 	if (nbd_conn_init(&c, &table))
 		return 0;
 	c.zero_copy = cfg & 8;
