@@ -6,6 +6,7 @@
 #include "ktest.h"
 #include "madt.h"
 #include "memlayout.h"
+#include "memremap.h"
 #include "mm.h"
 #include "paging.h"
 #include "pgtable.h"
@@ -235,4 +236,68 @@ KTEST(smp_tlb_removed_mapping_not_used_by_another_cpu)
 	mm_unlock();
 	page_free(a, 0);
 	page_free(b, 0);
+}
+
+/* Idle work (include/arch.h): what CPU 1 did while idle, and whether it should stop. */
+static u32 idle_rounds[SMP_MAX_CPUS];
+static bool idle_stop;
+
+static bool kt_idle_work(void)
+{
+	__atomic_add_fetch(&idle_rounds[smp_processor_id()], 1, __ATOMIC_RELAXED);
+	for (volatile int i = 0; i < 2000; i++)	/* a round takes a while, as a section does */
+		;
+	return !__atomic_load_n(&idle_stop, __ATOMIC_ACQUIRE);
+}
+
+static u32 idle_rounds_of(u32 cpu)
+{
+	return __atomic_load_n(&idle_rounds[cpu], __ATOMIC_RELAXED);
+}
+
+/*
+ * An idle AP runs the idle work once kicked, stays not busy meanwhile,
+ * takes a call between two rounds, and halts once the work says there is
+ * no more (until the next kick). The boot CPU never runs it from its idle
+ * loop (that is the shell's). Deferred struct page init rides on this.
+ */
+KTEST(smp_idle_work_runs_on_idle_cpus_and_yields_to_calls)
+{
+	if (smp_nr_online() < 2 || smp_cpu(1)->state != CPU_ONLINE) {
+		ktest_skip("needs CPU 1 online");
+		return;
+	}
+	memset(idle_rounds, 0, sizeof(idle_rounds));
+	memset(seen, 0, sizeof(seen));
+	__atomic_store_n(&idle_stop, false, __ATOMIC_RELEASE);
+	arch_set_idle_work(kt_idle_work);
+	arch_idle_kick();
+	u64 t0 = arch_cycles();
+	while (idle_rounds_of(1) < 20 && arch_cycles_to_ns(arch_cycles() - t0) < 5000000000ull)
+		arch_cpu_relax();
+	KT_EXPECT_EQ(idle_rounds_of(1) >= 20, 1);
+	KT_EXPECT_EQ(arch_cpu_busy(1), 0);
+	/* A call while it works: taken between two rounds, run once, and then idle work again. */
+	KT_EXPECT_EQ(arch_cpu_start(1, record_cpu, NULL), 0);
+	arch_cpu_wait(1);
+	KT_EXPECT_EQ(seen[1].runs, 1);
+	u32 after_call = idle_rounds_of(1);
+	t0 = arch_cycles();
+	while (idle_rounds_of(1) < after_call + 5 && arch_cycles_to_ns(arch_cycles() - t0) < 5000000000ull)
+		arch_cpu_relax();
+	KT_EXPECT_EQ(idle_rounds_of(1) >= after_call + 5, 1);
+	/* No more work: the rounds stop (one more at most, the one that said so). */
+	__atomic_store_n(&idle_stop, true, __ATOMIC_RELEASE);
+	u32 stopped;
+	do {
+		stopped = idle_rounds_of(1);
+		for (volatile int i = 0; i < 200000; i++)
+			;
+	} while (idle_rounds_of(1) != stopped);
+	for (volatile int i = 0; i < 2000000; i++)
+		;
+	KT_EXPECT_EQ(idle_rounds_of(1), stopped);
+	KT_EXPECT_EQ(idle_rounds_of(0), 0);
+	/* Back to the kernel's own idle work (it is registered again by every deferred init). */
+	arch_set_idle_work(memmap_defer_step);
 }

@@ -12,6 +12,7 @@ boot_smp() {
 	expect_not 'did not start'
 	expect_ktest_ran smp_enabled_cpus_are_online smp_each_cpu_reported_itself \
 		smp_call_runs_on_every_cpu smp_spinlock_excludes_every_cpu
+	[ "$n" -lt 2 ] || expect_ktest_ran smp_idle_work_runs_on_idle_cpus_and_yields_to_calls
 	expect_ktest_pass
 }
 
