@@ -107,7 +107,8 @@ boot_kill() {
 }
 
 # boot_stop NAME PATTERN LIMIT PROBE [run-qemu options...]: boot; once the
-# serial log matches PATTERN, stop QEMU (SIGSTOP) every 0-19 ms and run the
+# serial log matches PATTERN, stop QEMU (SIGSTOP) every 0-19 ms (0 to
+# $STOP_MAX_MS ms if set) and run the
 # command PROBE while it stands still (its backing files are then exactly
 # what the guest had stored): exit 0 means "kill it here", 1 "go on",
 # anything else fails the case (its output is shown). QEMU is SIGKILLed,
@@ -150,7 +151,7 @@ boot_stop() {
 				CASE_FAILED=1
 			fi
 			kill -CONT "$pid" 2>/dev/null
-			sleep "$(printf '0.%03d' $((RANDOM % 20)))"
+			sleep "$(printf '0.%03d' $((RANDOM % (${STOP_MAX_MS:-19} + 1))))"
 		done
 	fi
 	wait "$runner" 2>/dev/null

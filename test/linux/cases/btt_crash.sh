@@ -2,7 +2,7 @@
 # of writing (issue 13 item 7). pmemk formats two sector namespaces (4096
 # on nvdimm 0, 512 on nvdimm 1), seq=1 goes over both (through pmemk's BTT
 # write path on the host), then QEMU is SIGKILLed in the middle of a
-# seq=2 write on each: on pmem0s at a random moment, on pmem1s at a moment
+# write of the next generation on each: on pmem0s at a random moment, on pmem1s at a moment
 # where a write is logged but not yet mapped (boot_stop), so Linux's
 # start-up has a write to roll forward. pmemk-bttcheck judges each file as
 # test/qemu/cases/crash.sh does, and makes the expectation: a copy rolled
@@ -20,42 +20,64 @@ BTTX_DIR=build/qemu/linux_btt_crash
 BTTX_OPTS=(--dir "$BTTX_DIR" --ram 1G --nvdimm 128M --nvdimm 64M)
 BTTX_CHECK=build/tools/pmemk-bttcheck
 
-# bttx_judge D: pmemk-bttcheck on nvdimm D after the kill of a seq=2 write
-# (state file updated); prints its summary; fails the case if it is not clean.
+# bttx_judge D G: pmemk-bttcheck on nvdimm D after the kill of a seq=G
+# write (state file updated); prints its summary; fails the case if it is
+# not clean. BTTX_NEW: how many sectors of the write hold seq=G.
 bttx_judge() {
-	local d=$1 out n
+	local d=$1 gen=$2 out n
 	n=$(stat -c %s "$BTTX_DIR/state$d")
 	out=$("$BTTX_CHECK" check "$BTTX_DIR/nvdimm$d.img" "$BTTX_DIR/state$d" --range 0 "$n" \
-		--seq 2 --update) ||
+		--seq "$gen" --update) ||
 		{ echo "$out" | sed 's/^/    | /'; echo "    FAIL: pmemk-bttcheck on nvdimm$d"; CASE_FAILED=1; }
 	grep '^bttcheck: ' <<<"$out" | sed 's/^/    /'
+	BTTX_NEW=$(sed -n 's/.*): \([0-9]*\) new (seq=.*/\1/p' <<<"$out")
 }
 
-# bttx_crash D: kill QEMU in the middle of `write pmemDs ... seq=2` (up to
-# six boots, until a kill lands before the write is done; for D=0 at a
-# random moment, and a write that finished first makes the delays shorter,
-# since a fast host writes the whole device in under 0.1 s); for D=1 at a
-# logged-but-unmapped write if one of those boots finds one.
+# bttx_crash D: kill QEMU in the middle of a whole-device write on pmemDs,
+# up to six boots, each writing the next generation (seq=2, 3, ...) and
+# judged against the state the boot before left, until a kill lands inside
+# the write: some sectors still old. For D=0 at a random moment; for D=1 at
+# a logged-but-unmapped write if a stop finds one, else at the last stop. A
+# boot whose write was done first (or killed only after its last sector)
+# makes the next one's delays shorter (D=0), or its stops closer together
+# and fewer (D=1): a fast host writes the whole device in a tenth of a
+# second.
 bttx_crash() {
-	local d=$1 try n run max_ms=400 delay
+	local d=$1 try n run max_ms=400 delay= stops=60 stop_ms=19 landed=0 gen how
 	n=$(stat -c %s "$BTTX_DIR/state$d")
-	run="\"run=write pmem${d}s 0 $n seq=2; poweroff\""
 	for try in 1 2 3 4 5 6; do
+		gen=$((try + 1))
+		run="\"run=write pmem${d}s 0 $n seq=$gen; poweroff\""
 		if [ "$d" = 0 ]; then
 			delay=$(crash_delay $max_ms)
-			max_ms=$((10#${delay/./} * 3 / 4))
+			how="kill after ${delay}s"
 			boot_kill "linux_btt_crash_kill${d}_$try" "pmemk> write pmem${d}s " \
 				"$delay" "${BTTX_OPTS[@]}" --cmdline "$run"
 		else
-			boot_stop "linux_btt_crash_kill${d}_$try" "pmemk> write pmem${d}s " 60 \
+			STOP_MAX_MS=$stop_ms boot_stop "linux_btt_crash_kill${d}_$try" \
+				"pmemk> write pmem${d}s " $stops \
 				"$BTTX_CHECK pending $BTTX_DIR/nvdimm$d.img" "${BTTX_OPTS[@]}" \
 				--cmdline "$run"
+			how="$STOPS stops 0-${stop_ms} ms apart"
+			[ "$PROBED" = 1 ] && how+=", the last at a write logged but not mapped"
 		fi
-		grep -q "^write pmem${d}s: " "$LOG" || [ "$KILLED" != 1 ] || break
-		echo "    boot $try: the write on pmem${d}s was done first${delay:+ (kill after ${delay}s)}"
+		bttx_judge "$d" "$gen"
+		[ $CASE_FAILED = 0 ] || return
+		if [ "$KILLED" = 1 ] && ! grep -q "^write pmem${d}s: " "$LOG" &&
+			[ "${BTTX_NEW:-$n}" -lt "$n" ]; then
+			landed=1
+			echo "    boot $try: the kill landed in the write on pmem${d}s ($how)"
+			break
+		fi
+		echo "    boot $try: the write on pmem${d}s was done first ($how)"
+		if [ "$d" = 0 ]; then
+			max_ms=$((10#${delay/./} * 3 / 4))
+		else
+			stops=$((STOPS * 2 / 3 > 2 ? STOPS * 2 / 3 : 2))
+			stop_ms=$((stop_ms / 2))
+		fi
 	done
-	[ "$KILLED" = 1 ] && ! grep -q "^write pmem${d}s: " "$LOG" ||
-		{ echo "    FAIL: no kill landed in the write on pmem${d}s"; CASE_FAILED=1; }
+	[ $landed = 1 ] || { echo "    FAIL: no kill landed in the write on pmem${d}s"; CASE_FAILED=1; }
 }
 
 case_btt_crash_linux_checks_pmemk() {
@@ -72,7 +94,6 @@ case_btt_crash_linux_checks_pmemk() {
 			"$BTTX_CHECK" gens "$BTTX_DIR/nvdimm$d.img" "$BTTX_DIR/state$d" >/dev/null ||
 			{ echo "    FAIL: could not lay down seq=1 on nvdimm$d"; CASE_FAILED=1; return; }
 		bttx_crash "$d"
-		bttx_judge "$d"
 		[ $CASE_FAILED = 0 ] || return
 		# What pmemk's start-up makes of it, and the device it then reads.
 		cp --sparse=always "$BTTX_DIR/nvdimm$d.img" "$BTTX_DIR/pmemk$d.img"
