@@ -56,6 +56,14 @@ static inline u64 vmem_altmap_offset(const struct vmem_altmap *altmap)
  */
 int altmap_alloc_block(struct vmem_altmap *altmap, u64 size, u64 *pfn);
 
+/*
+ * The same for `count` such blocks at once, back to back from *pfn (each
+ * stays aligned: the alignment divides the block), exactly as `count` calls
+ * would take them. -ENOMEM (nothing changes) if they do not all fit;
+ * *fit is then how many would have (NULL: not wanted).
+ */
+int altmap_alloc_blocks(struct vmem_altmap *altmap, u64 size, u64 count, u64 *pfn, u64 *fit);
+
 /* True if pfn lies in the altmap's mapping [base_pfn, end_pfn]. */
 bool altmap_contains(const struct vmem_altmap *altmap, u64 pfn);
 

@@ -3,22 +3,33 @@
 
 #include "memremap.h"
 
-int altmap_alloc_block(struct vmem_altmap *altmap, u64 size, u64 *pfn)
+int altmap_alloc_blocks(struct vmem_altmap *altmap, u64 size, u64 count, u64 *pfn, u64 *fit)
 {
-	u64 nr, align, next, pad;
+	u64 nr, align, next, pad, avail;
 
-	if (!size || !IS_ALIGNED(size, PAGE_SIZE))
+	if (fit)
+		*fit = 0;
+	if (!size || !IS_ALIGNED(size, PAGE_SIZE) || !count)
 		return -EINVAL;
 	nr = size >> PAGE_SHIFT;
 	align = nr & -nr;	/* the largest power of two dividing nr */
 	next = altmap_next_pfn(altmap);
 	pad = ALIGN_UP(next, align) - next;
-	if (nr + pad > altmap_avail(altmap))
+	avail = altmap_avail(altmap);
+	if (pad > avail || count > (avail - pad) / nr) {
+		if (fit)
+			*fit = pad > avail ? 0 : (avail - pad) / nr;
 		return -ENOMEM;
-	altmap->alloc += nr;
+	}
+	altmap->alloc += count * nr;
 	altmap->align += pad;
 	*pfn = next + pad;
 	return 0;
+}
+
+int altmap_alloc_block(struct vmem_altmap *altmap, u64 size, u64 *pfn)
+{
+	return altmap_alloc_blocks(altmap, size, 1, pfn, NULL);
 }
 
 bool altmap_contains(const struct vmem_altmap *altmap, u64 pfn)

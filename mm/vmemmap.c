@@ -13,8 +13,12 @@
  *
  * Prepare, then commit (docs/STYLE.md): vmemmap_prepare() walks the
  * existing tables to count every table page, RAM block and altmap block
- * the range needs, tries the altmap on a copy and takes the RAM; only then
- * does vmemmap_commit() write entries, a step with nothing left to fail.
+ * the range needs, takes the altmap blocks on a copy and the RAM, and
+ * installs the copy once both succeeded; only then does vmemmap_commit()
+ * write entries, a step with nothing left to fail. Both walk the sections
+ * with a cursor on the PD table (one walk from the root per GiB of
+ * vmemmap), and the altmap blocks are taken in one call: registering a
+ * device costs a few stores per section, not a few page walks.
  */
 #include <errno.h>
 #include <string.h>
@@ -46,9 +50,13 @@ struct vmemmap_need {
 	u64 frames;		/* 4 KiB pages (RAM), two per deduplicated compound */
 };
 
-/* RAM taken by the prepare step: lists threaded through the pages themselves. */
+/*
+ * What the prepare step took: RAM in lists threaded through the pages
+ * themselves, and a run of altmap blocks.
+ */
 struct vmemmap_reserve {
 	u64 tables, blocks, runs, frames;
+	u64 alt_pfn;	/* the next altmap block the commit maps (taken by the prepare) */
 };
 
 /* 4 KiB vmemmap pages holding the struct pages of one compound of 2^shift pages. */
@@ -71,6 +79,33 @@ static pte_t *entry_at(u64 va, enum pg_level level)
 static bool present(const pte_t *entry, enum pg_level level)
 {
 	return entry && arch_pte_is_present(level, *entry);
+}
+
+/*
+ * The PD table of one GiB of vmemmap (the PMD entries of 512 sections:
+ * 64 GiB of memory), kept across the sections of a walk, so a
+ * walk from the root is made once per GiB of vmemmap rather than once per
+ * section: at 256 GiB those walks were most of registering a device.
+ */
+struct pd_cursor {
+	u64 base;	/* the GiB of vmemmap looked up; 1 (unaligned) for none */
+	pte_t *pd;	/* its PD table; NULL if absent */
+};
+
+#define PD_CURSOR_INIT { .base = 1, .pd = NULL }
+
+static pte_t *cursor_pmd(struct pd_cursor *c, u64 va)
+{
+	u64 base = ALIGN_DOWN(va, pg_level_size(PG_LEVEL_1G));
+	unsigned int i = pg_level_index(va, PG_LEVEL_2M);
+
+	if (c->base != base) {
+		pte_t *pmd = entry_at(va, PG_LEVEL_2M);
+
+		c->base = base;
+		c->pd = pmd ? pmd - i : NULL;
+	}
+	return c->pd ? &c->pd[i] : NULL;
 }
 
 /* A 2 MiB leaf in the PMD entry? */
@@ -109,9 +144,10 @@ static u64 count_upper(u64 va, bool first)
 }
 
 /* Count what the section part [s, e) needs; -EEXIST if it has struct pages. */
-static int count_section(u64 s, u64 e, bool block, bool alt, struct vmemmap_need *need)
+static int count_section(u64 s, u64 e, bool block, bool alt, struct pd_cursor *c,
+			 struct vmemmap_need *need)
 {
-	pte_t *pmd = entry_at(memmap_va(ALIGN_DOWN(s, PAGES_PER_SECTION)), PG_LEVEL_2M);
+	pte_t *pmd = cursor_pmd(c, memmap_va(ALIGN_DOWN(s, PAGES_PER_SECTION)));
 
 	if (present(pmd, PG_LEVEL_2M) && (block || pmd_is_block(pmd)))
 		return -EEXIST;
@@ -146,12 +182,13 @@ static int count_range(u64 start, u64 end, bool alt, unsigned int flags,
 		       struct vmemmap_need *need)
 {
 	unsigned int shift = VMEMMAP_DEDUP_SHIFT(flags);
+	struct pd_cursor c = PD_CURSOR_INIT;
 
 	for (u64 s = start, e; s < end; s = e) {
 		e = section_part_end(s, end);
 		need->tables += count_upper(memmap_va(ALIGN_DOWN(s, PAGES_PER_SECTION)), s == start);
 		int err = shift ? count_dedup_section(s, e, need) :
-				  count_section(s, e, use_block(s, e, flags), alt, need);
+				  count_section(s, e, use_block(s, e, flags), alt, &c, need);
 		if (err)
 			return err;
 	}
@@ -160,21 +197,22 @@ static int count_range(u64 start, u64 end, bool alt, unsigned int flags,
 	return 0;
 }
 
-/* Would `n` 2 MiB blocks fit in the altmap? Tried on a copy: nothing changes. */
-static int altmap_check(const struct vmem_altmap *altmap, u64 n, u64 start, u64 end)
+/*
+ * Take `n` 2 MiB blocks from a copy of the altmap (*trial, the first at
+ * *pfn): the prepare step installs the copy once the RAM is reserved too.
+ */
+static int altmap_check(const struct vmem_altmap *altmap, u64 n, u64 start, u64 end,
+			struct vmem_altmap *trial, u64 *pfn)
 {
-	struct vmem_altmap trial = *altmap;
-	u64 pfn;
+	u64 fit;
 
-	for (u64 i = 0; i < n; i++) {
-		if (altmap_alloc_block(&trial, PMD_SIZE, &pfn) == 0)
-			continue;
-		pr_err("vmemmap: altmap too small for pfns [%#llx-%#llx): %llu blocks of 2 MiB needed, "
-		       "%llu fit in its %llu free pages (%llu left)\n",
-		       start, end, n, i, altmap->free, altmap_avail(altmap));
-		return -ENOMEM;
-	}
-	return 0;
+	*trial = *altmap;
+	if (!n || altmap_alloc_blocks(trial, PMD_SIZE, n, pfn, &fit) == 0)
+		return 0;
+	pr_err("vmemmap: altmap too small for pfns [%#llx-%#llx): %llu blocks of 2 MiB needed, "
+	       "%llu fit in its %llu free pages (%llu left)\n",
+	       start, end, n, fit, altmap->free, altmap_avail(altmap));
+	return -ENOMEM;
 }
 
 static void push(u64 *list, u64 pa)
@@ -236,20 +274,25 @@ static int reserve_ram(const struct vmemmap_need *need, struct vmemmap_reserve *
 	return 0;
 }
 
-static int vmemmap_prepare(u64 start, u64 end, const struct vmem_altmap *altmap,
+/* Count, then take everything the commit maps: altmap blocks and RAM; all or nothing. */
+static int vmemmap_prepare(u64 start, u64 end, struct vmem_altmap *altmap,
 			   unsigned int flags, struct vmemmap_reserve *res)
 {
 	struct vmemmap_need need = { 0 };
+	struct vmem_altmap trial;
 	int err = count_range(start, end, altmap != NULL, flags, &need);
 
 	if (err)
 		return err;
 	if (altmap) {
-		err = altmap_check(altmap, need.alt_blocks, start, end);
+		err = altmap_check(altmap, need.alt_blocks, start, end, &trial, &res->alt_pfn);
 		if (err)
 			return err;
 	}
-	return reserve_ram(&need, res);
+	err = reserve_ram(&need, res);
+	if (!err && altmap)
+		*altmap = trial;	/* the blocks, one call's worth of what one per section takes */
+	return err;
 }
 
 /* The table under *entry (level l), installing a reserved (zeroed) page if absent. */
@@ -275,14 +318,27 @@ static pte_t *install_pmd(u64 va, struct vmemmap_reserve *res)
 	return &table[pg_level_index(va, PG_LEVEL_2M)];
 }
 
-static void commit_block(u64 va, struct vmem_altmap *altmap, struct vmemmap_reserve *res)
+/* The PMD entry for va through the cursor, installing the tables above it if absent. */
+static pte_t *cursor_install_pmd(struct pd_cursor *c, u64 va, struct vmemmap_reserve *res)
 {
-	pte_t *pmd = install_pmd(va, res);
-	u64 pa, pfn;
+	pte_t *pmd = cursor_pmd(c, va);
 
-	if (altmap) {
-		altmap_alloc_block(altmap, PMD_SIZE, &pfn);	/* fits: vmemmap_prepare tried it */
-		pa = PFN_PHYS(pfn);
+	if (!pmd) {
+		pmd = install_pmd(va, res);
+		c->pd = pmd - pg_level_index(va, PG_LEVEL_2M);
+	}
+	return pmd;
+}
+
+/* A section's PMD leaf: the altmap's next block (taken by the commit), else a reserved one. */
+static void commit_block(u64 va, bool alt, struct pd_cursor *c, struct vmemmap_reserve *res)
+{
+	pte_t *pmd = cursor_install_pmd(c, va, res);
+	u64 pa;
+
+	if (alt) {
+		pa = PFN_PHYS(res->alt_pfn);
+		res->alt_pfn += PFN_DOWN(PMD_SIZE);
 	} else {
 		pa = pop(&res->blocks);
 	}
@@ -335,6 +391,7 @@ static void vmemmap_commit(u64 start, u64 end, struct vmem_altmap *altmap,
 			   unsigned int flags, struct vmemmap_reserve *res)
 {
 	unsigned int shift = VMEMMAP_DEDUP_SHIFT(flags);
+	struct pd_cursor c = PD_CURSOR_INIT;
 
 	if (shift) {
 		for (u64 head = start; head < end; head += 1ULL << shift)
@@ -344,7 +401,7 @@ static void vmemmap_commit(u64 start, u64 end, struct vmem_altmap *altmap,
 	for (u64 s = start, e; s < end; s = e) {
 		e = section_part_end(s, end);
 		if (use_block(s, e, flags))
-			commit_block(memmap_va(s), altmap, res);
+			commit_block(memmap_va(s), altmap != NULL, &c, res);
 		else
 			commit_runs(s, e, res);
 	}

@@ -86,6 +86,43 @@ static void altmap_contains_is_inclusive(void **state)
 	assert_false(altmap_contains(NULL, 0x100000));
 }
 
+/* n blocks at once take exactly what n single calls take, or nothing and say how many fit. */
+static void altmap_blocks_match_single_calls(void **state)
+{
+	static const u64 sizes[] = { PAGE_SIZE, 3 * PAGE_SIZE, 12 * PAGE_SIZE, PMD_SIZE };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		for (u64 skew = 0; skew < 5; skew++) {
+			struct vmem_altmap a = one_gib(), b, before;
+			u64 first = 0, pfn, fit, n = 0;
+
+			a.reserve += skew;
+			b = a;
+			while (altmap_alloc_block(&a, sizes[k], &pfn) == 0) {
+				if (!n)
+					first = pfn;
+				assert_int_equal(pfn, first + n * (sizes[k] >> PAGE_SHIFT));
+				n++;
+			}
+			before = b;
+			assert_int_equal(altmap_alloc_blocks(&b, sizes[k], n + 1, &pfn, &fit), -ENOMEM);
+			assert_int_equal(fit, n);
+			assert_memory_equal(&b, &before, sizeof(b));
+			assert_int_equal(altmap_alloc_blocks(&b, sizes[k], n, &pfn, &fit), 0);
+			assert_int_equal(pfn, first);
+			assert_int_equal(b.alloc, a.alloc);
+			assert_int_equal(b.align, a.align);
+		}
+	}
+	struct vmem_altmap a = one_gib();
+	u64 pfn, fit = 7;
+	assert_int_equal(altmap_alloc_blocks(&a, PMD_SIZE, 0, &pfn, &fit), -EINVAL);
+	assert_int_equal(altmap_alloc_blocks(&a, PMD_SIZE, ~0ULL, &pfn, &fit), -ENOMEM);
+	assert_int_equal(fit, 8);
+	assert_int_equal(a.alloc + a.align, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -93,6 +130,7 @@ int main(void)
 		cmocka_unit_test(altmap_one_short_fails_cleanly),
 		cmocka_unit_test(altmap_alignment_is_lowest_set_bit),
 		cmocka_unit_test(altmap_contains_is_inclusive),
+		cmocka_unit_test(altmap_blocks_match_single_calls),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

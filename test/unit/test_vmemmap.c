@@ -156,6 +156,7 @@ static void vmemmap_altmap_too_small_maps_nothing(void **state)
 	(void)state;
 	assert_int_equal(vmemmap_populate(start, end - start, &a, 0), -ENOMEM);
 	assert_true(host_console_has("altmap too small"));
+	assert_true(host_console_has("8 blocks of 2 MiB needed, 7 fit in its 4605 free pages"));
 	assert_int_equal(a.alloc + a.align, 0);
 	assert_unmapped(start, end);
 	assert_mm_snap(host_mm_snap(), before);
@@ -198,6 +199,39 @@ static void vmemmap_every_enomem_changes_nothing(void **state)
 	assert_true(n > 10);
 	check_memmap(start, end, RAM_BASE, RAM_END, 0);
 	vmemmap_free(start, end - start, NULL, 0);
+	assert_mm_snap(host_mm_snap(), before);
+}
+
+/*
+ * With an altmap too: a RAM shortfall (tables, the partial section's runs)
+ * leaves the altmap untouched, and the success takes its blocks as 7 calls
+ * of altmap_alloc_block would.
+ */
+static void vmemmap_altmap_enomem_leaves_altmap(void **state)
+{
+	u64 start = PFN(DEV), end = PFN(DEV + 1 * GiB - 2 * MiB);
+	struct vmem_altmap a = { .base_pfn = start, .end_pfn = end - 1, .reserve = 2, .free = 4094 };
+	struct vmem_altmap want = a, fresh = a;
+	struct host_mm_snap before = host_mm_snap();
+	u64 n, pfn;
+
+	(void)state;
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(altmap_alloc_block(&want, PMD_SIZE, &pfn), 0);
+	for (n = 1;; n++) {
+		mm_fail_nth = n;
+		int err = vmemmap_populate(start, end - start, &a, 0);
+		if (!err)
+			break;
+		assert_int_equal(err, -ENOMEM);
+		assert_memory_equal(&a, &fresh, sizeof(a));
+		assert_mm_snap(host_mm_snap(), before);
+		assert_unmapped(start, end);
+	}
+	mm_fail_nth = 0;
+	assert_true(n > 3);
+	assert_memory_equal(&a, &want, sizeof(a));
+	vmemmap_free(start, end - start, &a, 0);
 	assert_mm_snap(host_mm_snap(), before);
 }
 
@@ -275,6 +309,7 @@ int main(void)
 		cmocka_unit_test_setup(vmemmap_altmap_too_small_maps_nothing, setup),
 		cmocka_unit_test_setup(vmemmap_refuses_populated_parts, setup),
 		cmocka_unit_test_setup(vmemmap_every_enomem_changes_nothing, setup),
+		cmocka_unit_test_setup(vmemmap_altmap_enomem_leaves_altmap, setup),
 		cmocka_unit_test_setup(sparse_tracks_subsections, setup),
 		cmocka_unit_test_setup(sparse_enomem_on_section_table, setup),
 		cmocka_unit_test_setup(sparse_init_ram_covers_ram, setup),
