@@ -92,7 +92,7 @@ static u64 ram_fill_gibps(u64 bytes)
  */
 static int bench_memmap_deferred(struct bench_ctx *c)
 {
-	struct bench_series usable = { 0 }, ready = { 0 };
+	struct bench_series usable = { 0 }, ready = { 0 }, reg = { 0 }, sparse = { 0 };
 	bool dev = c->mode == PFN_MODE_PMEM, saved = memmap_init_deferred;
 	int err = 0;
 
@@ -122,6 +122,8 @@ static int bench_memmap_deferred(struct bench_ctx *c)
 			if (!memmap_defer_step())
 				arch_cpu_relax();
 		bench_add(&usable, bench_ms_milli(ns_usable));
+		bench_add(&reg, bench_ms_milli(arch_cycles_to_ns(pfn->memmap_stats.total_cycles)));
+		bench_add(&sparse, bench_ms_milli(arch_cycles_to_ns(pfn->memmap_stats.sparse_cycles)));
 		bench_add(&ready, bench_ms_milli(p.done_cycles ? arch_cycles_to_ns(p.done_cycles - t0) :
 								 ns_usable));
 	}
@@ -129,6 +131,9 @@ static int bench_memmap_deferred(struct bench_ctx *c)
 	if (err)
 		return err;
 	bench_report(c, "memmap", "usable_time", &usable, "ms");
+	/* Of it: memremap_pages, and its section table and vmemmap part. */
+	bench_report(c, "memmap", "usable_memremap_time", &reg, "ms");
+	bench_report(c, "memmap", "usable_vmemmap_time", &sparse, "ms");
 	bench_report(c, "memmap", "ready_time", &ready, "ms");
 	return 0;
 }

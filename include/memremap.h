@@ -148,6 +148,7 @@ static inline u64 pgmap_vmemmap_nr(const struct dev_pagemap *pgmap)
  * from what was there, so were stored.
  */
 struct memremap_stats {
+	u64 total_cycles;	/* the whole of memremap_pages, waiting for the mm lock included */
 	u64 map_cycles;		/* direct map */
 	u64 sparse_cycles;	/* section table and vmemmap */
 	u64 init_cycles;	/* struct page initialisation */

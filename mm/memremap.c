@@ -513,9 +513,13 @@ err_direct_map:
 int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
 		   struct memremap_stats *stats)
 {
+	u64 t0 = arch_cycles();
+
 	mm_lock();
 	int err = memremap_pages_locked(pgmap, altmap, stats);
 	mm_unlock();
+	if (!err && stats)
+		stats->total_cycles = arch_cycles() - t0;
 	return err;
 }
 

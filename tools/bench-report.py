@@ -107,9 +107,10 @@ def tables(ix, meta):
         'last struct page ready (idle vCPUs and the bench CPU taking sections), next to '
         'the synchronous bring-up above (`memmap_init=sync`). Every struct page differs '
         'from what the media held (scrubbed first), as in the bring-up rows.\n')
-    add('| pmem | map | usable ms (min–max) | every struct page ready ms (min–max) | '
+    add('| pmem | map | usable ms (min–max) | of which memremap_pages ms | '
+        'of which sections+vmemmap ms | every struct page ready ms (min–max) | '
         'sync bring-up ms | usable / sync |')
-    add('|---|---|---|---|---|---|')
+    add('|---|---|---|---|---|---|---|---|')
     for s in ix.sizes:
         for mode in ('dev', 'mem'):
             g = lambda metric, **kw: ix.get(s, 'memmap', mode, metric, **kw)
@@ -117,7 +118,8 @@ def tables(ix, meta):
             if u is None:
                 continue
             add(f'| {s} GiB | {mode} | {fmt(u, 3)} ({fmt(g("usable_time", field="min"), 3)}–'
-                f'{fmt(g("usable_time", field="max"), 3)}) | {fmt(r)} ({fmt(g("ready_time", field="min"))}–'
+                f'{fmt(g("usable_time", field="max"), 3)}) | {fmt(g("usable_memremap_time"), 3)} | '
+                f'{fmt(g("usable_vmemmap_time"), 3)} | {fmt(r)} ({fmt(g("ready_time", field="min"))}–'
                 f'{fmt(g("ready_time", field="max"))}) | {fmt(b)} | '
                 f'{fmt(u / b if u is not None and b else None, 4)} |')
     add('')

@@ -21,6 +21,8 @@ case_bench_smoke() {
 		# Deferred init: time to a usable device, and to every struct page ready.
 		expect "^bench: name=memmap size=256M mode=$mode metric=usable_time median=[0-9]+\.[0-9]{3} .* unit=ms n=2$"
 		expect "^bench: name=memmap size=256M mode=$mode metric=ready_time median=[0-9]+\.[0-9]{3} .* unit=ms n=2$"
+		expect "^bench: name=memmap size=256M mode=$mode metric=usable_memremap_time median=[0-9]+\.[0-9]{3} .* unit=ms n=2$"
+		expect "^bench: name=memmap size=256M mode=$mode metric=usable_vmemmap_time median=[0-9]+\.[0-9]{3} .* unit=ms n=2$"
 	done
 	# 256 MiB: 65536 pfns, each with a struct page (the reserve's 2 included;
 	# Linux 6.1 leaves those 2 alone, so its rewrite is 128 bytes less).
