@@ -471,7 +471,7 @@ void nd_label_encode(const struct nd_lsa *lsa, u8 *area, const struct nd_label *
 
 	memset(p, 0, lsa->label_size);
 	memcpy(p + LBL_UUID, l->uuid, 16);
-	strncpy((char *)p + LBL_NAME, l->name, ND_LABEL_NAME_LEN - 1);
+	memcpy(p + LBL_NAME, l->name, strnlen(l->name, ND_LABEL_NAME_LEN - 1));	/* NUL-padded: zeroed above */
 	put_le32(p + LBL_FLAGS, l->flags);
 	put_le16(p + LBL_NLABEL, l->nlabel);
 	put_le16(p + LBL_POSITION, l->position);
