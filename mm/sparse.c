@@ -61,15 +61,26 @@ static u64 section_part_end(u64 s, u64 end)
 	return MIN(end, ALIGN_DOWN(s, PAGES_PER_SECTION) + PAGES_PER_SECTION);
 }
 
+/* First pfn of the chunk after pfn's. */
+static u64 chunk_end_pfn(u64 pfn)
+{
+	return (chunk_of(pfn) + 1) * SECTIONS_PER_CHUNK * PAGES_PER_SECTION;
+}
+
 bool sparse_range_has_memmap(u64 start_pfn, u64 nr_pages)
 {
 	u64 end = start_pfn + nr_pages;
 
 	for (u64 s = start_pfn, e; s < end; s = e) {
-		struct mem_section *ms = section_lookup(pfn_to_section_nr(s));
+		u64 nr = pfn_to_section_nr(s);
+		const struct mem_section *chunk = nr < NR_MEM_SECTIONS ? chunks[chunk_of(s)] : NULL;
 
+		if (!chunk) {	/* 128 sections without a memmap */
+			e = MIN(end, chunk_end_pfn(s));
+			continue;
+		}
 		e = section_part_end(s, end);
-		if (ms && (ms->memmap_map & subsection_mask(s, e)))
+		if (chunk[nr % SECTIONS_PER_CHUNK].memmap_map & subsection_mask(s, e))
 			return true;
 	}
 	return false;

@@ -15,10 +15,10 @@
  * existing tables to count every table page, RAM block and altmap block
  * the range needs, takes the altmap blocks on a copy and the RAM, and
  * installs the copy once both succeeded; only then does vmemmap_commit()
- * write entries, a step with nothing left to fail. Both walk the sections
- * with a cursor on the PD table (one walk from the root per GiB of
- * vmemmap), and the altmap blocks are taken in one call: registering a
- * device costs a few stores per section, not a few page walks.
+ * write entries, a step with nothing left to fail. Both take whole
+ * sections a PD table at a time (PD_PFNS), and the altmap blocks in one
+ * call: registering a device costs a few stores per section, not a few
+ * page walks.
  */
 #include <errno.h>
 #include <string.h>
@@ -81,33 +81,6 @@ static bool present(const pte_t *entry, enum pg_level level)
 	return entry && arch_pte_is_present(level, *entry);
 }
 
-/*
- * The PD table of one GiB of vmemmap (the PMD entries of 512 sections:
- * 64 GiB of memory), kept across the sections of a walk, so a walk from
- * the root is made once per GiB of vmemmap rather than once per section
- * (the host scale run: the vmemmap step at 256 GiB 4x faster for it).
- */
-struct pd_cursor {
-	u64 base;	/* the GiB of vmemmap looked up; 1 (unaligned) for none */
-	pte_t *pd;	/* its PD table; NULL if absent */
-};
-
-#define PD_CURSOR_INIT { .base = 1, .pd = NULL }
-
-static pte_t *cursor_pmd(struct pd_cursor *c, u64 va)
-{
-	u64 base = ALIGN_DOWN(va, pg_level_size(PG_LEVEL_1G));
-	unsigned int i = pg_level_index(va, PG_LEVEL_2M);
-
-	if (c->base != base) {
-		pte_t *pmd = entry_at(va, PG_LEVEL_2M);
-
-		c->base = base;
-		c->pd = pmd ? pmd - i : NULL;
-	}
-	return c->pd ? &c->pd[i] : NULL;
-}
-
 /* A 2 MiB leaf in the PMD entry? */
 static bool pmd_is_block(const pte_t *pmd)
 {
@@ -118,6 +91,22 @@ static bool pmd_is_block(const pte_t *pmd)
 static u64 section_part_end(u64 s, u64 end)
 {
 	return MIN(end, ALIGN_DOWN(s, PAGES_PER_SECTION) + PAGES_PER_SECTION);
+}
+
+/*
+ * The PMD entries of one PD table map 1 GiB of vmemmap: the struct pages of
+ * 512 sections (64 GiB of memory). Runs of whole sections are handled a PD
+ * table at a time, one walk from the root each and then a tight loop over
+ * its entries: a device costs a few stores per section to register.
+ */
+#define PD_PFNS (PAGES_PER_SECTION * (PUD_SIZE / PMD_SIZE))
+
+_Static_assert(VMEMMAP_BASE % PUD_SIZE == 0, "a PD table maps the memmap of PD_PFNS pfns");
+
+/* End of the run of whole sections from the section-aligned s: within [s, end) and s's PD table. */
+static u64 block_run_end(u64 s, u64 end)
+{
+	return MIN(ALIGN_DOWN(end, PAGES_PER_SECTION), ALIGN_DOWN(s, PD_PFNS) + PD_PFNS);
 }
 
 /* Does the part [s, e) of a section get a PMD leaf? */
@@ -143,18 +132,26 @@ static u64 count_upper(u64 va, bool first)
 	return n;
 }
 
-/* Count what the section part [s, e) needs; -EEXIST if it has struct pages. */
-static int count_section(u64 s, u64 e, bool block, bool alt, struct pd_cursor *c,
-			 struct vmemmap_need *need)
+/* Count the PMD leaves of the whole sections [s, e) (one PD table); -EEXIST if one has any. */
+static int count_blocks(u64 s, u64 e, bool alt, struct vmemmap_need *need)
 {
-	pte_t *pmd = cursor_pmd(c, memmap_va(ALIGN_DOWN(s, PAGES_PER_SECTION)));
+	pte_t *pmd = entry_at(memmap_va(s), PG_LEVEL_2M);
+	u64 n = (e - s) / PAGES_PER_SECTION;
 
-	if (present(pmd, PG_LEVEL_2M) && (block || pmd_is_block(pmd)))
+	for (u64 i = 0; pmd && i < n; i++)
+		if (arch_pte_is_present(PG_LEVEL_2M, pmd[i]))
+			return -EEXIST;
+	*(alt ? &need->alt_blocks : &need->blocks) += n;
+	return 0;
+}
+
+/* Count what the section part [s, e) needs in 4 KiB pages; -EEXIST if it has struct pages. */
+static int count_section(u64 s, u64 e, struct vmemmap_need *need)
+{
+	pte_t *pmd = entry_at(memmap_va(ALIGN_DOWN(s, PAGES_PER_SECTION)), PG_LEVEL_2M);
+
+	if (present(pmd, PG_LEVEL_2M) && pmd_is_block(pmd))
 		return -EEXIST;
-	if (block) {
-		*(alt ? &need->alt_blocks : &need->blocks) += 1;
-		return 0;
-	}
 	need->tables += !present(pmd, PG_LEVEL_2M); /* a PT */
 	for (u64 p = s; p < e; p += PAGES_PER_SUBSECTION) {
 		if (present(entry_at(memmap_va(p), PG_LEVEL_4K), PG_LEVEL_4K))
@@ -182,13 +179,21 @@ static int count_range(u64 start, u64 end, bool alt, unsigned int flags,
 		       struct vmemmap_need *need)
 {
 	unsigned int shift = VMEMMAP_DEDUP_SHIFT(flags);
-	struct pd_cursor c = PD_CURSOR_INIT;
 
 	for (u64 s = start, e; s < end; s = e) {
+		int err;
+
 		e = section_part_end(s, end);
+		/* Only a run's first section can start a PD table (runs end where it does). */
 		need->tables += count_upper(memmap_va(ALIGN_DOWN(s, PAGES_PER_SECTION)), s == start);
-		int err = shift ? count_dedup_section(s, e, need) :
-				  count_section(s, e, use_block(s, e, flags), alt, &c, need);
+		if (shift) {
+			err = count_dedup_section(s, e, need);
+		} else if (use_block(s, e, flags)) {
+			e = block_run_end(s, end);
+			err = count_blocks(s, e, alt, need);
+		} else {
+			err = count_section(s, e, need);
+		}
 		if (err)
 			return err;
 	}
@@ -318,31 +323,26 @@ static pte_t *install_pmd(u64 va, struct vmemmap_reserve *res)
 	return &table[pg_level_index(va, PG_LEVEL_2M)];
 }
 
-/* The PMD entry for va through the cursor, installing the tables above it if absent. */
-static pte_t *cursor_install_pmd(struct pd_cursor *c, u64 va, struct vmemmap_reserve *res)
+/*
+ * The PMD leaves of the whole sections [s, e) (one PD table): the next of
+ * the altmap blocks the prepare took, else reserved RAM blocks.
+ */
+static void commit_blocks(u64 s, u64 e, bool alt, struct vmemmap_reserve *res)
 {
-	pte_t *pmd = cursor_pmd(c, va);
+	pte_t *pmd = install_pmd(memmap_va(s), res);
+	u64 n = (e - s) / PAGES_PER_SECTION, prot = leaf_prot();
 
-	if (!pmd) {
-		pmd = install_pmd(va, res);
-		c->pd = pmd - pg_level_index(va, PG_LEVEL_2M);
+	for (u64 i = 0; i < n; i++) {
+		u64 pa;
+
+		if (alt) {
+			pa = PFN_PHYS(res->alt_pfn);
+			res->alt_pfn += PFN_DOWN(PMD_SIZE);
+		} else {
+			pa = pop(&res->blocks);
+		}
+		pmd[i] = arch_pte_leaf(PG_LEVEL_2M, pa, prot);
 	}
-	return pmd;
-}
-
-/* A section's PMD leaf: the next of the altmap blocks the prepare took, else a reserved block. */
-static void commit_block(u64 va, bool alt, struct pd_cursor *c, struct vmemmap_reserve *res)
-{
-	pte_t *pmd = cursor_install_pmd(c, va, res);
-	u64 pa;
-
-	if (alt) {
-		pa = PFN_PHYS(res->alt_pfn);
-		res->alt_pfn += PFN_DOWN(PMD_SIZE);
-	} else {
-		pa = pop(&res->blocks);
-	}
-	*pmd = arch_pte_leaf(PG_LEVEL_2M, pa, leaf_prot());
 }
 
 /* 4 KiB pages for the subsections of [s, e), one zeroed run of 8 each. */
@@ -391,7 +391,6 @@ static void vmemmap_commit(u64 start, u64 end, struct vmem_altmap *altmap,
 			   unsigned int flags, struct vmemmap_reserve *res)
 {
 	unsigned int shift = VMEMMAP_DEDUP_SHIFT(flags);
-	struct pd_cursor c = PD_CURSOR_INIT;
 
 	if (shift) {
 		for (u64 head = start; head < end; head += 1ULL << shift)
@@ -400,10 +399,12 @@ static void vmemmap_commit(u64 start, u64 end, struct vmem_altmap *altmap,
 	}
 	for (u64 s = start, e; s < end; s = e) {
 		e = section_part_end(s, end);
-		if (use_block(s, e, flags))
-			commit_block(memmap_va(s), altmap != NULL, &c, res);
-		else
+		if (use_block(s, e, flags)) {
+			e = block_run_end(s, end);
+			commit_blocks(s, e, altmap != NULL, res);
+		} else {
 			commit_runs(s, e, res);
+		}
 	}
 }
 

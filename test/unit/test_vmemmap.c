@@ -203,6 +203,44 @@ static void vmemmap_every_enomem_changes_nothing(void **state)
 }
 
 /*
+ * Whole sections go a PD table (64 GiB of memory) at a time: a device
+ * across the 64 GiB line gets its altmap blocks in section order on both
+ * sides, as one altmap_alloc_block per section would place them.
+ */
+static void vmemmap_altmap_blocks_in_order_across_pd_tables(void **state)
+{
+	u64 start = PFN(64 * GiB - 512 * MiB), end = PFN(64 * GiB + 512 * MiB);
+	struct vmem_altmap a = { .base_pfn = start, .end_pfn = end - 1, .reserve = 2, .free = 8190 };
+	struct vmem_altmap one = a;
+	struct host_mm_snap before = host_mm_snap();
+	u64 sec = PAGES_PER_SECTION;
+
+	(void)state;
+	assert_int_equal(vmemmap_populate(start, end - start, &a, 0), 0);
+	for (u64 s = start; s < end; s += sec) {
+		u64 pfn, pa;
+		enum pg_level l;
+
+		assert_int_equal(altmap_alloc_block(&one, PMD_SIZE, &pfn), 0);
+		assert_true(host_walk(memmap_va(s), &pa, &l, NULL));
+		assert_int_equal(l, PG_LEVEL_2M);
+		assert_int_equal(pa, PFN_PHYS(pfn));
+	}
+	assert_memory_equal(&a, &one, sizeof(a));
+	/* A section in the middle of the next PD table's run taken: the whole range is refused. */
+	vmemmap_free(start, end - start, &a, 0);
+	altmap_reset(&a);
+	assert_int_equal(vmemmap_populate(start + 6 * sec, sec, NULL, 0), 0);
+	struct host_mm_snap mid = host_mm_snap();
+	assert_int_equal(vmemmap_populate(start, end - start, &a, 0), -EEXIST);
+	assert_int_equal(a.alloc + a.align, 0);
+	assert_mm_snap(host_mm_snap(), mid);
+	vmemmap_free(start + 6 * sec, sec, NULL, 0);
+	assert_mm_snap(host_mm_snap(), before);
+	assert_unmapped(start, end);
+}
+
+/*
  * With an altmap too: a RAM shortfall (tables, the partial section's runs)
  * leaves the altmap untouched, and the success takes its blocks as 7 calls
  * of altmap_alloc_block would.
@@ -310,6 +348,7 @@ int main(void)
 		cmocka_unit_test_setup(vmemmap_refuses_populated_parts, setup),
 		cmocka_unit_test_setup(vmemmap_every_enomem_changes_nothing, setup),
 		cmocka_unit_test_setup(vmemmap_altmap_enomem_leaves_altmap, setup),
+		cmocka_unit_test_setup(vmemmap_altmap_blocks_in_order_across_pd_tables, setup),
 		cmocka_unit_test_setup(sparse_tracks_subsections, setup),
 		cmocka_unit_test_setup(sparse_enomem_on_section_table, setup),
 		cmocka_unit_test_setup(sparse_init_ram_covers_ram, setup),
