@@ -52,6 +52,14 @@ bool pgtable_walk(const struct pgtable *pt, u64 va, u64 *pa, u64 *flags,
 		  enum pg_level *level);
 
 /*
+ * The first address in [va, end) whose state differs from `mapped` (true:
+ * the first not mapped by a leaf; false: the first mapped), or `end` if
+ * none does. One descent, then entry by entry at each level: n leaves or
+ * holes cost O(n) entry reads, not n walks from the root.
+ */
+u64 pgtable_scan(const struct pgtable *pt, u64 va, u64 end, bool mapped);
+
+/*
  * The entry for va in the table of `level`, or NULL when the walk from the
  * root does not reach that table (an entry above is absent or a leaf).
  */

@@ -213,6 +213,37 @@ bool pgtable_walk(const struct pgtable *pt, u64 va, u64 *pa, u64 *flags,
 	return false;
 }
 
+/* pgtable_scan below `table` (level l entries) over [va, end). */
+static u64 scan_level(const pte_t *table, enum pg_level l, u64 va, u64 end, bool mapped)
+{
+	u64 size = pg_level_size(l);
+
+	for (u64 a = va, next; a < end; a = next) {
+		pte_t e = table[pg_level_index(a, l)];
+
+		next = ALIGN_DOWN(a, size) + size;
+		if (next <= a || next > end)
+			next = end;	/* the range's end, or the top of the address space */
+		if (!arch_pte_is_present(l, e)) {
+			if (mapped)
+				return a;
+		} else if (l == PG_LEVEL_4K || arch_pte_is_leaf(l, e)) {
+			if (!mapped)
+				return a;
+		} else {
+			u64 r = scan_level(child_of(l, e), l - 1, a, next, mapped);
+			if (r < next)
+				return r;
+		}
+	}
+	return end;
+}
+
+u64 pgtable_scan(const struct pgtable *pt, u64 va, u64 end, bool mapped)
+{
+	return va < end ? scan_level(phys_to_virt(pt->root), PG_LEVEL_512G, va, end, mapped) : end;
+}
+
 pte_t *pgtable_entry(const struct pgtable *pt, u64 va, enum pg_level level)
 {
 	pte_t *table = phys_to_virt(pt->root);

@@ -203,6 +203,57 @@ static void direct_map_add_fills_holes_only(void **state)
 	assert_true(direct_map_covers(8 * MiB, PAGE_SIZE));
 }
 
+/* pgtable_scan's answer, leaf by leaf through pgtable_walk. */
+static u64 scan_by_walks(u64 va, u64 end, bool mapped)
+{
+	while (va < end) {
+		u64 pa, flags;
+		enum pg_level l;
+
+		if (pgtable_walk(&pt, va, &pa, &flags, &l) != mapped)
+			return va;
+		va = ALIGN_DOWN(va, pg_level_size(l)) + pg_level_size(l);
+	}
+	return end;
+}
+
+/*
+ * 1 GiB, 2 MiB and 4 KiB leaves and holes of every level over 8 GiB:
+ * pgtable_scan agrees with walking leaf by leaf for 2,000 random ranges,
+ * both ways, ends inside leaves and holes included.
+ */
+static void pgtable_scan_matches_walks(void **state)
+{
+	u64 seed = 0x9e3779b97f4a7c15ULL;
+	u64 base = DM + 512 * GiB;
+
+	(void)state;
+	assert_int_equal(pgtable_map(&pt, base + 1 * GiB, pa_init(1 * GiB), 1 * GiB, PROT_KERNEL_RW), 0);
+	for (u64 i = 0; i < 64; i++)	/* every third 2 MiB of GiB 2, some as 4 KiB pages */
+		if (i % 3 == 0)
+			assert_int_equal(pgtable_map_leaves(&pt, base + 2 * GiB + i * 2 * MiB,
+							    pa_init(2 * GiB + i * 2 * MiB), 2 * MiB,
+							    PROT_KERNEL_RW, i % 2 ? PG_LEVEL_4K : PG_LEVEL_2M),
+					 0);
+	assert_int_equal(pgtable_map(&pt, base + 5 * GiB + 12 * KiB, pa_init(5 * GiB + 12 * KiB),
+				     40 * KiB, PROT_KERNEL_RW), 0);
+	assert_int_equal(pgtable_map(&pt, base + 7 * GiB - 2 * MiB, pa_init(7 * GiB - 2 * MiB),
+				     1 * GiB + 4 * MiB, PROT_KERNEL_RW), 0);
+	assert_int_equal(pgtable_scan(&pt, base + GiB, base + 2 * GiB, true), base + 2 * GiB);
+	assert_int_equal(pgtable_scan(&pt, base, base + 8 * GiB, false), base + GiB);
+	assert_int_equal(pgtable_scan(&pt, base + 3, base + 2, true), base + 2);	/* empty range */
+	for (int i = 0; i < 2000; i++) {
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		u64 a = base + (seed % (8 * GiB)) / PAGE_SIZE * PAGE_SIZE;
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		u64 e = a + (seed % (2 * GiB)) / PAGE_SIZE * PAGE_SIZE + PAGE_SIZE;
+		for (int m = 0; m < 2; m++)
+			if (pgtable_scan(&pt, a, e, m) != scan_by_walks(a, e, m))
+				fail_msg("scan [%#llx, %#llx) mapped=%d: %#llx, walks say %#llx", a, e, m,
+					 pgtable_scan(&pt, a, e, m), scan_by_walks(a, e, m));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +267,7 @@ int main(void)
 		cmocka_unit_test_setup(pgtable_reports_enomem, setup),
 		cmocka_unit_test_setup(pgtable_map_is_all_or_nothing, setup),
 		cmocka_unit_test_setup(direct_map_add_fills_holes_only, setup),
+		cmocka_unit_test_setup(pgtable_scan_matches_walks, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
