@@ -300,9 +300,7 @@ test-tsan: $(TSAN_BINS)
 # scale.c, docs/PERFORMANCE.md "Scale"): the core built a third time, at -O2
 # without sanitizers (timings, not checks: test_vmemmap_scale checks), into
 # build/host/bench/. Table in build/bench/scale.md, plot scale.png (gnuplot).
-# (-Wno-stringop-truncation: host gcc at -O2 flags nd_label_encode's strncpy
-# into a zeroed field, which leaves room for the NUL on purpose.)
-SCALE_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Wno-stringop-truncation -fno-omit-frame-pointer \
+SCALE_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-omit-frame-pointer \
 	-Iinclude -Itest/host -DHOST_TEST -MMD -MP
 SCALE_CORE   := $(patsubst $(BUILD)/host/%,$(BUILD)/host/bench/obj/%,$(HOST_CORE))
 SCALE_ARGS   ?=
