@@ -140,11 +140,11 @@ static void section_update_flags(struct mem_section *ms)
 static void sections_mark(u64 start, u64 end, bool set, bool device)
 {
 	for (u64 s = start, e; s < end; s = e) {
-		struct mem_section *ms = section_lookup(pfn_to_section_nr(s));
-		u64 mask;
+		u64 nr = pfn_to_section_nr(s), mask;
+		struct mem_section *ms = &chunks[nr / SECTIONS_PER_CHUNK][nr % SECTIONS_PER_CHUNK];
 
 		e = section_part_end(s, end);
-		mask = subsection_mask(s, e);
+		mask = e - s == PAGES_PER_SECTION ? ~0ULL : subsection_mask(s, e);
 		ms->memmap_map = set ? ms->memmap_map | mask : ms->memmap_map & ~mask;
 		ms->device_map = set && device ? ms->device_map | mask : ms->device_map & ~mask;
 		section_update_flags(ms);
