@@ -176,8 +176,8 @@ int pgtable_unmap(struct pgtable *pt, u64 va, u64 len)
 		return -EINVAL;
 	for (u64 off = 0; off < len;) {
 		s64 done = unmap_one(pt, phys_to_virt(pt->root), PG_LEVEL_512G, va + off, len - off);
-		if (done == -ENOENT) {
-			off += PAGE_SIZE;	/* hole: skip a page */
+		if (done == -ENOENT) {	/* a hole: on to the next leaf */
+			off = pgtable_scan(pt, va + off, va + len, false) - va;
 			continue;
 		}
 		if (done < 0) {

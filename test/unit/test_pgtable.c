@@ -146,6 +146,26 @@ static void pgtable_unmap_frees_empty_tables(void **state)
 	assert_int_equal(tables_freed, 3);
 }
 
+/* Holes of every size inside the range are stepped over, leaves on both sides unmapped. */
+static void pgtable_unmap_across_holes(void **state)
+{
+	(void)state;
+	u64 base = pt.nr_tables;
+	u64 at[] = { 0, 8 * KiB, 2 * MiB + 4 * KiB, 1 * GiB, 3 * GiB + 12 * KiB, 513 * GiB };
+
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		assert_int_equal(pgtable_map(&pt, DM + at[i], pa_init(at[i] % (4 * GiB)), PAGE_SIZE,
+					     PROT_KERNEL_RW), 0);
+	assert_int_equal(pgtable_unmap(&pt, DM + 4 * KiB, 513 * GiB - 4 * KiB), 0); /* not at[0], at[5] */
+	for (size_t i = 1; i + 1 < sizeof(at) / sizeof(at[0]); i++)
+		unmapped(DM + at[i]);
+	expect(DM, 0, PG_LEVEL_4K, PGPROT_WRITE, PGPROT_WRITE);
+	expect(DM + 513 * GiB, 513 * GiB % (4 * GiB), PG_LEVEL_4K, PGPROT_WRITE, PGPROT_WRITE);
+	assert_int_equal(pgtable_unmap(&pt, DM, PAGE_SIZE), 0);
+	assert_int_equal(pgtable_unmap(&pt, DM + 513 * GiB, PAGE_SIZE), 0);
+	assert_int_equal(pt.nr_tables, base);
+}
+
 static void pgtable_unmap_refuses_to_split_a_large_leaf(void **state)
 {
 	(void)state;
@@ -263,6 +283,7 @@ int main(void)
 		cmocka_unit_test_setup(pgtable_refuses_overlap, setup),
 		cmocka_unit_test_setup(pgtable_leaves_executable_without_nx, setup),
 		cmocka_unit_test_setup(pgtable_unmap_frees_empty_tables, setup),
+		cmocka_unit_test_setup(pgtable_unmap_across_holes, setup),
 		cmocka_unit_test_setup(pgtable_unmap_refuses_to_split_a_large_leaf, setup),
 		cmocka_unit_test_setup(pgtable_reports_enomem, setup),
 		cmocka_unit_test_setup(pgtable_map_is_all_or_nothing, setup),
