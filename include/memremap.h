@@ -9,6 +9,7 @@
 #ifndef PMEMK_MEMREMAP_H
 #define PMEMK_MEMREMAP_H
 
+#include "sparse.h"
 #include "types.h"
 
 /*
@@ -133,6 +134,8 @@ struct dev_pagemap {
 	bool vmemmap_dedup;	/* their vmemmap is deduplicated */
 	/* Deferred init (PGMAP_DEFER_INIT): NULL when it ran in memremap_pages. */
 	struct memmap_defer *defer;
+	/* Its whole sections' vmemmap, mapped by the deferred init (map=dev). */
+	struct vmemmap_lazy lazy;
 	bool memmap_pending;	/* atomic: some struct page is not initialised yet */
 };
 

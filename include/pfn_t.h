@@ -53,8 +53,9 @@ bool memmap_pfn_ready(u64 pfn);	/* memremap.h */
  */
 static inline struct page *pfn_t_to_page(pfn_t pfn)
 {
-	if (!pfn_t_has_page(pfn) || !pfn_valid(pfn_t_to_pfn(pfn)) ||
-	    !memmap_pfn_ready(pfn_t_to_pfn(pfn)))
+	/* Ready first: a deferred section is mapped and valid only then. */
+	if (!pfn_t_has_page(pfn) || !memmap_pfn_ready(pfn_t_to_pfn(pfn)) ||
+	    !pfn_valid(pfn_t_to_pfn(pfn)))
 		return NULL;
 	return pfn_to_page(pfn_t_to_pfn(pfn));
 }

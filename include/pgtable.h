@@ -17,6 +17,12 @@ struct pgtable {
 	enum pg_level max_leaf; /* largest leaf size allowed */
 	bool nx; /* the CPU can forbid execution; else every leaf gets PGPROT_EXEC */
 	u64 nr_tables; /* table pages owned, root included */
+	/*
+	 * May be NULL. True: the table the level-l entry for va points to
+	 * stays even when empty (unmap and prune leave it): someone will map
+	 * into it without allocating (mm/vmemmap.c's lazy leaves).
+	 */
+	bool (*keep_table)(u64 va, enum pg_level l);
 };
 
 /* Allocate the root table. -ENOMEM if alloc_table fails. */
@@ -40,6 +46,19 @@ int pgtable_map_leaves(struct pgtable *pt, u64 va, phys_addr_t pa, u64 len, u64 
  * (-EINVAL; nothing is split). Tables left empty are freed.
  */
 int pgtable_unmap(struct pgtable *pt, u64 va, u64 len);
+
+/*
+ * pgtable_unmap without the TLB flush: for a caller that unmaps many
+ * pieces and flushes once (arch_flush_tlb_range) before it frees or
+ * reuses what they mapped.
+ */
+int pgtable_unmap_noflush(struct pgtable *pt, u64 va, u64 len);
+
+/*
+ * Free the tables over [va, end) that map nothing (and that keep_table
+ * does not keep). For a range whose leaves went some other way.
+ */
+void pgtable_prune(struct pgtable *pt, u64 va, u64 end);
 
 /*
  * Translate va. Returns true and fills *pa, *flags (the PGPROT_* protection

@@ -80,6 +80,49 @@ struct mem_section *section_lookup(u64 section_nr);
 int sparse_add_range(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
 		     unsigned int flags, bool device);
 
+/*
+ * Lazy vmemmap (deferred struct page init, ARCHITECTURE "Deferred struct
+ * page init"): the whole sections [first_pfn, end_pfn) of a range got their
+ * 2 MiB altmap blocks and the page tables above their PMD entries at
+ * registration, but neither the PMD leaves nor their section bits. The
+ * section at first_pfn + k * PAGES_PER_SECTION has block block_pfn + k *
+ * 512: where the eager path would have put it. Empty when end_pfn ==
+ * first_pfn.
+ */
+struct vmemmap_lazy {
+	u64 first_pfn, end_pfn;
+	u64 block_pfn;
+};
+
+/*
+ * sparse_add_range for a device range with an altmap (2 MiB leaves, no
+ * dedup) whose struct pages are initialised later: the edge sections as
+ * sparse_add_range does them, the whole sections lazily (*lazy): each is
+ * mapped and marked present by sparse_populate_lazy() when its struct pages
+ * are about to be stored. Registration then costs the same at any size:
+ * no store per section. Until then a pending section's pfns are not
+ * pfn_valid() and its struct pages are unmapped. Errors as sparse_add_range;
+ * sparse_remove_range() undoes it whatever was populated since.
+ */
+int sparse_add_range_lazy(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
+			  struct vmemmap_lazy *lazy);
+
+/*
+ * Map and mark present the section of pfn, one of lazy's (a no-op for
+ * pfns outside it or a section done already). The caller owns the section
+ * (memmap_defer.c's claim); no lock is taken and nothing can fail.
+ */
+void sparse_populate_lazy(const struct vmemmap_lazy *lazy, u64 pfn);
+
+/*
+ * For memory that ranges will come and go over (a pmem region): its section
+ * table chunks and the vmemmap's page tables down to the PD, allocated now
+ * and kept for good, so that registering a range in it allocates none
+ * (and a lazy one stores nothing per section at all). About 4 KiB per
+ * 16 GiB. Returns 0, -EINVAL or -ENOMEM (nothing kept).
+ */
+int sparse_reserve_range(u64 start_pfn, u64 nr_pages);
+
 /* Undo sparse_add_range() for the same range, altmap and flags. */
 void sparse_remove_range(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
 			 unsigned int flags);
@@ -110,6 +153,29 @@ void sparse_reset(void);
  */
 int vmemmap_populate(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
 		     unsigned int flags);
+
+/*
+ * vmemmap_populate() whose whole sections get no PMD leaf yet (*lazy; see
+ * struct vmemmap_lazy): their altmap blocks are taken and the tables above
+ * their leaves installed and kept (kernel_pgtable.keep_table) until
+ * vmemmap_free(). Falls back to the eager path (lazy left empty) when
+ * the range has no whole section or too many ranges are lazy.
+ */
+int vmemmap_populate_lazy(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
+			  struct vmemmap_lazy *lazy);
+
+/*
+ * sparse_reserve_range's vmemmap half: the page tables above the PMD
+ * entries of [start_pfn, start_pfn + nr_pages)'s struct pages, installed
+ * and kept for good. -ENOMEM: none added.
+ */
+int vmemmap_reserve_tables(u64 start_pfn, u64 nr_pages);
+
+/* Map the PMD leaf of lazy's section at section_pfn (in it, section aligned), if not yet. */
+void vmemmap_install_lazy(const struct vmemmap_lazy *lazy, u64 section_pfn);
+
+/* Forget the lazy ranges (host tests, with sparse_reset). */
+void vmemmap_reset(void);
 
 /*
  * Unmap the struct pages of a range populated with vmemmap_populate() (the

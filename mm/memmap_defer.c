@@ -112,6 +112,8 @@ static void section_ready(struct memmap_defer *d, u64 sec)
 static void section_init(struct memmap_defer *d, u64 sec)
 {
 	u64 lo = d->first_pfn + sec * PAGES_PER_SECTION;
+
+	sparse_populate_lazy(&d->pgmap->lazy, lo);	/* a map=dev section: its vmemmap first */
 	u64 stored = pgmap_init_pfns(d->pgmap, lo, lo + PAGES_PER_SECTION);
 	u64 first = PFN_DOWN(d->pgmap->range.start), end = PFN_DOWN(d->pgmap->range.end) + 1;
 	u64 bytes = PFN_PHYS(MIN(end, lo + PAGES_PER_SECTION) - MAX(first, lo));

@@ -422,12 +422,25 @@ static void pgmap_sparse_remove(struct dev_pagemap *pgmap, int upto)
 					    pgmap_altmap(pgmap), part[i].flags);
 }
 
+/*
+ * Will the struct pages be stored after registration (memmap_defer.c)?
+ * Then a map=dev range's whole sections are mapped lazily as well.
+ */
+static bool pgmap_wants_defer(const struct dev_pagemap *pgmap)
+{
+	return (pgmap->flags & PGMAP_DEFER_INIT) && memmap_init_deferred;
+}
+
 /* Sections and vmemmap for every part; all or nothing. */
 static int pgmap_sparse_add(struct dev_pagemap *pgmap)
 {
 	struct pgmap_part part[3];
 	int n = pgmap_parts(pgmap, part);
 
+	pgmap->lazy = (struct vmemmap_lazy){ 0 };
+	if (n == 1 && !part[0].flags && pgmap_altmap(pgmap) && pgmap_wants_defer(pgmap))
+		return sparse_add_range_lazy(part[0].start, part[0].end - part[0].start,
+					     pgmap_altmap(pgmap), &pgmap->lazy);
 	for (int i = 0; i < n; i++) {
 		if (part[i].end == part[i].start)
 			continue;
@@ -439,6 +452,13 @@ static int pgmap_sparse_add(struct dev_pagemap *pgmap)
 		}
 	}
 	return 0;
+}
+
+/* Map what sparse_add_range_lazy left: struct pages are stored here after all. */
+static void pgmap_populate_lazy(struct dev_pagemap *pgmap)
+{
+	for (u64 s = pgmap->lazy.first_pfn; s < pgmap->lazy.end_pfn; s += PAGES_PER_SECTION)
+		sparse_populate_lazy(&pgmap->lazy, s);
 }
 
 static void pgmap_account(struct dev_pagemap *pgmap, s64 sign)
@@ -480,10 +500,11 @@ static int memremap_pages_locked(struct dev_pagemap *pgmap, const struct vmem_al
 	pgmap->defer = NULL;
 	pgmap->memmap_pending = false;
 	/* Deferred: idle CPUs and users store the struct pages (memmap_defer.c). */
-	st.deferred = (pgmap->flags & PGMAP_DEFER_INIT) && memmap_init_deferred &&
-		      !memmap_defer_start(pgmap);
-	if (!st.deferred)
+	st.deferred = pgmap_wants_defer(pgmap) && !memmap_defer_start(pgmap);
+	if (!st.deferred) {
+		pgmap_populate_lazy(pgmap);	/* if the deferred init could not start */
 		pgmap_init_pages(pgmap, memmap_parallel ? 0 : 1, &st);
+	}
 	st.compound_pages = pgmap_compound_pages(pgmap);	/* formed now or by the deferred init */
 	st.map_cycles = t1 - t0;
 	st.sparse_cycles = t2 - t1;

@@ -90,6 +90,12 @@ static bool table_empty(const pte_t *t, enum pg_level l)
 	return table_empty_from(t, l, 0);
 }
 
+/* May the empty table under the level-l entry for va go? */
+static bool may_free(const struct pgtable *pt, u64 va, enum pg_level l)
+{
+	return !pt->keep_table || !pt->keep_table(ALIGN_DOWN(va, pg_level_size(l)), l);
+}
+
 /* Clear the table entry *entry (level l) and free the table it pointed to. */
 static void free_child(struct pgtable *pt, pte_t *entry, enum pg_level l)
 {
@@ -114,9 +120,15 @@ static void prune_level(struct pgtable *pt, pte_t *table, enum pg_level l, u64 v
 			continue;
 		pte_t *child = child_of(l, *e);
 		prune_level(pt, child, l - 1, a, next);
-		if (table_empty(child, l - 1))
+		if (table_empty(child, l - 1) && may_free(pt, a, l))
 			free_child(pt, e, l);
 	}
+}
+
+void pgtable_prune(struct pgtable *pt, u64 va, u64 end)
+{
+	if (va < end)
+		prune_level(pt, phys_to_virt(pt->root), PG_LEVEL_512G, va, end);
 }
 
 int pgtable_map(struct pgtable *pt, u64 va, phys_addr_t phys, u64 len, u64 prot)
@@ -163,12 +175,22 @@ static s64 unmap_one(struct pgtable *pt, pte_t *table, enum pg_level l, u64 va, 
 	}
 	pte_t *child = child_of(l, *entry);
 	s64 done = unmap_one(pt, child, l - 1, va, len);
-	if (done > 0 && table_empty_from(child, l - 1, (unsigned int)pg_level_index(va, l - 1)))
+	if (done > 0 && table_empty_from(child, l - 1, (unsigned int)pg_level_index(va, l - 1)) &&
+	    may_free(pt, va, l))
 		free_child(pt, entry, l);
 	return done;
 }
 
 int pgtable_unmap(struct pgtable *pt, u64 va, u64 len)
+{
+	int err = pgtable_unmap_noflush(pt, va, len);
+
+	if (err != -EINVAL || IS_ALIGNED(va | len, PAGE_SIZE))
+		arch_flush_tlb_range(va, len);
+	return err;
+}
+
+int pgtable_unmap_noflush(struct pgtable *pt, u64 va, u64 len)
 {
 	int err = 0;
 
@@ -186,7 +208,6 @@ int pgtable_unmap(struct pgtable *pt, u64 va, u64 len)
 		}
 		off += (u64)done;
 	}
-	arch_flush_tlb_range(va, len);
 	return err;
 }
 

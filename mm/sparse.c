@@ -19,10 +19,15 @@
 _Static_assert(sizeof(struct mem_section) == 32, "128 sections per chunk page");
 
 static struct mem_section *chunks[NR_SECTION_CHUNKS];
+static u32 chunk_ranges[NR_SECTION_CHUNKS];	/* added ranges covering each chunk */
+static u32 chunk_used[NR_SECTION_CHUNKS];	/* atomic: its sections with a memmap */
 
 void sparse_reset(void)
 {
 	memset(chunks, 0, sizeof(chunks));
+	memset(chunk_ranges, 0, sizeof(chunk_ranges));
+	memset(chunk_used, 0, sizeof(chunk_used));
+	vmemmap_reset();
 }
 
 static u64 chunk_of(u64 pfn)
@@ -75,7 +80,8 @@ bool sparse_range_has_memmap(u64 start_pfn, u64 nr_pages)
 		u64 nr = pfn_to_section_nr(s);
 		const struct mem_section *chunk = nr < NR_MEM_SECTIONS ? chunks[chunk_of(s)] : NULL;
 
-		if (!chunk) {	/* 128 sections without a memmap */
+		if (!chunk || !__atomic_load_n(&chunk_used[chunk_of(s)], __ATOMIC_RELAXED)) {
+			/* 128 sections without a memmap */
 			e = MIN(end, chunk_end_pfn(s));
 			continue;
 		}
@@ -86,39 +92,32 @@ bool sparse_range_has_memmap(u64 start_pfn, u64 nr_pages)
 	return false;
 }
 
-static bool chunk_empty(const struct mem_section *chunk)
-{
-	for (u64 i = 0; i < SECTIONS_PER_CHUNK; i++)
-		if (chunk[i].memmap_map)
-			return false;
-	return true;
-}
-
-/* Free the chunks covering [start, end) that hold no subsection any more. */
-static void chunks_release(u64 start, u64 end)
+/* One range fewer in the chunks covering [start, end); a chunk no range holds is freed. */
+static void chunks_put(u64 start, u64 end)
 {
 	for (u64 c = chunk_of(start); c <= chunk_of(end - 1); c++) {
-		if (!chunks[c] || !chunk_empty(chunks[c]))
+		if (!chunks[c] || --chunk_ranges[c])
 			continue;
 		mm_free_pages(virt_to_phys(chunks[c]), 0, MM_SECTION_TABLES);
 		chunks[c] = NULL;
 	}
 }
 
-/* Allocate the missing chunks for [start, end); on failure none stays. */
-static int chunks_prepare(u64 start, u64 end)
+/* Allocate the missing chunks for [start, end) and count the range in each; all or nothing. */
+static int chunks_get(u64 start, u64 end)
 {
 	for (u64 c = chunk_of(start); c <= chunk_of(end - 1); c++) {
-		u64 pa;
+		if (!chunks[c]) {
+			u64 pa = mm_alloc_pages(0, true, MM_SECTION_TABLES);
 
-		if (chunks[c])
-			continue;
-		pa = mm_alloc_pages(0, true, MM_SECTION_TABLES);
-		if (!pa) {
-			chunks_release(start, end);
-			return -ENOMEM;
+			if (!pa) {
+				if (c > chunk_of(start))
+					chunks_put(start, c * SECTIONS_PER_CHUNK * PAGES_PER_SECTION);
+				return -ENOMEM;
+			}
+			chunks[c] = phys_to_virt(pa);
 		}
-		chunks[c] = phys_to_virt(pa);
+		chunk_ranges[c]++;
 	}
 	return 0;
 }
@@ -143,16 +142,25 @@ static void sections_mark(u64 start, u64 end, bool set, bool device)
 		u64 nr = pfn_to_section_nr(s), mask;
 		struct mem_section *ms = &chunks[nr / SECTIONS_PER_CHUNK][nr % SECTIONS_PER_CHUNK];
 
+		bool had = ms->memmap_map != 0;
+
 		e = section_part_end(s, end);
 		mask = e - s == PAGES_PER_SECTION ? ~0ULL : subsection_mask(s, e);
 		ms->memmap_map = set ? ms->memmap_map | mask : ms->memmap_map & ~mask;
+		if (had != (ms->memmap_map != 0))
+			__atomic_fetch_add(&chunk_used[nr / SECTIONS_PER_CHUNK], had ? -1U : 1U,
+					   __ATOMIC_RELAXED);
 		ms->device_map = set && device ? ms->device_map | mask : ms->device_map & ~mask;
 		section_update_flags(ms);
 	}
 }
 
-int sparse_add_range(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
-		     unsigned int flags, bool device)
+/*
+ * sparse_add_range, and with `lazy` sparse_add_range_lazy: the whole
+ * sections it leaves to sparse_populate_lazy get no bits now.
+ */
+static int sparse_add(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
+		      unsigned int flags, bool device, struct vmemmap_lazy *lazy)
 {
 	u64 end = start_pfn + nr_pages;
 	int err;
@@ -162,16 +170,49 @@ int sparse_add_range(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
 		return -EINVAL;
 	if (sparse_range_has_memmap(start_pfn, nr_pages))
 		return -EEXIST;
-	err = chunks_prepare(start_pfn, end);
+	err = chunks_get(start_pfn, end);
 	if (err)
 		return err;
-	err = vmemmap_populate(start_pfn, nr_pages, altmap, flags);
+	err = lazy ? vmemmap_populate_lazy(start_pfn, nr_pages, altmap, lazy) :
+		     vmemmap_populate(start_pfn, nr_pages, altmap, flags);
 	if (err) {
-		chunks_release(start_pfn, end);
+		chunks_put(start_pfn, end);
 		return err;
 	}
-	sections_mark(start_pfn, end, true, device);
+	if (!lazy || lazy->end_pfn == lazy->first_pfn) {
+		sections_mark(start_pfn, end, true, device);
+		return 0;
+	}
+	/* The edges now; the whole sections between them as they are populated. */
+	if (start_pfn < lazy->first_pfn)
+		sections_mark(start_pfn, lazy->first_pfn, true, device);
+	if (lazy->end_pfn < end)
+		sections_mark(lazy->end_pfn, end, true, device);
 	return 0;
+}
+
+int sparse_add_range(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
+		     unsigned int flags, bool device)
+{
+	return sparse_add(start_pfn, nr_pages, altmap, flags, device, NULL);
+}
+
+int sparse_add_range_lazy(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
+			  struct vmemmap_lazy *lazy)
+{
+	return sparse_add(start_pfn, nr_pages, altmap, 0, true, lazy);
+}
+
+void sparse_populate_lazy(const struct vmemmap_lazy *lazy, u64 pfn)
+{
+	u64 s = ALIGN_DOWN(pfn, PAGES_PER_SECTION);
+
+	if (s < lazy->first_pfn || s >= lazy->end_pfn)
+		return;
+	vmemmap_install_lazy(lazy, s);
+	/* Published after the leaf: pfn_valid() true means the struct pages are mapped. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	sections_mark(s, s + PAGES_PER_SECTION, true, true);
 }
 
 void sparse_remove_range(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
@@ -181,7 +222,22 @@ void sparse_remove_range(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap
 
 	sections_mark(start_pfn, end, false, false);
 	vmemmap_free(start_pfn, nr_pages, altmap, flags);
-	chunks_release(start_pfn, end);
+	chunks_put(start_pfn, end);
+}
+
+int sparse_reserve_range(u64 start_pfn, u64 nr_pages)
+{
+	u64 end = start_pfn + nr_pages;
+
+	if (!nr_pages || end > MAX_PFN || end < start_pfn)
+		return -EINVAL;
+	int err = chunks_get(start_pfn, end);
+	if (err)
+		return err;
+	err = vmemmap_reserve_tables(start_pfn, nr_pages);
+	if (err)
+		chunks_put(start_pfn, end);
+	return err;
 }
 
 /* Struct pages of one RAM span: NORMAL where memblock has RAM, else PG_reserved. */

@@ -19,6 +19,13 @@
  * sections a PD table at a time (PD_PFNS), and the altmap blocks in one
  * call: registering a device costs a few stores per section, not a few
  * page walks.
+ *
+ * Lazy (vmemmap_populate_lazy, for deferred struct page init): the whole
+ * sections get their altmap blocks and the tables above their PMD entries,
+ * but not the leaves; vmemmap_install_lazy writes each when its section's
+ * struct pages are about to be stored. Registering then stores nothing per
+ * section. Until vmemmap_free those tables are kept even while empty
+ * (keep_table), since a leaf is written into them without the mm lock.
  */
 #include <errno.h>
 #include <string.h>
@@ -132,10 +139,14 @@ static u64 count_upper(u64 va, bool first)
 	return n;
 }
 
-/* Count the PMD leaves of the whole sections [s, e) (one PD table); -EEXIST if one has any. */
-static int count_blocks(u64 s, u64 e, bool alt, struct vmemmap_need *need)
+/*
+ * Count the PMD leaves of the whole sections [s, e) (one PD table); -EEXIST
+ * if one has any. Lazy leaves are not looked at: that is a read per
+ * section, and vmemmap_install_lazy checks each when it writes it.
+ */
+static int count_blocks(u64 s, u64 e, bool alt, bool lazy, struct vmemmap_need *need)
 {
-	pte_t *pmd = entry_at(memmap_va(s), PG_LEVEL_2M);
+	pte_t *pmd = lazy ? NULL : entry_at(memmap_va(s), PG_LEVEL_2M);
 	u64 n = (e - s) / PAGES_PER_SECTION;
 
 	for (u64 i = 0; pmd && i < n; i++)
@@ -175,7 +186,7 @@ static int count_dedup_section(u64 s, u64 e, struct vmemmap_need *need)
 	return 0;
 }
 
-static int count_range(u64 start, u64 end, bool alt, unsigned int flags,
+static int count_range(u64 start, u64 end, bool alt, bool lazy, unsigned int flags,
 		       struct vmemmap_need *need)
 {
 	unsigned int shift = VMEMMAP_DEDUP_SHIFT(flags);
@@ -190,7 +201,7 @@ static int count_range(u64 start, u64 end, bool alt, unsigned int flags,
 			err = count_dedup_section(s, e, need);
 		} else if (use_block(s, e, flags)) {
 			e = block_run_end(s, end);
-			err = count_blocks(s, e, alt, need);
+			err = count_blocks(s, e, alt, lazy && alt, need);
 		} else {
 			err = count_section(s, e, need);
 		}
@@ -281,11 +292,11 @@ static int reserve_ram(const struct vmemmap_need *need, struct vmemmap_reserve *
 
 /* Count, then take everything the commit maps: altmap blocks and RAM; all or nothing. */
 static int vmemmap_prepare(u64 start, u64 end, struct vmem_altmap *altmap,
-			   unsigned int flags, struct vmemmap_reserve *res)
+			   unsigned int flags, bool lazy, struct vmemmap_reserve *res)
 {
 	struct vmemmap_need need = { 0 };
 	struct vmem_altmap trial;
-	int err = count_range(start, end, altmap != NULL, flags, &need);
+	int err = count_range(start, end, altmap != NULL, lazy, flags, &need);
 
 	if (err)
 		return err;
@@ -325,12 +336,22 @@ static pte_t *install_pmd(u64 va, struct vmemmap_reserve *res)
 
 /*
  * The PMD leaves of the whole sections [s, e) (one PD table): the next of
- * the altmap blocks the prepare took, else reserved RAM blocks.
+ * the altmap blocks the prepare took, else reserved RAM blocks. Lazy
+ * (with the altmap): the tables only; the blocks are noted in *lazy.
  */
-static void commit_blocks(u64 s, u64 e, bool alt, struct vmemmap_reserve *res)
+static void commit_blocks(u64 s, u64 e, bool alt, struct vmemmap_reserve *res,
+			  struct vmemmap_lazy *lazy)
 {
 	pte_t *pmd = install_pmd(memmap_va(s), res);
 	u64 n = (e - s) / PAGES_PER_SECTION, prot = leaf_prot();
+
+	if (alt && lazy) {
+		if (lazy->end_pfn == lazy->first_pfn)
+			*lazy = (struct vmemmap_lazy){ s, s, res->alt_pfn };
+		lazy->end_pfn = e;	/* whole sections are one run: this one follows the last */
+		res->alt_pfn += n * PFN_DOWN(PMD_SIZE);
+		return;
+	}
 
 	for (u64 i = 0; i < n; i++) {
 		u64 pa;
@@ -388,7 +409,8 @@ static void commit_compound(u64 head, unsigned int shift, struct vmemmap_reserve
 }
 
 static void vmemmap_commit(u64 start, u64 end, struct vmem_altmap *altmap,
-			   unsigned int flags, struct vmemmap_reserve *res)
+			   unsigned int flags, struct vmemmap_reserve *res,
+			   struct vmemmap_lazy *lazy)
 {
 	unsigned int shift = VMEMMAP_DEDUP_SHIFT(flags);
 
@@ -401,15 +423,92 @@ static void vmemmap_commit(u64 start, u64 end, struct vmem_altmap *altmap,
 		e = section_part_end(s, end);
 		if (use_block(s, e, flags)) {
 			e = block_run_end(s, end);
-			commit_blocks(s, e, altmap != NULL, res);
+			commit_blocks(s, e, altmap != NULL, res, lazy);
 		} else {
 			commit_runs(s, e, res);
 		}
 	}
 }
 
-int vmemmap_populate(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
-		     unsigned int flags)
+/*
+ * The lazy ranges' vmemmap, [va, end) each: the tables over them stay while
+ * they are listed. Changed under the mm lock, as every unmap and prune of
+ * the kernel's tables runs.
+ */
+#define LAZY_MAX 64
+
+static struct { u64 va, end; } lazy_ranges[LAZY_MAX];
+static u32 nr_lazy;
+
+/* The reserved ranges' vmemmap (vmemmap_reserve_tables): kept for good. */
+#define RESERVED_MAX 64
+
+static struct { u64 va, end; } reserved[RESERVED_MAX];
+static u32 nr_reserved;
+
+void vmemmap_reset(void)
+{
+	nr_lazy = nr_reserved = 0;
+}
+
+/* PDs and PDPTs only: a PT (4 KiB pages of an edge section, dedup) goes when empty. */
+static bool keep_table(u64 va, enum pg_level l)
+{
+	u64 end = va + pg_level_size(l);
+
+	if (l < PG_LEVEL_1G)
+		return false;
+
+	for (u32 i = 0; i < nr_lazy; i++)
+		if (lazy_ranges[i].va < end && va < lazy_ranges[i].end)
+			return true;
+	for (u32 i = 0; i < nr_reserved; i++)
+		if (reserved[i].va < end && va < reserved[i].end)
+			return true;
+	return false;
+}
+
+int vmemmap_reserve_tables(u64 start_pfn, u64 nr_pages)
+{
+	u64 va = memmap_va(ALIGN_DOWN(start_pfn, PAGES_PER_SECTION));
+	u64 end = memmap_va(ALIGN_UP(start_pfn + nr_pages, PAGES_PER_SECTION));
+	struct vmemmap_reserve res = { 0 };
+	struct vmemmap_need need = { 0 };
+
+	if (nr_reserved == RESERVED_MAX)
+		return -ENOMEM;
+	for (u64 a = va; a < end; a = ALIGN_DOWN(a, PUD_SIZE) + PUD_SIZE)
+		need.tables += count_upper(a, a == va);
+	int err = reserve_ram(&need, &res);
+	if (err)
+		return err;
+	for (u64 a = va; a < end; a = ALIGN_DOWN(a, PUD_SIZE) + PUD_SIZE)
+		install_pmd(a, &res);
+	release_reserve(&res);	/* empty: the count was exact */
+	reserved[nr_reserved].va = va;
+	reserved[nr_reserved].end = end;
+	nr_reserved++;
+	kernel_pgtable.keep_table = keep_table;
+	return 0;
+}
+
+/* Drop the lazy ranges inside [va, end) and free the tables they kept that map nothing. */
+static void lazy_forget(u64 va, u64 end)
+{
+	for (u32 i = 0; i < nr_lazy;) {
+		u64 lva = lazy_ranges[i].va, lend = lazy_ranges[i].end;
+
+		if (lva < va || lend > end) {
+			i++;
+			continue;
+		}
+		lazy_ranges[i] = lazy_ranges[--nr_lazy];
+		pgtable_prune(&kernel_pgtable, lva, lend);
+	}
+}
+
+static int populate(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
+		    unsigned int flags, struct vmemmap_lazy *lazy)
 {
 	struct vmemmap_reserve res = { 0 };
 	u64 end = start_pfn + nr_pages;
@@ -427,21 +526,67 @@ int vmemmap_populate(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
 		       cpu_features.pse ? "4 KiB pages were asked for" : "the CPU has no PSE");
 		return -EOPNOTSUPP;
 	}
-	err = vmemmap_prepare(start_pfn, end, altmap, flags, &res);
+	err = vmemmap_prepare(start_pfn, end, altmap, flags, lazy != NULL, &res);
 	if (err)
 		return err;
-	vmemmap_commit(start_pfn, end, altmap, flags, &res);
+	vmemmap_commit(start_pfn, end, altmap, flags, &res, lazy);
 	release_reserve(&res);	/* empty: the count was exact */
+	if (lazy && lazy->end_pfn > lazy->first_pfn) {
+		lazy_ranges[nr_lazy].va = memmap_va(lazy->first_pfn);
+		lazy_ranges[nr_lazy].end = memmap_va(lazy->end_pfn);
+		nr_lazy++;
+		kernel_pgtable.keep_table = keep_table;
+	}
 	arch_sync_kernel_mappings(memmap_va(start_pfn), nr_pages * sizeof(struct page));
 	return 0;
 }
 
-/* Unmap a section's PMD leaf; its block goes back to RAM unless the altmap owns it. */
-static void free_block(u64 va, u64 pa, const struct vmem_altmap *altmap)
+int vmemmap_populate(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
+		     unsigned int flags)
 {
-	pgtable_unmap(&kernel_pgtable, va, PMD_SIZE);
+	return populate(start_pfn, nr_pages, altmap, flags, NULL);
+}
+
+int vmemmap_populate_lazy(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
+			  struct vmemmap_lazy *lazy)
+{
+	*lazy = (struct vmemmap_lazy){ 0 };
+	/* Without an altmap, or with no room to list it: every leaf now. */
+	return populate(start_pfn, nr_pages, altmap, 0, altmap && nr_lazy < LAZY_MAX ? lazy : NULL);
+}
+
+void vmemmap_install_lazy(const struct vmemmap_lazy *lazy, u64 section_pfn)
+{
+	u64 va = memmap_va(section_pfn);
+	pte_t *pmd = entry_at(va, PG_LEVEL_2M);	/* its tables are kept: never NULL */
+	u64 block = lazy->block_pfn + (section_pfn - lazy->first_pfn) / PAGES_PER_SECTION *
+					      PFN_DOWN(PMD_SIZE);
+
+	if (!pmd) {	/* a broken invariant: the access that follows faults */
+		pr_err("vmemmap: the page tables of lazy section %#llx are gone\n", section_pfn);
+		return;
+	}
+	if (arch_pte_is_present(PG_LEVEL_2M, *pmd)) {
+		if (!arch_pte_is_leaf(PG_LEVEL_2M, *pmd) ||
+		    arch_pte_leaf_pa(PG_LEVEL_2M, *pmd) != PFN_PHYS(block))
+			pr_err("vmemmap: lazy section %#llx is mapped by someone else\n", section_pfn);
+		return;	/* populated before (or, never expected, by another range) */
+	}
+	/* Not present before: no CPU can hold a translation to flush. */
+	*pmd = arch_pte_leaf(PG_LEVEL_2M, PFN_PHYS(block), leaf_prot());
+	arch_sync_kernel_mappings(va, PMD_SIZE);
+}
+
+/*
+ * Unmap a section's PMD leaf, the TLB flushed later by vmemmap_free, once
+ * for the range; a RAM block waits on *blocks until then (the altmap's
+ * need no freeing).
+ */
+static void free_block(u64 va, u64 pa, const struct vmem_altmap *altmap, u64 *blocks)
+{
+	pgtable_unmap_noflush(&kernel_pgtable, va, PMD_SIZE);
 	if (!altmap_contains(altmap, PFN_DOWN(pa)))
-		mm_free_pages(pa, PMD_ORDER, MM_VMEMMAP);
+		push(blocks, pa);
 }
 
 /* Unmap and free the 4 KiB runs of the subsections of [s, e). */
@@ -488,6 +633,9 @@ void vmemmap_free(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap, unsig
 		arch_sync_kernel_mappings(memmap_va(start_pfn), nr_pages * sizeof(struct page));
 		return;
 	}
+	u64 blocks = 0;	/* RAM blocks unmapped, freed after the flush */
+	bool unmapped = false;
+
 	for (u64 s = start_pfn, e; s < end; s = e) {
 		u64 va = memmap_va(ALIGN_DOWN(s, PAGES_PER_SECTION));
 		pte_t *pmd = entry_at(va, PG_LEVEL_2M);
@@ -495,14 +643,21 @@ void vmemmap_free(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap, unsig
 		e = section_part_end(s, end);
 		if (!present(pmd, PG_LEVEL_2M))
 			continue;
-		if (!pmd_is_block(pmd))
+		if (!pmd_is_block(pmd)) {
 			free_runs(s, e);
-		else if (e - s == PAGES_PER_SECTION)
-			free_block(va, arch_pte_leaf_pa(PG_LEVEL_2M, *pmd), altmap);
-		else
+		} else if (e - s == PAGES_PER_SECTION) {
+			free_block(va, arch_pte_leaf_pa(PG_LEVEL_2M, *pmd), altmap, &blocks);
+			unmapped = true;
+		} else {
 			pr_err("vmemmap: pfns [%#llx-%#llx) are part of a 2 MiB leaf; not freed\n",
 			       s, e);
+		}
 	}
+	/* One flush for every leaf, not one a section (each a full flush); then the RAM. */
+	if (unmapped)
+		arch_flush_tlb_range(memmap_va(start_pfn), nr_pages * sizeof(struct page));
+	release_list(&blocks, PMD_ORDER, MM_VMEMMAP);
+	lazy_forget(memmap_va(start_pfn), memmap_va(end));	/* sections never populated */
 	arch_sync_kernel_mappings(memmap_va(start_pfn), nr_pages * sizeof(struct page));
 }
 

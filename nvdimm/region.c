@@ -16,6 +16,7 @@
 #include "nvdimm.h"
 #include "persist.h"
 #include "printk.h"
+#include "sparse.h"
 
 static struct nd_region regions[ND_MAX_REGIONS];
 static u32 nr_regions;
@@ -175,6 +176,21 @@ static void map_flush_hints(struct nd_region *r)
 	}
 }
 
+/*
+ * The section table and vmemmap page tables over the region, for good:
+ * namespaces come and go in it, and each bring-up then allocates none
+ * (a deferred map=dev one stores nothing per section). Without them a
+ * bring-up allocates its own, as before.
+ */
+static void reserve_memmap_tables(struct nd_region *r)
+{
+	int err = sparse_reserve_range(PFN_DOWN(r->start), PFN_UP(r->start + r->size) - PFN_DOWN(r->start));
+
+	if (err)
+		pr_warn("nd_region %s: no page tables kept for its struct pages (error %d): each bring-up allocates them\n",
+			r->name, err);
+}
+
 void nd_region_flush(struct nd_region *r)
 {
 	/* Completed writes reach the memory controller first... */
@@ -200,6 +216,7 @@ void nd_regions_publish(void)
 		published[nr_published++] = r;
 		snprintf(r->name, sizeof(r->name), "region%d", r->id);
 		map_flush_hints(r);
+		reserve_memmap_tables(r);
 		print_region(r);
 		nd_region_namespaces_init(r);
 	}

@@ -88,13 +88,13 @@ static void row(FILE *f, const struct host_scale *r)
 	size_name(r->size, name, sizeof(name));
 	fprintf(f,
 		"| %s | %s | %.3f | %.3f (%.3f) | %.3f | %.3f | %.3f (%.3f) | %.2f | %.2f | %.0f | %.0f "
-		"| %llu | %.1f | %llu | %llu | %llu | %llu | %llu | %s |\n",
+		"| %llu | %.1f | %llu (%llu) | %llu | %llu | %llu | %llu | %s |\n",
 		name, r->map_dev ? "dev" : "mem", (double)r->layout_ns / 1e3, ms(r->memremap_ns),
 		ms(r->cold_ns[0]), ms(r->map_ns), ms(r->sparse_ns), ms(r->memunmap_ns),
 		ms(r->cold_ns[3]), (double)r->memremap_ns / 1e3 / gib,
 		(double)r->memunmap_ns / 1e3 / gib, (double)r->memremap_pte_reads / gib,
 		(double)r->memunmap_pte_reads / gib, r->pgtable_pages, (double)r->pgtable_pages / tib,
-		r->sections, r->section_tables >> 10, r->vmemmap_ram >> 20,
+		r->sections + r->lazy_sections, r->lazy_sections, r->section_tables >> 10, r->vmemmap_ram >> 20,
 		(r->altmap_alloc * PAGE_SIZE) >> 20, r->rss_kib >> 10,
 		!diff[0] && !r->left_memmap ? "yes" : diff[0] ? diff : "memmap left");
 }
@@ -104,7 +104,7 @@ static void header(FILE *f)
 	fprintf(f, "| size | map | layout µs | memremap ms (cold) | direct map ms | sections+vmemmap ms "
 		   "| memunmap ms (cold) | memremap µs/GiB | memunmap µs/GiB "
 		   "| memremap entry reads/GiB | memunmap entry reads/GiB | page-table pages "
-		   "| per TiB | sections | section table KiB | vmemmap RAM MiB | altmap MiB "
+		   "| per TiB | sections (of them lazy) | section table KiB | vmemmap RAM MiB | altmap MiB "
 		   "| RSS growth MiB | back to baseline |\n");
 	fprintf(f, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
 }

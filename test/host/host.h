@@ -139,6 +139,7 @@ struct host_scale {
 	u64 pgtable_pages;		/* memremap_stats: page-table pages added */
 	u64 vmemmap_ram;		/* bytes of RAM holding struct pages */
 	u64 sections;			/* sections of the range with a memmap */
+	u64 lazy_sections;		/* sections whose vmemmap waits for the deferred init */
 	u64 section_tables;		/* bytes of section table added */
 	u64 altmap_alloc, altmap_align;	/* pages, after memremap_pages */
 	u64 rss_kib;			/* largest host RSS growth over a memremap_pages */

@@ -102,6 +102,7 @@ static int register_once(const struct nd_pfn_placement *p, bool map_dev, struct 
 	r->pgtable_pages = st.pgtable_pages;
 	r->vmemmap_ram = st.vmemmap_ram;
 	r->sections = sections_with_memmap(PFN_DOWN(p->range.start), PFN_DOWN(p->range.end) + 1);
+	r->lazy_sections = (pgmap.lazy.end_pfn - pgmap.lazy.first_pfn) / PAGES_PER_SECTION;
 	r->section_tables = mm_stat(MM_SECTION_TABLES) - r->before.stat[MM_SECTION_TABLES];
 	r->altmap_alloc = pgmap.altmap.alloc;
 	r->altmap_align = pgmap.altmap.align;

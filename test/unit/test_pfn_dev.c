@@ -520,23 +520,24 @@ static void pfn_reconfigure_bad_layout_changes_nothing(void **state)
 
 /*
  * A reconfigure that fails after the old device is gone (here: every RAM
- * allocation of the new device's bring-up fails in turn) puts the old info
- * block back and the old device up; the media ends as it began.
+ * allocation of the new device's bring-up fails in turn; map=mem, since a
+ * map=dev bring-up in a region allocates no RAM) puts the old info block
+ * back and the old device up; the media ends as it began.
  */
 static void pfn_reconfigure_failing_late_restores_old_device(void **state)
 {
 	(void)state;
-	struct nd_pfn_request mem = { .mode = PFN_MODE_RAM, .align = 2 * MiB, .force = true };
 	struct nd_pfn_request dev = { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true };
+	struct nd_pfn_request mem = { .mode = PFN_MODE_RAM, .align = 2 * MiB, .force = true };
 	int failed = 0;
 
-	assert_int_equal(nd_namespace_reconfigure(ns, &mem), 0);
+	assert_int_equal(nd_namespace_reconfigure(ns, &dev), 0);
 	u8 uuid[16];
 	memcpy(uuid, nd_pfn_of(ns)->layout.uuid, 16);
 	u64 before = ns_hash();
 	for (u64 n = 1; n < 64; n++) {
 		mm_fail_nth = n;
-		int err = nd_namespace_reconfigure(ns, &dev);
+		int err = nd_namespace_reconfigure(ns, &mem);
 		mm_fail_nth = 0;
 		if (!err)
 			break;
@@ -544,13 +545,13 @@ static void pfn_reconfigure_failing_late_restores_old_device(void **state)
 		struct nd_pfn *pfn = nd_pfn_of(ns);
 		assert_non_null(pfn);
 		assert_true(pfn->enabled);
-		assert_int_equal(pfn->layout.mode, PFN_MODE_RAM);
+		assert_int_equal(pfn->layout.mode, PFN_MODE_PMEM);
 		assert_memory_equal(pfn->layout.uuid, uuid, 16);
 		assert_int_equal(ns_hash(), before);
 		assert_true(host_console_has("reconfiguration failed"));
 	}
 	assert_true(failed > 0);
-	assert_int_equal(nd_pfn_of(ns)->layout.mode, PFN_MODE_PMEM);
+	assert_int_equal(nd_pfn_of(ns)->layout.mode, PFN_MODE_RAM);
 }
 
 /*

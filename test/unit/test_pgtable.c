@@ -146,6 +146,47 @@ static void pgtable_unmap_frees_empty_tables(void **state)
 	assert_int_equal(tables_freed, 3);
 }
 
+/* Keep the tables whose span touches [kept_lo, kept_hi). */
+static u64 kept_lo, kept_hi;
+
+static bool keep_span(u64 va, enum pg_level l)
+{
+	return va < kept_hi && kept_lo < va + pg_level_size(l);
+}
+
+/*
+ * keep_table: an unmap that empties a kept table leaves it (and the tables
+ * above it); pgtable_prune frees it once it is no longer kept, and only
+ * tables that map nothing.
+ */
+static void pgtable_keep_table_and_prune(void **state)
+{
+	const u64 va = DM + 64 * GiB;	/* a PD of its own: 1 GiB of 2 MiB leaves */
+
+	(void)state;
+	pt.keep_table = keep_span;
+	kept_lo = va + 1 * GiB;
+	kept_hi = kept_lo + 2 * MiB;	/* inside the second PD */
+	assert_int_equal(pgtable_map_leaves(&pt, va, pa_init(4 * GiB), 2 * GiB, PROT_KERNEL_RW, PG_LEVEL_2M), 0);
+	assert_int_equal(pt.nr_tables, 1 + 1 + 2);	/* root, PDPT, two PDs */
+	assert_int_equal(pgtable_unmap(&pt, va, 2 * GiB), 0);
+	assert_int_equal(pt.nr_tables, 1 + 1 + 1);	/* the kept PD and the PDPT above it */
+	assert_non_null(pgtable_entry(&pt, kept_lo, PG_LEVEL_2M));
+	assert_null(pgtable_entry(&pt, va, PG_LEVEL_2M));
+	pgtable_prune(&pt, va, va + 2 * GiB);	/* still kept: nothing goes */
+	assert_int_equal(pt.nr_tables, 3);
+	/* A leaf mapped into the kept PD without allocating, then the keep dropped. */
+	pte_t *pmd = pgtable_entry(&pt, kept_lo, PG_LEVEL_2M);
+	*pmd = arch_pte_leaf(PG_LEVEL_2M, 8 * GiB, pgtable_leaf_prot(&pt, PROT_KERNEL_RW));
+	kept_lo = kept_hi = 0;
+	pgtable_prune(&pt, va, va + 2 * GiB);	/* it maps something: stays */
+	assert_int_equal(pt.nr_tables, 3);
+	expect(va + 1 * GiB, 8 * GiB, PG_LEVEL_2M, 0, 0);
+	assert_int_equal(pgtable_unmap(&pt, va + 1 * GiB, 2 * MiB), 0);
+	assert_int_equal(pt.nr_tables, 1);
+	assert_int_equal(tables_freed, 3);
+}
+
 /* Holes of every size inside the range are stepped over, leaves on both sides unmapped. */
 static void pgtable_unmap_across_holes(void **state)
 {
@@ -283,6 +324,7 @@ int main(void)
 		cmocka_unit_test_setup(pgtable_refuses_overlap, setup),
 		cmocka_unit_test_setup(pgtable_leaves_executable_without_nx, setup),
 		cmocka_unit_test_setup(pgtable_unmap_frees_empty_tables, setup),
+		cmocka_unit_test_setup(pgtable_keep_table_and_prune, setup),
 		cmocka_unit_test_setup(pgtable_unmap_across_holes, setup),
 		cmocka_unit_test_setup(pgtable_unmap_refuses_to_split_a_large_leaf, setup),
 		cmocka_unit_test_setup(pgtable_reports_enomem, setup),
