@@ -97,5 +97,6 @@ void bench_reprobe_boot(struct bench_ctx *c);	/* reprobe.c: the boot's own probe
 void bench_blk(struct bench_ctx *c);		/* blk.c */
 void bench_lookup(struct bench_ctx *c);		/* lookup.c */
 void bench_btt(struct bench_ctx *c);		/* btt.c: raw and sector, once per run */
+void bench_usable(struct bench_ctx *c);		/* memmap.c: every namespace, once per run */
 
 #endif

@@ -167,6 +167,66 @@ static int bench_memmap_deferred(struct bench_ctx *c)
 	return 0;
 }
 
+/*
+ * The usable sweep (bench=usable): every namespace of the boot, as map=dev
+ * with deferred init, in turn within each repetition (the order rotated),
+ * so every size is timed under the same emulator and host state (tools/bench boots one
+ * nvdimm of each size for it). Each is first brought up synchronously,
+ * which stores what its media lack; from then on every init compares and
+ * stores nothing, so no size is timed while the host writes another's back.
+ */
+#define USABLE_MAX_NS 8
+
+void bench_usable(struct bench_ctx *c0)
+{
+	/* Static: too big for a kernel stack (one run at a time: the nd lock). */
+	static struct bench_ctx cs[USABLE_MAX_NS];
+	static struct bench_series usable[USABLE_MAX_NS], reg[USABLE_MAX_NS], sparse[USABLE_MAX_NS];
+	bool ok[USABLE_MAX_NS] = { false };
+	u32 n = 0;
+	u64 t0, ns_usable;
+	int err;
+
+	for (struct nd_namespace_io *ns = nd_namespace_next(NULL); ns && n < USABLE_MAX_NS;
+	     ns = nd_namespace_next(ns)) {
+		cs[n] = *c0;
+		cs[n].ns = ns;
+		cs[n].mode = PFN_MODE_PMEM;
+		cs[n].errors = 0;
+		usable[n] = reg[n] = sparse[n] = (struct bench_series){ 0 };
+		int q = bench_quiet();
+		err = bench_pfn_up(&cs[n]);	/* memmap_init=sync: bench_run's setting */
+		bench_loud(q);
+		if (err)
+			bench_error(&cs[n], "usable", "map=dev bring-up failed", err);
+		ok[n++] = !err;
+	}
+	/* Rotated: each size comes first in some repetition (after the last one's init). */
+	for (u32 r = 0; r < c0->reps; r++)
+		for (u32 k = 0, i; k < n; k++) {
+			i = (r + k) % n;
+			if (!ok[i])
+				continue;
+			struct nd_pfn *pfn = deferred_up(&cs[i], false, &t0, &ns_usable, &err);
+			if (!pfn) {
+				bench_error(&cs[i], "usable", "deferred bring-up failed", err);
+				ok[i] = false;
+				continue;
+			}
+			bench_add(&usable[i], bench_ms_milli(ns_usable));
+			bench_add(&reg[i], bench_ms_milli(arch_cycles_to_ns(pfn->memmap_stats.total_cycles)));
+			bench_add(&sparse[i],
+				  bench_ms_milli(arch_cycles_to_ns(pfn->memmap_stats.sparse_cycles)));
+			wait_ready(pfn);
+		}
+	for (u32 i = 0; i < n; i++) {
+		bench_report(&cs[i], "usable", "usable_time", &usable[i], "ms");
+		bench_report(&cs[i], "usable", "usable_memremap_time", &reg[i], "ms");
+		bench_report(&cs[i], "usable", "usable_vmemmap_time", &sparse[i], "ms");
+		c0->errors += cs[i].errors;
+	}
+}
+
 void bench_memmap(struct bench_ctx *c)
 {
 	struct bench_series up = { 0 }, up_ms = { 0 }, per_page = { 0 }, init = { 0 };

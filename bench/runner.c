@@ -49,6 +49,7 @@ enum {
 	B_REPROBE = 1 << 4,
 	B_BTT = 1 << 5,
 	B_ALL = (1 << 6) - 1,
+	B_USABLE = 1 << 6,	/* not in "all": a boot with one nvdimm per size */
 };
 
 static const struct {
@@ -67,6 +68,8 @@ static const struct {
 	{ "reprobe", B_REPROBE, true, false, bench_reprobe },
 	/* Raw and sector on the namespace, after the pfn passes. */
 	{ "btt", B_BTT, false, true, bench_btt },
+	/* Every namespace of the boot, map=dev with deferred init, in turn. */
+	{ "usable", B_USABLE, false, true, bench_usable },
 };
 
 /* "all" or NAME,NAME...: a mask, or -EINVAL after naming the bad word. */
@@ -84,7 +87,7 @@ static int parse_spec(const char *spec, unsigned int *mask)
 			if (!strcmp(w, benches[i].name))
 				bit = benches[i].bit;
 		if (!bit) {
-			kprintf("bench: unknown benchmark '%s' (all, memmap, overhead, lookup, blk, reprobe, btt)\n", w);
+			kprintf("bench: unknown benchmark '%s' (all, memmap, overhead, lookup, blk, reprobe, btt, usable)\n", w);
 			return -EINVAL;
 		}
 		*mask |= bit;
@@ -199,14 +202,14 @@ static int bench_param(const char *val)
 	unsigned int mask;
 
 	if (!val || parse_spec(val, &mask)) {
-		pr_err("bench=%s: expected all or memmap,overhead,lookup,blk,reprobe,btt\n", val ? val : "");
+		pr_err("bench=%s: expected all or memmap,overhead,lookup,blk,reprobe,btt,usable\n", val ? val : "");
 		return -EINVAL;
 	}
 	bench_spec = val;
 	return 0;
 }
 KERNEL_PARAM("bench", bench_param,
-	     "run benchmarks at the end of boot, then power off: all or memmap,overhead,lookup,blk,reprobe,btt");
+	     "run benchmarks at the end of boot, then power off: all (but usable) or memmap,overhead,lookup,blk,reprobe,btt,usable (every namespace in turn)");
 
 static int bench_ns_param(const char *val)
 {
@@ -301,12 +304,12 @@ static int cmd_bench(int argc, char **argv)
 		}
 	}
 	if (!spec || !force) {
-		kprintf("usage: bench -f [-n NS] [-r REPS] [-w SIZE] all|NAME,... (reformats NS: its data is lost)\n");
+		kprintf("usage: bench -f [-n NS] [-r REPS] [-w SIZE] all|NAME,... (reformats NS, usable every namespace: their data is lost)\n");
 		return -EINVAL;
 	}
 	int errors = bench_run(spec, ns, reps, ws);
 	return errors < 0 ? errors : errors ? -EIO : 0;
 }
 SHELL_COMMAND(SHELL_BENCH, "bench", cmd_bench,
-	      "bench -f [-n NS] [-r REPS] [-w SIZE] all|memmap,overhead,lookup,blk,reprobe,btt | bench stat",
-	      "benchmarks (reformat the namespace); 'bench stat': bytes stored to pmem");
+	      "bench -f [-n NS] [-r REPS] [-w SIZE] all|memmap,overhead,lookup,blk,reprobe,btt,usable | bench stat",
+	      "benchmarks (reformat the namespace; usable: every namespace); 'bench stat': bytes stored to pmem");

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Turn tools/bench's serial logs into results.csv, results.md and PNG plots.
 
-usage: tools/bench-report.py DIR   (reads DIR/logs/<N>G-<fresh|written>.log)
+usage: tools/bench-report.py DIR   (reads DIR/logs/<N>G-<fresh|written>.log, usable-written.log)
 
 Every `bench: name=...` line becomes one CSV row; the Markdown tables pick
 the medians of the `written` boot (the steady state) and, for bring-up, the
 first repetition of the `fresh` boot (the host allocating a sparse file on
-first touch). Plots need gnuplot (Debian gnuplot-nox).
+first touch); usable-written.log is the one boot with every size
+(bench=usable, its rows `oneboot`, the size from each line). Plots need gnuplot (Debian
+gnuplot-nox).
 """
 import csv
 import os
@@ -26,9 +28,12 @@ def read_logs(logdir):
     rows, meta = [], {}
     for f in sorted(os.listdir(logdir)):
         m = LOG.match(f)
-        if not m:
+        if f == 'usable-written.log':
+            size, backing = None, 'oneboot'
+        elif not m:
             continue
-        size, backing = int(m.group(1)), m.group(2)
+        else:
+            size, backing = int(m.group(1)), m.group(2)
         with open(os.path.join(logdir, f), errors='replace') as fh:
             for line in fh:
                 line = line.rstrip()
@@ -37,7 +42,12 @@ def read_logs(logdir):
                 m2 = LINE.match(line)
                 if m2:
                     g = m2.groups()
-                    rows.append({'size_gib': size, 'backing': backing, 'name': g[0],
+                    line_size = size
+                    if line_size is None:
+                        if not g[1].endswith('G'):
+                            continue
+                        line_size = int(g[1][:-1])
+                    rows.append({'size_gib': line_size, 'backing': backing, 'name': g[0],
                                  'mode': g[2], 'metric': g[3], 'median': float(g[4]),
                                  'min': float(g[5]), 'max': float(g[6]), 'first': float(g[7]),
                                  'unit': g[8], 'n': int(g[9])})
@@ -123,6 +133,25 @@ def tables(ix, meta):
                 f'{fmt(g("ready_time", field="max"))}) | {fmt(b)} | '
                 f'{fmt(u / b if u is not None and b else None, 4)} |')
     add('')
+    usable = [s for s in ix.sizes if ix.get(s, 'usable', 'dev', 'usable_time', backing='oneboot')]
+    if usable:
+        add('### Time to a usable map=dev device, every size in one boot (`bench=usable`)\n')
+        add('One boot with an nvdimm of each size; within each repetition the sizes take '
+            'turns, the order rotated (detach, then `create-namespace -f` with deferred '
+            'init, timed to its return; then every struct page readied). The `written` '
+            'boot of two: its media hold every struct page already, so nothing is '
+            'stored. Every size is timed under the same emulator and host state.\n')
+        add('| pmem | usable ms (min–max) | of which memremap_pages ms | '
+            'of which sections+vmemmap ms | usable / smallest |')
+        add('|---|---|---|---|---|')
+        g0 = ix.get(usable[0], 'usable', 'dev', 'usable_time', backing='oneboot')
+        for s in usable:
+            g = lambda metric, **kw: ix.get(s, 'usable', 'dev', metric, backing='oneboot', **kw)
+            u = g('usable_time')
+            add(f'| {s} GiB | {fmt(u, 3)} ({fmt(g("usable_time", field="min"), 3)}–'
+                f'{fmt(g("usable_time", field="max"), 3)}) | {fmt(g("usable_memremap_time"), 3)} | '
+                f'{fmt(g("usable_vmemmap_time"), 3)} | {fmt(u / g0 if u and g0 else None)} |')
+        add('')
     add('### Block I/O: GiB/s, and in parentheses the fraction of `memcpy` over the same '
         'buffers in the same guest\n')
     cols = [(d, p, r) for r in ('4k', '1m') for p in ('seq', 'rand') for d in ('read', 'write')]
@@ -230,7 +259,7 @@ def plots(ix, outdir):
         fh.write('# size dev_ms dev_min dev_max mem_ms mem_min mem_max dev_first_fresh '
                  'mem_first_fresh ram_mem_mib ram_dev_mib pmem_dev_mib rewrite_mib diff_mib '
                  'reprobe_dev_ms reprobe_rewrite_ms usable_dev_ms ready_dev_ms usable_mem_ms '
-                 'ready_mem_ms\n')
+                 'ready_mem_ms oneboot_usable_ms oneboot_min oneboot_max\n')
         for s in ix.sizes:
             v = lambda *a, **kw: ix.get(s, *a, **kw)
             mib = lambda x: (x or 0) / 2**20
@@ -248,7 +277,10 @@ def plots(ix, outdir):
                    mib(v('reprobe', 'dev', 'pmem_bytes')),
                    v('reprobe', 'dev', 'time'), v('reprobe', 'dev', 'time_rewrite'),
                    v('memmap', 'dev', 'usable_time'), v('memmap', 'dev', 'ready_time'),
-                   v('memmap', 'mem', 'usable_time'), v('memmap', 'mem', 'ready_time')]
+                   v('memmap', 'mem', 'usable_time'), v('memmap', 'mem', 'ready_time'),
+                   v('usable', 'dev', 'usable_time', backing='oneboot'),
+                   v('usable', 'dev', 'usable_time', backing='oneboot', field='min'),
+                   v('usable', 'dev', 'usable_time', backing='oneboot', field='max')]
             fh.write(' '.join('nan' if x is None else f'{x:g}' for x in row) + '\n')
     first = ix.sizes[0]
     ref = ix.get(first, 'memmap', 'dev', 'bringup_time') or 1
@@ -274,6 +306,7 @@ plot "{dat}" using 1:17 with linespoints lw 2 pt 7 title "map=dev: block device 
      "{dat}" using 1:19 with linespoints lw 2 pt 5 title "map=mem: block device usable", \\
      "{dat}" using 1:18 with linespoints lw 2 pt 6 dt 2 title "map=dev: every struct page ready", \\
      "{dat}" using 1:20 with linespoints lw 2 pt 4 dt 2 title "map=mem: every struct page ready", \\
+     "{dat}" using 1:21:22:23 with yerrorlines lw 2 pt 9 title "map=dev: usable, every size in one boot (median, min-max)", \\
      "{dat}" using 1:2 with lines lw 1 lc rgb "gray" title "map=dev: synchronous bring-up"
 ''',
         'overhead.png': GNUPLOT_COMMON + LIN_X + f'''

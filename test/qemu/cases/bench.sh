@@ -53,3 +53,22 @@ case_bench_smoke() {
 	expect '^pmem_written: total=[0-9]+ block=0 infoblock=[0-9]+ memmap=[0-9]+ btt=0 other=0 '
 	expect '^PmemWritten: +[0-9]+ kB'
 }
+
+# The usable sweep (bench=usable, make bench's one-boot row): every
+# namespace of the boot as map=dev with deferred init, in turn, each size
+# reported; a figure per namespace, and the devices left usable.
+case_bench_usable() {
+	local dir=build/qemu/bench_usable size
+	rm -rf "$dir"
+	boot bench_usable 0 --dir "$dir" --ram 1G --nvdimm 256M --nvdimm 512M \
+		--cmdline 'bench=usable bench.reps=3'
+	for size in 256M 512M; do
+		expect "^bench: name=usable size=$size mode=dev metric=usable_time median=[0-9]+\.[0-9]{3} .* unit=ms n=3$"
+		expect "^bench: name=usable size=$size mode=dev metric=usable_memremap_time median=[0-9]+\.[0-9]{3} .* unit=ms n=3$"
+		expect "^bench: name=usable size=$size mode=dev metric=usable_vmemmap_time median=[0-9]+\.[0-9]{3} .* unit=ms n=3$"
+	done
+	expect '^bench: end errors=0 '
+	expect_not 'error='
+	expect_not '^bench: name=(memmap|overhead|lookup|blk|reprobe|btt) '
+	rm -rf "$dir"
+}
