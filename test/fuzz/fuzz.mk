@@ -24,6 +24,7 @@ FUZZ_NFIT_PARSERS := drivers/acpi_nfit/nfit.c drivers/acpi_nfit/acpi.c drivers/a
 FUZZ_ND_SRCS := nvdimm/bus.c nvdimm/region.c nvdimm/namespace.c nvdimm/list.c nvdimm/label.c \
 	nvdimm/namespace_label.c
 FUZZ_NFIT_SRCS := $(wildcard drivers/acpi_nfit/*.c) drivers/e820/e820_pmem.c mm/memblock.c test/host/persist_host.c \
+	test/fuzz/fuzz_mm_fake.c \
 	$(FUZZ_ND_SRCS) $(FUZZ_E820_SRCS)
 
 FUZZ_BINS += $(BUILD)/fuzz/fuzz_nfit
