@@ -231,12 +231,14 @@ int sparse_reserve_range(u64 start_pfn, u64 nr_pages)
 
 	if (!nr_pages || end > MAX_PFN || end < start_pfn)
 		return -EINVAL;
+	mm_lock();	/* the section table and kernel_pgtable, as memremap_pages changes them */
 	int err = chunks_get(start_pfn, end);
-	if (err)
-		return err;
-	err = vmemmap_reserve_tables(start_pfn, nr_pages);
-	if (err)
-		chunks_put(start_pfn, end);
+	if (!err) {
+		err = vmemmap_reserve_tables(start_pfn, nr_pages);
+		if (err)
+			chunks_put(start_pfn, end);
+	}
+	mm_unlock();
 	return err;
 }
 
