@@ -241,11 +241,11 @@ set grid
 set xlabel "pmem size (GiB)"
 '''
 LOG_X = '''set logscale x 2
-set xrange [0.8:80]
-set xtics (1, 2, 4, 8, 16, 32, 64)
+set xrange [0.8:320]
+set xtics (1, 2, 4, 8, 16, 32, 64, 128, 256)
 '''
-LIN_X = '''set xrange [0:68]
-set xtics (1, 4, 16, 32, 48, 64)
+LIN_X = '''set xrange [0:272]
+set xtics (1, 16, 64, 128, 192, 256)
 '''
 
 
