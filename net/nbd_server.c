@@ -63,6 +63,7 @@ struct client {
 	bool used;
 	bool closing;			/* closed, waiting for queued data to be acknowledged */
 	unsigned int closing_polls;
+	bool run_pending;		/* data acknowledged this poll pass: nbd_server_run_pending */
 };
 
 static struct srv_export exports_tab[NBD_MAX_EXPORTS];
@@ -340,12 +341,33 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 	return ERR_OK;
 }
 
+/*
+ * An ACK freed send buffer. The sending waits for the end of the poll pass
+ * (nbd_server_run_pending): a pass delivers many ACKs, and one client_run
+ * after all of them writes what they freed in a few large tcp_writes, where
+ * one per ACK wrote a segment or two each time. On e1000 that raised
+ * NBD READ from 0.84-0.89 of raw TCP to 1.11-1.14 (PERFORMANCE).
+ */
 static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
+	struct client *cl = arg;
+
 	(void)pcb;
 	(void)len;
-	client_run(arg);
+	cl->run_pending = true;
 	return ERR_OK;
+}
+
+void nbd_server_run_pending(void)
+{
+	for (unsigned int i = 0; i < NBD_MAX_CLIENTS; i++) {
+		struct client *cl = &clients[i];
+
+		if (cl->used && cl->run_pending) {
+			cl->run_pending = false;
+			client_run(cl);
+		}
+	}
 }
 
 static err_t on_poll(void *arg, struct tcp_pcb *pcb)

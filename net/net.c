@@ -243,6 +243,7 @@ void net_poll(void)
 	if (!net_ready)
 		return;
 	netdev_poll_all(64);
+	nbd_server_run_pending();	/* after the pass's ACKs: one send each */
 	sys_check_timeouts();
 	u32 now = sys_now();
 	if (now - last_link_check >= 500) {

@@ -24,5 +24,7 @@ extern unsigned int net_nr_ifs;
 err_t net_output_copy(struct net_if *ni, struct pbuf *p);
 bool net_if_has_addr(const struct net_if *ni);
 bool net_wait_dhcp(u32 ms);
+/* nbd_server.c: send for the clients whose data was acknowledged in this poll pass. */
+void nbd_server_run_pending(void);
 
 #endif
