@@ -244,6 +244,7 @@ void net_poll(void)
 		return;
 	netdev_poll_all(64);
 	nbd_server_run_pending();	/* after the pass's ACKs: one send each */
+	net_source_run_pending();	/* and the benchmark's raw TCP source alike */
 	sys_check_timeouts();
 	u32 now = sys_now();
 	if (now - last_link_check >= 500) {

@@ -368,14 +368,32 @@ static void source_fill(struct tcp_pcb *pcb)
 	tcp_output(pcb);
 }
 
+/*
+ * Data acknowledged: the next fill waits for the end of the poll pass
+ * (net_source_run_pending), as the NBD server's sending does, so the two
+ * compare like with like (PERFORMANCE "Sending once per poll pass").
+ */
+static bool source_pending;
+
 static err_t source_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
 	(void)arg;
 	(void)len;
+	(void)pcb;
+	source_pending = true;
+	return ERR_OK;
+}
+
+void net_source_run_pending(void)
+{
+	struct tcp_pcb *pcb = thr.pcb;
+
+	if (!source_pending || !pcb || !thr.source)
+		return;
+	source_pending = false;
 	source_fill(pcb);
 	if (thr.bytes == thr.goal && !tcp_sndqueuelen(pcb))
 		thr_finish(pcb, false);	/* all acknowledged: close */
-	return ERR_OK;
 }
 
 /* Data from a net-source client is dropped; its close before the end aborts. */

@@ -26,5 +26,7 @@ bool net_if_has_addr(const struct net_if *ni);
 bool net_wait_dhcp(u32 ms);
 /* nbd_server.c: send for the clients whose data was acknowledged in this poll pass. */
 void nbd_server_run_pending(void);
+/* net_cmds.c: the same for the benchmark's net-source. */
+void net_source_run_pending(void);
 
 #endif
