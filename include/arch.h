@@ -214,9 +214,14 @@ void arch_io_write(u16 port, unsigned int width, u32 val);
  * before a load before it (the used index or a status bit). x86 keeps
  * stores in order and loads in order (SDM Vol. 3A §9.2.2), so both only
  * stop the compiler.
+ * arch_dma_mb: every store before it is visible before any load after it
+ * is performed (an available index published, then the device's flag
+ * that says whether to ring its doorbell). x86 may perform a load before
+ * an older store to another location (§9.2.2 again): this one is a fence.
  */
 void arch_dma_wmb(void);
 void arch_dma_rmb(void);
+void arch_dma_mb(void);
 
 /*
  * This CPU's number (0 = the boot CPU; below ARCH_MAX_CPUS), from its

@@ -71,3 +71,8 @@ void arch_dma_rmb(void)
 {
 	__asm__ volatile("" ::: "memory");
 }
+
+void arch_dma_mb(void)
+{
+	__asm__ volatile("mfence" ::: "memory");
+}

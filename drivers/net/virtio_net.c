@@ -67,6 +67,7 @@
 /* Split virtqueue (§2.4.5, §2.4.6, §2.4.8). */
 #define VRING_DESC_F_NEXT 1
 #define VRING_DESC_F_WRITE 2
+#define VRING_USED_F_NO_NOTIFY 1	/* used ring flags: the device asks not to be notified */
 
 struct vring_desc {
 	u64 addr;
@@ -224,9 +225,21 @@ static void vq_publish(struct vq *q, u16 head)
 	q->avail[1] = q->avail_idx;
 }
 
+/*
+ * Ring the doorbell unless the device said it needs none (§2.4.8 the used
+ * ring's flags, §3.2.1.4; no EVENT_IDX). QEMU sets NO_NOTIFY while its
+ * transmit handler is scheduled or running and reads the ring again before
+ * it clears the flag, so a skipped doorbell loses nothing; and each one
+ * rung is a trap that waits for QEMU's global lock, held by that handler.
+ * The fence: the available index must be visible before the flag is read,
+ * or the device could clear it, find nothing new and wait for a doorbell
+ * that never comes.
+ */
 static void vq_notify(struct vq *q)
 {
-	arch_dma_wmb();		/* the index before the doorbell */
+	arch_dma_mb();
+	if (q->used[0] & VRING_USED_F_NO_NOTIFY)
+		return;
 	*q->notify = q->index;
 }
 

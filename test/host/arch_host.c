@@ -320,6 +320,11 @@ void arch_dma_rmb(void)
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 }
 
+void arch_dma_mb(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 /*
  * Simulated CPUs for the work queue: CPU 0 is the thread that runs the
  * test; a call given to CPU n runs in a thread of its own that reports n as
