@@ -72,6 +72,17 @@ extern void (*const __stop_shell_idle[])(void) __attribute__((weak));
 /* Run every SHELL_IDLE function once. */
 void shell_idle(void);
 
+/*
+ * A console byte, or -1, for loops that poll: the console is read at most
+ * once per CONSOLE_POLL_NS while nothing arrives, and at once after a byte
+ * (pasted input drains at full speed). Under an emulator each read of the
+ * UART is a trap that takes the emulator's global lock, which its network
+ * devices need too: reading it on every pass of a polling loop slowed NBD
+ * and raw TCP alike (PERFORMANCE "Polling the console less often").
+ */
+#define CONSOLE_POLL_NS 1000000ull
+int console_poll(void);
+
 /* Run one command line; returns the command's result (-ENOENT if unknown). */
 int shell_exec(const char *line);
 /* Run a ';'-separated list (the run= parameter); stops at nothing. */

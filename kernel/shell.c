@@ -106,13 +106,25 @@ void shell_idle(void)
 		(*fn)();
 }
 
+int console_poll(void)
+{
+	static u64 last;	/* arch_cycles() of the last read that found nothing */
+	u64 now = arch_cycles();
+
+	if (last && arch_cycles_to_ns(now - last) < CONSOLE_POLL_NS)
+		return -1;
+	int c = arch_console_trygetc();
+	last = c < 0 ? now : 0;
+	return c;
+}
+
 /* The next console byte; the idle work runs while there is none. */
 static int wait_byte(void)
 {
 	if (&__start_shell_idle[0] == &__stop_shell_idle[0])
 		return arch_console_getc();
 	for (;;) {
-		int c = arch_console_trygetc();
+		int c = console_poll();
 		if (c >= 0)
 			return c;
 		shell_idle();

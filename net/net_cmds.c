@@ -26,7 +26,7 @@
 /* Ctrl-C typed on the console? (Other bytes are dropped while a command waits.) */
 static bool interrupted(void)
 {
-	return arch_console_trygetc() == 3;
+	return console_poll() == 3;
 }
 
 static int cmd_ip(int argc, char **argv)
