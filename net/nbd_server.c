@@ -64,6 +64,8 @@ struct client {
 	bool closing;			/* closed, waiting for queued data to be acknowledged */
 	unsigned int closing_polls;
 	bool run_pending;		/* data acknowledged this poll pass: nbd_server_run_pending */
+	u64 t_first_io;			/* arch_cycles() when its first READ or WRITE arrived, or 0 */
+	u64 t_last_ack;			/* arch_cycles() of the latest acknowledgement of its data */
 };
 
 static struct srv_export exports_tab[NBD_MAX_EXPORTS];
@@ -174,11 +176,15 @@ static void client_report(const struct client *cl)
 {
 	const struct nbd_stats *st = &cl->conn.stats;
 
-	if (st->reads || st->writes)
-		pr_info("nbd: client %s:%u done: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy)\n",
-			ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port, st->reads,
-			st->bytes_read, st->bytes_by_ref, st->writes, st->bytes_written,
-			st->bytes_direct);
+	if (!st->reads && !st->writes)
+		return;
+	/* Guest time from the first request to the last reply acknowledged, as net-source times its sending. */
+	u64 ns = cl->t_last_ack > cl->t_first_io ? arch_cycles_to_ns(cl->t_last_ack - cl->t_first_io) : 0;
+	u64 kib_s = ns ? (st->bytes_read + st->bytes_written) * 1000000000ull / ns / 1024 : 0;
+	pr_info("nbd: client %s:%u done: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy), in %llu.%03llu ms (%llu KiB/s guest time)\n",
+		ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port, st->reads,
+		st->bytes_read, st->bytes_by_ref, st->writes, st->bytes_written,
+		st->bytes_direct, ns / 1000000, ns / 1000 % 1000, kib_s);
 }
 
 static void client_free(struct client *cl)
@@ -261,6 +267,8 @@ static void client_run(struct client *cl)
 			cl->stash_len -= n;
 			progress = n != 0;
 		}
+		if (!cl->t_first_io && (cl->conn.stats.reads || cl->conn.stats.writes))
+			cl->t_first_io = arch_cycles();
 		if (!cl->counted && cl->conn.exp) {
 			cl->counted = (struct srv_export *)cl->conn.exp->ctx;
 			cl->counted->clients++;
@@ -355,6 +363,7 @@ static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 	(void)pcb;
 	(void)len;
 	cl->run_pending = true;
+	cl->t_last_ack = arch_cycles();
 	return ERR_OK;
 }
 

@@ -441,8 +441,8 @@ case_nbd_exports_every_kind() {
 	expect "^run: 'destroy-namespace -f namespace0.0' returned -16$"
 	expect "^run: 'destroy-namespace -f namespace1.0' returned -16$"
 	# WRITE: the devdax export's in one copy, the BTT's gathered into whole sectors first.
-	expect 'nbd: client .* done: 0 reads \(0 bytes, 0 without a copy\), 1 writes \(65536 bytes, 0 in one copy\)$'
-	expect 'nbd: client .* done: 0 reads \(0 bytes, 0 without a copy\), 1 writes \(65536 bytes, 65536 in one copy\)$'
+	expect 'nbd: client .* done: 0 reads \(0 bytes, 0 without a copy\), 1 writes \(65536 bytes, 0 in one copy\), in [0-9]+\.[0-9]{3} ms \([0-9]+ KiB/s guest time\)$'
+	expect 'nbd: client .* done: 0 reads \(0 bytes, 0 without a copy\), 1 writes \(65536 bytes, 65536 in one copy\), in [0-9]+\.[0-9]{3} ms \([0-9]+ KiB/s guest time\)$'
 	# READ counters: the BTT's all copied, the devdax export's all by reference.
 	expect 'nbd: client .* done: [1-9][0-9]* reads \([1-9][0-9]* bytes, 0 without a copy\)'
 	expect 'nbd: client .* done: [1-9][0-9]* reads \(([1-9][0-9]*) bytes, \1 without a copy\)'
