@@ -37,6 +37,13 @@ struct netdev_ops {
 	 */
 	int (*xmit)(struct netdev *nd, const struct netdev_frag *frags, unsigned int nr,
 		    void *cookie);
+	/*
+	 * Optional: hand the device every frame queued since the last flush.
+	 * A driver with one costly doorbell per batch (e1000's transmit tail)
+	 * rings it here, not in xmit; the device may not see a frame before
+	 * the next flush or poll. net_poll flushes after each pass.
+	 */
+	void (*flush)(struct netdev *nd);
 	/* Reap finished sends and deliver up to budget received frames; returns frames delivered. */
 	unsigned int (*poll)(struct netdev *nd, unsigned int budget);
 	bool (*link_up)(struct netdev *nd);
@@ -78,6 +85,8 @@ int netdev_register(struct netdev *nd);
 unsigned int netdev_count(void);
 struct netdev *netdev_get(unsigned int i);
 struct netdev *netdev_by_name(const char *name);
+/* Every device's flush (those that have one). */
+void netdev_flush_all(void);
 /* Poll every registered device once. */
 void netdev_poll_all(unsigned int budget);
 /* "52:54:00:12:34:56" into buf (at least 18 bytes). */

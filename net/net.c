@@ -246,6 +246,7 @@ void net_poll(void)
 	nbd_server_run_pending();	/* after the pass's ACKs: one send each */
 	net_source_run_pending();	/* and the benchmark's raw TCP source alike */
 	sys_check_timeouts();
+	netdev_flush_all();	/* everything the pass queued, one doorbell per NIC */
 	u32 now = sys_now();
 	if (now - last_link_check >= 500) {
 		last_link_check = now;

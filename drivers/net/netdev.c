@@ -46,6 +46,13 @@ void netdev_poll_all(unsigned int budget)
 		netdevs[i]->ops->poll(netdevs[i], budget);
 }
 
+void netdev_flush_all(void)
+{
+	for (unsigned int i = 0; i < nr_netdevs; i++)
+		if (netdevs[i]->ops->flush)
+			netdevs[i]->ops->flush(netdevs[i]);
+}
+
 const char *netdev_mac_str(const u8 *mac, char *buf)
 {
 	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
