@@ -35,6 +35,7 @@
 #define PCI_COMMAND_IO 0x1
 #define PCI_COMMAND_MEMORY 0x2
 #define PCI_COMMAND_MASTER 0x4
+#define PCI_COMMAND_INTX_DISABLE 0x400
 #define PCI_STATUS_CAP_LIST 0x10
 
 #define PCI_CAP_ID_PM 0x01
@@ -42,6 +43,14 @@
 #define PCI_CAP_ID_VNDR 0x09
 #define PCI_CAP_ID_EXP 0x10
 #define PCI_CAP_ID_MSIX 0x11
+
+/* MSI-X capability (PCI 3.0 §6.8.2) and its table entries (§6.8.2.6-9). */
+#define PCI_MSIX_CTL 2			/* message control */
+#define PCI_MSIX_CTL_ENABLE 0x8000
+#define PCI_MSIX_CTL_MASKALL 0x4000	/* function mask */
+#define PCI_MSIX_TABLE 4		/* table offset (bits 31:3) | BIR (bits 2:0) */
+#define PCI_MSIX_ENTRY_SIZE 16		/* address low, address high, data, vector control */
+#define PCI_MSIX_ENTRY_MASKED 0x1	/* vector control bit 0 */
 
 #define PCI_MAX_FUNCTIONS 64	/* enumeration stops there, with a line */
 #define PCI_MAX_CAPS 16		/* capabilities kept per function */
@@ -120,6 +129,14 @@ void pci_enable(const struct pci_dev *d, bool io, bool master);
  * would need a PAT UC mapping, which pmemk does not make yet).
  */
 volatile void *pci_map_bar(const struct pci_dev *d, unsigned int bar);
+
+/*
+ * Point MSI-X table entry `entry` at the message (addr, data), unmask it,
+ * and turn MSI-X on with INTx off (PCI 3.0 §6.8.3.3: the function then
+ * signals only through its table). 0, or a negative errno after one line:
+ * no MSI-X capability, an entry past the table, a table outside its BAR.
+ */
+int pci_msix_enable(const struct pci_dev *d, u16 entry, u64 addr, u32 data);
 
 /* "00:03.0" into buf (at least 8 bytes). */
 const char *pci_name(const struct pci_dev *d, char *buf);

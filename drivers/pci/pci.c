@@ -375,6 +375,44 @@ volatile void *pci_map_bar(const struct pci_dev *d, unsigned int bar)
 	return phys_to_virt(b->base);
 }
 
+int pci_msix_enable(const struct pci_dev *d, u16 entry, u64 addr, u32 data)
+{
+	u8 cap = pci_find_cap(d, PCI_CAP_ID_MSIX, 0);
+	char name[8];
+
+	if (!cap)
+		return -ENODEV;
+	if (entry >= d->msix_vectors) {
+		pr_err("pci %s: MSI-X entry %u past its %u-entry table\n", pci_name(d, name), entry,
+		       d->msix_vectors);
+		return -EINVAL;
+	}
+	u32 table = pci_read32(d, (u8)(cap + PCI_MSIX_TABLE));
+	unsigned int bir = table & 7;
+	u64 off = table & ~7u;
+	u64 end = off + (u64)d->msix_vectors * PCI_MSIX_ENTRY_SIZE;
+	if (bir >= d->nr_bars || end > d->bar[bir].size) {
+		pr_err("pci %s: MSI-X table at BAR%u+%#llx, %u entries, is not inside a BAR\n",
+		       pci_name(d, name), bir, off, d->msix_vectors);
+		return -EINVAL;
+	}
+	volatile u8 *base = pci_map_bar(d, bir);
+	if (!base)
+		return -ENOMEM;
+	volatile u32 *e = (volatile u32 *)(base + off + (u64)entry * PCI_MSIX_ENTRY_SIZE);
+	u16 ctl = pci_read16(d, (u8)(cap + PCI_MSIX_CTL));
+	/* Function masked while the entry changes: no half-written message goes out. */
+	pci_write16(d, (u8)(cap + PCI_MSIX_CTL), ctl | PCI_MSIX_CTL_ENABLE | PCI_MSIX_CTL_MASKALL);
+	e[0] = (u32)addr;
+	e[1] = (u32)(addr >> 32);
+	e[2] = data;
+	e[3] = 0;	/* unmasked */
+	pci_write16(d, PCI_COMMAND, pci_read16(d, PCI_COMMAND) | PCI_COMMAND_INTX_DISABLE);
+	pci_write16(d, (u8)(cap + PCI_MSIX_CTL),
+		    (u16)((ctl | PCI_MSIX_CTL_ENABLE) & ~PCI_MSIX_CTL_MASKALL));
+	return 0;
+}
+
 const char *pci_class_name(const struct pci_dev *d)
 {
 	static const struct {

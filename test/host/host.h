@@ -82,6 +82,7 @@ struct pci_fake_fn {
 	u32 bar_mask[6];
 	u32 bar_lie[6];		/* if set: what an all-ones write makes the BAR read */
 	unsigned int other_writes;
+	u8 msix_cap;		/* offset of an MSI-X capability: its enable and mask bits are writable */
 };
 extern struct pci_fake_fn pci_fake[PCI_FAKE_BUSES][32][8];
 extern bool pci_fake_mechanism;			/* arch_pci_cfg_present() */

@@ -1,7 +1,7 @@
 /*
  * A fake PCI configuration space behind arch_pci_cfg_* for the host tests:
  * functions on buses 0..PCI_FAKE_BUSES-1 with 256 bytes each; the command
- * register and the BARs are writable (a BAR keeps only the bits its mask
+ * register, the BARs and an MSI-X capability's enable and mask bits are writable (a BAR keeps only the bits its mask
  * allows, as hardware does), everything else is read-only. Absent
  * functions read as all ones.
  */
@@ -46,6 +46,8 @@ void pci_fake_cap(struct pci_fake_fn *f, u8 off, u8 id, u8 next, u16 ctl)
 	f->cfg[off + 1] = next;
 	memcpy(&f->cfg[off + 2], &ctl, 2);
 	f->cfg[0x06] |= 0x10;	/* status: capability list */
+	if (id == 0x11)
+		f->msix_cap = off;
 }
 
 static struct pci_fake_fn *lookup(u8 bus, u8 dev, u8 fn)
@@ -92,6 +94,13 @@ void arch_pci_cfg_write(u8 bus, u8 dev, u8 fn, u8 reg, unsigned int width, u32 v
 		if (val == 0xFFFFFFFF && f->bar_lie[i])
 			nv = f->bar_lie[i];
 		memcpy(&f->cfg[reg], &nv, 4);
+		return;
+	}
+	if (f->msix_cap && reg == f->msix_cap + 2 && width == 2) {
+		u16 ctl;
+		memcpy(&ctl, &f->cfg[reg], 2);
+		ctl = (u16)((ctl & 0x3FFF) | (val & 0xC000));	/* enable, function mask */
+		memcpy(&f->cfg[reg], &ctl, 2);
 		return;
 	}
 	f->other_writes++;

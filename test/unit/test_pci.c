@@ -10,7 +10,9 @@
 #include <stddef.h>
 #include <string.h>
 #include <cmocka.h>
+#include <errno.h>
 
+#include "arch.h"
 #include "direct_map.h"
 #include "host.h"
 #include "pci.h"
@@ -329,6 +331,53 @@ static void pci_enable_sets_memory_and_bus_master(void **state)
 	assert_null(pci_map_bar(e, 6));
 }
 
+static void pci_msix_entry_is_written_and_enabled(void **state)
+{
+	(void)state;
+	qemu_pc();
+	struct pci_fake_fn *f = &pci_fake[0][2][0];
+	u32 table = 0x00000001;	/* BAR1 + 0, as QEMU's virtio-pci */
+	memcpy(&f->cfg[0x98 + PCI_MSIX_TABLE], &table, 4);
+	pci_scan();
+	struct pci_dev *d = pci_find(0x1af4, 0x1000, 0);
+	u32 *t = phys_to_virt(0xfebd1000);
+	memset(t, 0xff, 3 * PCI_MSIX_ENTRY_SIZE);	/* all masked, junk messages */
+	assert_int_equal(pci_msix_enable(d, 1, 0xFEE01000, 0xE0), 0);
+	assert_int_equal(t[4], 0xFEE01000);
+	assert_int_equal(t[5], 0);
+	assert_int_equal(t[6], 0xE0);
+	assert_int_equal(t[7], 0);			/* unmasked */
+	assert_int_equal(t[3], 0xffffffff);		/* other entries untouched */
+	u16 ctl;
+	memcpy(&ctl, &f->cfg[0x98 + PCI_MSIX_CTL], 2);
+	assert_int_equal(ctl, PCI_MSIX_CTL_ENABLE | 2);	/* on, not masked, size kept */
+	u16 cmd;
+	memcpy(&cmd, &f->cfg[PCI_COMMAND], 2);
+	assert_true(cmd & PCI_COMMAND_INTX_DISABLE);
+	assert_int_equal(pci_msix_enable(d, 3, 0xFEE00000, 0xE0), -EINVAL);
+	assert_true(host_console_has("pci 00:02.0: MSI-X entry 3 past its 3-entry table"));
+	assert_int_equal(pci_msix_enable(pci_find(0x8086, 0x100e, 0), 0, 0xFEE00000, 0xE0), -ENODEV);
+}
+
+static void pci_msix_table_outside_its_bar_is_refused(void **state)
+{
+	(void)state;
+	qemu_pc();
+	struct pci_fake_fn *f = &pci_fake[0][2][0];
+	u32 table = 0x00000FF9;	/* BAR1 + 0xff8: the second entry would pass the BAR's end */
+	memcpy(&f->cfg[0x98 + PCI_MSIX_TABLE], &table, 4);
+	pci_scan();
+	struct pci_dev *d = pci_find(0x1af4, 0x1000, 0);
+	assert_int_equal(pci_msix_enable(d, 0, 0xFEE00000, 0xE0), -EINVAL);
+	assert_true(host_console_has("pci 00:02.0: MSI-X table at BAR1+0xff8, 3 entries, is not inside a BAR"));
+	table = 0x00000003;	/* BAR3: not implemented */
+	memcpy(&f->cfg[0x98 + PCI_MSIX_TABLE], &table, 4);
+	assert_int_equal(pci_msix_enable(d, 0, 0xFEE00000, 0xE0), -EINVAL);
+	u16 ctl;
+	memcpy(&ctl, &f->cfg[0x98 + PCI_MSIX_CTL], 2);
+	assert_int_equal(ctl & PCI_MSIX_CTL_ENABLE, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +397,8 @@ int main(void)
 		cmocka_unit_test_setup(pci_unknown_header_type_is_listed_only, reset),
 		cmocka_unit_test_setup(pci_without_mechanism_1_finds_nothing, reset),
 		cmocka_unit_test_setup(pci_enable_sets_memory_and_bus_master, reset),
+		cmocka_unit_test_setup(pci_msix_entry_is_written_and_enabled, reset),
+		cmocka_unit_test_setup(pci_msix_table_outside_its_bar_is_refused, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
