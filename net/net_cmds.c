@@ -160,7 +160,7 @@ static int cmd_ping(int argc, char **argv)
 		if (e != ERR_OK)
 			kprintf("ping: %s: send failed (lwIP error %d)\n", host, e);
 		while (e == ERR_OK && !ping_state.replied && sys_now() - t0 < 1000 && !interrupted())
-			net_poll();
+			shell_idle_wait(net_poll());
 		if (ping_state.replied) {
 			u64 us = arch_cycles_to_ns(arch_cycles() - c0) / 1000;
 			char f[16];
@@ -172,7 +172,7 @@ static int cmd_ping(int argc, char **argv)
 			kprintf("ping: %s: no reply to icmp_seq=%u\n", host, seq);
 		}
 		while (seq < count && sys_now() - t0 < 1000)	/* one request a second */
-			net_poll();
+			shell_idle_wait(net_poll());
 	}
 	raw_remove(pcb);
 	kprintf("ping: %s: %u sent, %u received\n", host, count, received);
@@ -186,14 +186,33 @@ SHELL_COMMAND(SHELL_NET, "ping", cmd_ping, "ping [-c COUNT] A.B.C.D",
 static unsigned int echo_closed;
 static u64 echo_bytes;
 
-static void echo_close(struct tcp_pcb *pcb)
+/* ERR_ABRT when the close failed and the pcb was aborted instead. */
+static err_t echo_close(struct tcp_pcb *pcb)
 {
+	err_t e = ERR_OK;
+
 	tcp_arg(pcb, NULL);
 	tcp_recv(pcb, NULL);
+	tcp_sent(pcb, NULL);
 	tcp_err(pcb, NULL);
-	if (tcp_close(pcb) != ERR_OK)
+	if (tcp_close(pcb) != ERR_OK) {
 		tcp_abort(pcb);
+		e = ERR_ABRT;
+	}
 	echo_closed++;
+	return e;
+}
+
+/*
+ * The client has finished sending: the connection counts as done once all
+ * of the echo is acknowledged, so that "done" means delivered (a poweroff
+ * right after net-echo used to cut the last of it off).
+ */
+static err_t echo_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
+{
+	(void)arg;
+	(void)len;
+	return tcp_sndqueuelen(pcb) ? ERR_OK : echo_close(pcb);
 }
 
 /* Echo what arrives; ERR_MEM (lwIP keeps the data and offers it again) when the send buffer is full. */
@@ -203,8 +222,12 @@ static err_t echo_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err
 	if (!p || err != ERR_OK) {
 		if (p)
 			pbuf_free(p);
-		echo_close(pcb);
-		return ERR_OK;
+		if (!p && err == ERR_OK && tcp_sndqueuelen(pcb)) {
+			tcp_recv(pcb, NULL);
+			tcp_sent(pcb, echo_sent);
+			return ERR_OK;
+		}
+		return echo_close(pcb);
 	}
 	if (tcp_sndbuf(pcb) < p->tot_len || tcp_sndqueuelen(pcb) + pbuf_clen(p) > TCP_SND_QUEUELEN)
 		return ERR_MEM;	/* nothing queued: lwIP offers the same data again later */
@@ -282,7 +305,7 @@ static int cmd_net_echo(int argc, char **argv)
 		conns == 1 ? "" : "s");
 	bool stopped = false;
 	while (echo_closed < conns && !(stopped = interrupted()))
-		net_poll();
+		shell_idle_wait(net_poll());
 	tcp_close(listener);
 	kprintf("net-echo: %s after %u connection%s, %llu bytes echoed\n",
 		stopped ? "stopped" : "done", echo_closed, echo_closed == 1 ? "" : "s", echo_bytes);
@@ -384,16 +407,17 @@ static err_t source_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 	return ERR_OK;
 }
 
-void net_source_run_pending(void)
+bool net_source_run_pending(void)
 {
 	struct tcp_pcb *pcb = thr.pcb;
 
 	if (!source_pending || !pcb || !thr.source)
-		return;
+		return false;
 	source_pending = false;
 	source_fill(pcb);
 	if (thr.bytes == thr.goal && !tcp_sndqueuelen(pcb))
 		thr_finish(pcb, false);	/* all acknowledged: close */
+	return true;
 }
 
 /* Data from a net-source client is dropped; its close before the end aborts. */
@@ -470,7 +494,7 @@ static int thr_serve(const char *name, unsigned long port, unsigned long conns)
 		conns == 1 ? "" : "s");
 	bool stopped = false;
 	while (thr.done < conns && !(stopped = interrupted()))
-		net_poll();
+		shell_idle_wait(net_poll());
 	tcp_close(listener);
 	if (thr.pcb) {
 		tcp_arg(thr.pcb, NULL);
