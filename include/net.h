@@ -58,7 +58,7 @@ void net_init(void);
 /* Apply nbd.export= (net_init calls it once the stack is up). */
 void nbd_boot(void);
 
-/* Poll the NICs and run the stack's timers once (the shell's idle work). */
-void net_poll(void);
+/* Poll the NICs and run the stack's timers once (the shell's idle work); true if there was work. */
+bool net_poll(void);
 
 #endif

@@ -44,9 +44,21 @@ struct netdev_ops {
 	 * the next flush or poll. net_poll flushes after each pass.
 	 */
 	void (*flush)(struct netdev *nd);
-	/* Reap finished sends and deliver up to budget received frames; returns frames delivered. */
+	/*
+	 * Reap finished sends and deliver up to budget received frames;
+	 * returns the work done (frames delivered and sends reaped), 0 when
+	 * there was none.
+	 */
 	unsigned int (*poll)(struct netdev *nd, unsigned int budget);
 	bool (*link_up)(struct netdev *nd);
+	/*
+	 * Optional, both or neither: the interrupt that ends the boot CPU's
+	 * idle halt (arch_idle). wake_arm turns it on for received frames and
+	 * finished sends and returns true; false when a poll would find work
+	 * already. wake_disarm turns it off again: polling needs none.
+	 */
+	bool (*wake_arm)(struct netdev *nd);
+	void (*wake_disarm)(struct netdev *nd);
 };
 
 struct netdev_stats {
@@ -87,8 +99,15 @@ struct netdev *netdev_get(unsigned int i);
 struct netdev *netdev_by_name(const char *name);
 /* Every device's flush (those that have one). */
 void netdev_flush_all(void);
-/* Poll every registered device once. */
-void netdev_poll_all(unsigned int budget);
+/* Poll every registered device once; the work done (0: none). */
+unsigned int netdev_poll_all(unsigned int budget);
+/*
+ * Arm every device's wake-up interrupt: true when each has one and none
+ * has work waiting (the CPU may halt); false else, some maybe armed.
+ * netdev_wake_disarm_all after either.
+ */
+bool netdev_wake_arm_all(void);
+void netdev_wake_disarm_all(void);
 /* "52:54:00:12:34:56" into buf (at least 18 bytes). */
 const char *netdev_mac_str(const u8 *mac, char *buf);
 

@@ -5,7 +5,9 @@
 
 #include "arch.h"
 #include "kernel.h"
+#include "netdev.h"
 #include "nvdimm.h"
+#include "params.h"
 #include "printk.h"
 #include "shell.h"
 
@@ -100,10 +102,49 @@ void shell_run_batch(const char *cmds)
 	}
 }
 
-void shell_idle(void)
+bool shell_idle(void)
 {
-	for (void (*const *fn)(void) = __start_shell_idle; fn < __stop_shell_idle; fn++)
-		(*fn)();
+	bool work = false;
+
+	for (bool (*const *fn)(void) = __start_shell_idle; fn < __stop_shell_idle; fn++)
+		work |= (*fn)();
+	return work;
+}
+
+static u64 halt_poll_ns = IDLE_HALT_POLL_NS;
+
+static int halt_poll_param(const char *val)
+{
+	char *end;
+	unsigned long long ns = val ? strtoull(val, &end, 0) : 0;
+
+	if (!val || !*val || *end) {
+		pr_err("idle.halt_poll_ns: needs a number of ns, got \"%s\"\n", val ? val : "");
+		return -EINVAL;
+	}
+	halt_poll_ns = ns;
+	return 0;
+}
+KERNEL_PARAM("idle.halt_poll_ns", halt_poll_param,
+	     "poll this long after the last work before halting (default 20000)");
+
+void shell_idle_wait(bool work)
+{
+	static u64 last_work;
+	u64 now = arch_cycles();
+
+	if (work) {
+		last_work = now;
+		return;
+	}
+	if (arch_cycles_to_ns(now - last_work) < halt_poll_ns)
+		return;
+	if (netdev_wake_arm_all() && arch_idle(CONSOLE_POLL_NS)) {
+		netdev_wake_disarm_all();
+		arch_irq_drain();
+		return;
+	}
+	netdev_wake_disarm_all();
 }
 
 int console_poll(void)
@@ -127,7 +168,7 @@ static int wait_byte(void)
 		int c = console_poll();
 		if (c >= 0)
 			return c;
-		shell_idle();
+		shell_idle_wait(shell_idle());
 	}
 }
 

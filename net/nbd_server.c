@@ -367,16 +367,20 @@ static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 	return ERR_OK;
 }
 
-void nbd_server_run_pending(void)
+bool nbd_server_run_pending(void)
 {
+	bool ran = false;
+
 	for (unsigned int i = 0; i < NBD_MAX_CLIENTS; i++) {
 		struct client *cl = &clients[i];
 
 		if (cl->used && cl->run_pending) {
 			cl->run_pending = false;
 			client_run(cl);
+			ran = true;
 		}
 	}
+	return ran;
 }
 
 static err_t on_poll(void *arg, struct tcp_pcb *pcb)

@@ -236,15 +236,15 @@ static void link_watch(void)
 	}
 }
 
-void net_poll(void)
+bool net_poll(void)
 {
 	static u32 last_link_check;
 
 	if (!net_ready)
-		return;
-	netdev_poll_all(64);
-	nbd_server_run_pending();	/* after the pass's ACKs: one send each */
-	net_source_run_pending();	/* and the benchmark's raw TCP source alike */
+		return false;
+	bool work = netdev_poll_all(64);
+	work |= nbd_server_run_pending();	/* after the pass's ACKs: one send each */
+	work |= net_source_run_pending();	/* and the benchmark's raw TCP source alike */
 	sys_check_timeouts();
 	netdev_flush_all();	/* everything the pass queued, one doorbell per NIC */
 	u32 now = sys_now();
@@ -252,6 +252,7 @@ void net_poll(void)
 		last_link_check = now;
 		link_watch();
 	}
+	return work;
 }
 SHELL_IDLE(net_poll);
 

@@ -112,6 +112,7 @@ static int cmd_cpuinfo(int argc, char **argv)
 		yes(f->clflushopt), yes(f->clwb));
 	kprintf("invariant_tsc\t: %s\nhypervisor\t: %s\n", yes(f->invariant_tsc),
 		yes(f->hypervisor));
+	idle_info_print();
 	kprintf("cpus\t\t: %u listed, %u online\n", smp_nr_cpus(), smp_nr_online());
 	for (u32 n = 0; smp_cpu(n); n++)
 		kprintf("cpu %u\t\t: apic id %u, acpi uid %u, %s%s\n", n, smp_cpu(n)->apic_id,

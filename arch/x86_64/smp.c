@@ -27,8 +27,6 @@
 #include "x86.h"
 
 /* xAPIC registers (FACTS-2 §6.2), offsets from the MMIO base. */
-#define LAPIC_ID 0x20
-#define LAPIC_EOI 0xB0
 #define LAPIC_SVR 0xF0
 #define LAPIC_ESR 0x280
 #define LAPIC_ICR_LO 0x300
@@ -90,7 +88,7 @@ static struct cpu_info cpus[SMP_MAX_CPUS];
 static struct percpu percpu_area[SMP_MAX_CPUS] __aligned(64);
 static struct percpu *percpus[SMP_MAX_CPUS];
 static u32 nr_cpus_listed, nr_online = 1;
-static volatile u32 *lapic;
+volatile u32 *lapic;
 static u64 tramp_pa;
 
 static u32 max_cpus = SMP_MAX_CPUS;	/* nr_cpus= */
@@ -117,16 +115,6 @@ static int nosmp_param(const char *val)
 	return 0;
 }
 KERNEL_PARAM("nosmp", nosmp_param, "run on the boot CPU only (nr_cpus=1)");
-
-static u32 lapic_read(u32 reg)
-{
-	return lapic[reg / 4];
-}
-
-static void lapic_write(u32 reg, u32 v)
-{
-	lapic[reg / 4] = v;
-}
 
 static void delay_us(u64 us)
 {
@@ -336,7 +324,7 @@ void smp_ipi_handler(void)
 	lapic_write(LAPIC_EOI, 0);
 }
 
-extern const u8 smp_ipi_entry[], smp_spurious_entry[];
+extern const u8 smp_spurious_entry[];
 
 void smp_ap_start(struct percpu *pc);
 __noreturn void smp_ap_start(struct percpu *pc)
@@ -566,6 +554,7 @@ void smp_init(const struct boot_info *bi)
 	lapic_enable_local();
 	cpus[0].seen_apic_id = bsp_id;
 	cpus[0].seen_cpu = smp_processor_id();
+	lapic_timer_init();
 	for (u32 i = 1; i < nr_cpus_listed; i++)
 		if (cpus[i].state == CPU_SKIPPED && started < max_cpus)
 			started++;

@@ -158,6 +158,25 @@ void idt_set_gate(u8 vector, u64 handler);
 /* Load the kernel's IDT (built once by idt_init) on this CPU. */
 void idt_load(void);
 
+/* This CPU's local APIC (smp.c maps it; NULL before smp_init or without one). */
+extern volatile u32 *lapic;
+#define LAPIC_ID 0x20
+#define LAPIC_EOI 0xB0
+static inline u32 lapic_read(u32 reg)
+{
+	return lapic[reg / 4];
+}
+static inline void lapic_write(u32 reg, u32 v)
+{
+	lapic[reg / 4] = v;
+}
+/* The entry of an interrupt that only needs acknowledging (trampoline.S). */
+extern const u8 smp_ipi_entry[];
+/* Measure the boot CPU's local APIC timer against the TSC (idle.c). */
+void lapic_timer_init(void);
+/* cpuinfo's idle line: poll or halt, and the halts counted. */
+void idle_info_print(void);
+
 /* x86 bring-up steps, called in order by multiboot2_entry/kmain. */
 void serial_init(void);
 void cpu_features_init(void);

@@ -177,8 +177,11 @@ static int e1000_xmit(struct netdev *nd, const struct netdev_frag *frags, unsign
 }
 
 /* Frames whose last descriptor has DD are done (RS asks for the write-back, §3.3.3). */
-static void tx_reap(struct e1000 *e)
+/* Finished frames back to the stack; how many. */
+static unsigned int tx_reap(struct e1000 *e)
 {
+	unsigned int reaped = 0;
+
 	while (e->tx_used) {
 		unsigned int first = e->tx_clean, last = e->tx_last[first];
 		if (!(e->tx[last].status & TXD_STAT_DD))
@@ -191,7 +194,9 @@ static void tx_reap(struct e1000 *e)
 		e->tx_cookie[first] = NULL;
 		if (e->nd.tx_done)
 			e->nd.tx_done(&e->nd, cookie);
+		reaped++;
 	}
+	return reaped;
 }
 
 static unsigned int e1000_poll(struct netdev *nd, unsigned int budget)
@@ -200,7 +205,7 @@ static unsigned int e1000_poll(struct netdev *nd, unsigned int budget)
 	unsigned int done = 0;
 
 	e1000_flush(nd);	/* frames queued outside a poll pass go now */
-	tx_reap(e);
+	unsigned int reaped = tx_reap(e);
 	while (done < budget) {
 		volatile struct e1000_rx_desc *d = &e->rx[e->rx_next];
 		u8 status = d->status;
@@ -223,9 +228,14 @@ static unsigned int e1000_poll(struct netdev *nd, unsigned int budget)
 		e->rx_next = (e->rx_next + 1) % E1000_NDESC;
 		done++;
 	}
-	return done;
+	return done + reaped;
 }
 
+/*
+ * No wake_arm: the 82540EM has no MSI, and its INTx line would need the
+ * I/O APIC and the ACPI _PRT routing it. The boot CPU polls while an
+ * e1000 is up.
+ */
 static const struct netdev_ops e1000_ops = {
 	.xmit = e1000_xmit,
 	.flush = e1000_flush,

@@ -40,10 +40,28 @@ struct netdev *netdev_by_name(const char *name)
 	return NULL;
 }
 
-void netdev_poll_all(unsigned int budget)
+unsigned int netdev_poll_all(unsigned int budget)
+{
+	unsigned int work = 0;
+
+	for (unsigned int i = 0; i < nr_netdevs; i++)
+		work += netdevs[i]->ops->poll(netdevs[i], budget);
+	return work;
+}
+
+bool netdev_wake_arm_all(void)
 {
 	for (unsigned int i = 0; i < nr_netdevs; i++)
-		netdevs[i]->ops->poll(netdevs[i], budget);
+		if (!netdevs[i]->ops->wake_arm || !netdevs[i]->ops->wake_arm(netdevs[i]))
+			return false;
+	return true;
+}
+
+void netdev_wake_disarm_all(void)
+{
+	for (unsigned int i = 0; i < nr_netdevs; i++)
+		if (netdevs[i]->ops->wake_disarm)
+			netdevs[i]->ops->wake_disarm(netdevs[i]);
 }
 
 void netdev_flush_all(void)

@@ -40,10 +40,12 @@
 #define VCOM_DF 4
 #define VCOM_GFSELECT 8
 #define VCOM_GF 12
+#define VCOM_MSIX_CONFIG 16
 #define VCOM_NUM_QUEUES 18
 #define VCOM_STATUS 20
 #define VCOM_Q_SELECT 22
 #define VCOM_Q_SIZE 24
+#define VCOM_Q_MSIX 26
 #define VCOM_Q_ENABLE 28
 #define VCOM_Q_NOTIFY_OFF 30
 #define VCOM_Q_DESC 32
@@ -68,6 +70,9 @@
 #define VRING_DESC_F_NEXT 1
 #define VRING_DESC_F_WRITE 2
 #define VRING_USED_F_NO_NOTIFY 1	/* used ring flags: the device asks not to be notified */
+#define VRING_AVAIL_F_NO_INTERRUPT 1	/* available ring flags: the driver asks for no interrupt */
+#define VIRTIO_MSI_NO_VECTOR 0xFFFF	/* §4.1.5.1.2 */
+#define VNET_WAKE_ENTRY 0		/* the MSI-X entry both queues use */
 
 struct vring_desc {
 	u64 addr;
@@ -108,6 +113,7 @@ struct vnet {
 	struct vq rx, tx;
 	struct netdev_dma rxbuf;	/* VNET_QSIZE buffers of VNET_RXBUF */
 	struct netdev_dma txhdr;	/* VNET_QSIZE headers of VNET_HDR_LEN (all zero) */
+	bool can_wake;			/* both queues signal through MSI-X entry VNET_WAKE_ENTRY */
 	bool bad_reported;
 };
 
@@ -204,6 +210,7 @@ static int vq_setup(struct vnet *v, struct vq *q, u16 index)
 	q->used = (volatile u16 *)(va + used_off);
 	for (u16 i = 0; i < VNET_QSIZE; i++)
 		q->desc[i].next = (u16)(i + 1);
+	q->avail[0] = VRING_AVAIL_F_NO_INTERRUPT;	/* polled; vnet_wake_arm asks for one */
 	q->free_head = 0;
 	q->num_free = VNET_QSIZE;
 	w16(v->common, VCOM_Q_SIZE, VNET_QSIZE);
@@ -212,6 +219,14 @@ static int vq_setup(struct vnet *v, struct vq *q, u16 index)
 	w64(v->common, VCOM_Q_USED, pa + used_off);
 	q->notify = (volatile u16 *)(v->notify_base +
 				     (u32)r16(v->common, VCOM_Q_NOTIFY_OFF) * v->notify_mult);
+	if (v->can_wake) {
+		w16(v->common, VCOM_Q_MSIX, VNET_WAKE_ENTRY);
+		if (r16(v->common, VCOM_Q_MSIX) != VNET_WAKE_ENTRY) {	/* §4.1.5.1.2: refused */
+			pr_warn("%s: queue %u takes no MSI-X vector: polled only\n", v->nd.name,
+				index);
+			v->can_wake = false;
+		}
+	}
 	w16(v->common, VCOM_Q_ENABLE, 1);
 	return 0;
 }
@@ -310,10 +325,12 @@ static int vnet_xmit(struct netdev *nd, const struct netdev_frag *frags, unsigne
 }
 
 /* Give finished chains back to the free list and tell their owners. */
-static void tx_reap(struct vnet *v)
+/* Finished sends back to the stack; how many. */
+static unsigned int tx_reap(struct vnet *v)
 {
 	struct vq *q = &v->tx;
 	u16 used_idx = q->used[1];
+	unsigned int reaped = 0;
 
 	arch_dma_rmb();		/* the used index before the entries it covers */
 	while (q->last_used != used_idx) {
@@ -337,16 +354,17 @@ static void tx_reap(struct vnet *v)
 		q->cookie[id] = NULL;
 		if (v->nd.tx_done)
 			v->nd.tx_done(&v->nd, cookie);
+		reaped++;
 	}
+	return reaped;
 }
 
 static unsigned int vnet_poll(struct netdev *nd, unsigned int budget)
 {
 	struct vnet *v = nd->priv;
 	struct vq *q = &v->rx;
-	unsigned int done = 0;
+	unsigned int done = 0, reaped = tx_reap(v);
 
-	tx_reap(v);
 	u16 used_idx = q->used[1];
 	arch_dma_rmb();
 	while (q->last_used != used_idx && done < budget) {
@@ -372,13 +390,41 @@ static unsigned int vnet_poll(struct netdev *nd, unsigned int budget)
 	}
 	if (done)
 		vq_notify(q);
-	return done;
+	return done + reaped;
+}
+
+/*
+ * Interrupts on for both queues (§2.4.7: the available ring's flags), then
+ * a look at the used indices: the fence makes the flags visible first, or
+ * a buffer the device used in between would bring neither an interrupt
+ * nor a look.
+ */
+static bool vnet_wake_arm(struct netdev *nd)
+{
+	struct vnet *v = nd->priv;
+
+	if (!v->can_wake)
+		return false;
+	v->rx.avail[0] = 0;
+	v->tx.avail[0] = 0;
+	arch_dma_mb();
+	return v->rx.used[1] == v->rx.last_used && v->tx.used[1] == v->tx.last_used;
+}
+
+static void vnet_wake_disarm(struct netdev *nd)
+{
+	struct vnet *v = nd->priv;
+
+	v->rx.avail[0] = VRING_AVAIL_F_NO_INTERRUPT;
+	v->tx.avail[0] = VRING_AVAIL_F_NO_INTERRUPT;
 }
 
 static const struct netdev_ops vnet_ops = {
 	.xmit = vnet_xmit,
 	.poll = vnet_poll,
 	.link_up = vnet_link_up,
+	.wake_arm = vnet_wake_arm,
+	.wake_disarm = vnet_wake_disarm,
 };
 
 static bool vnet_match(const struct pci_dev *d)
@@ -458,6 +504,24 @@ static int vnet_map(struct vnet *v)
 	return 0;
 }
 
+/*
+ * MSI-X entry VNET_WAKE_ENTRY sends the message that ends the boot CPU's
+ * idle halt (§4.1.4.3 vectors; configuration changes get none: the link
+ * is polled). False, and the device is polled only, without MSI-X or a
+ * wake-up message.
+ */
+static bool vnet_msix(struct vnet *v)
+{
+	u64 addr;
+	u32 data;
+
+	if (!v->pci->msix_vectors || !arch_wake_msi(&addr, &data) ||
+	    pci_msix_enable(v->pci, VNET_WAKE_ENTRY, addr, data))
+		return false;
+	w16(v->common, VCOM_MSIX_CONFIG, VIRTIO_MSI_NO_VECTOR);
+	return true;
+}
+
 static int vnet_probe(struct pci_dev *d)
 {
 	if (nr_vnets == NETDEV_MAX)
@@ -477,6 +541,7 @@ static int vnet_probe(struct pci_dev *d)
 		return rc;
 	if (r16(v->common, VCOM_NUM_QUEUES) < 2)
 		return vnet_fail(v, "fewer than 2 queues", -ENODEV);
+	v->can_wake = vnet_msix(v);
 	if ((rc = vq_setup(v, &v->rx, 0)) || (rc = vq_setup(v, &v->tx, 1)))
 		return vnet_fail(v, "queue setup failed", rc);
 	if (netdev_dma_alloc(&v->rxbuf, (u64)VNET_QSIZE * VNET_RXBUF) ||
@@ -495,9 +560,9 @@ static int vnet_probe(struct pci_dev *d)
 		return vnet_fail(v, "not registered", rc);
 	nr_vnets++;
 	char mac[18], name[8];
-	pr_info("%s: virtio-net at %s, MAC %s, %u-entry queues, link %s\n", v->nd.name,
+	pr_info("%s: virtio-net at %s, MAC %s, %u-entry queues, %s, link %s\n", v->nd.name,
 		pci_name(d, name), netdev_mac_str(v->nd.mac, mac), VNET_QSIZE,
-		vnet_link_up(&v->nd) ? "up" : "down");
+		v->can_wake ? "MSI-X wake-up" : "polled", vnet_link_up(&v->nd) ? "up" : "down");
 	return 0;
 }
 

@@ -439,3 +439,21 @@ bool host_console_has(const char *needle)
 {
 	return strstr(console_buf, needle) != NULL;
 }
+
+/* No timer and no interrupts here: callers poll. */
+bool arch_idle(u64 max_ns)
+{
+	(void)max_ns;
+	return false;
+}
+
+bool arch_wake_msi(u64 *addr, u32 *data)
+{
+	(void)addr;
+	(void)data;
+	return false;
+}
+
+void arch_irq_drain(void)
+{
+}

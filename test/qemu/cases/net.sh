@@ -92,7 +92,7 @@ net_boot_echo() {
 	fi
 }
 
-NET_RUN='run="lspci -v; ip addr; ping -c 3 10.0.2.2; net-echo @PORT@; ip addr; poweroff 0"'
+NET_RUN='run="lspci -v; ip addr; ping -c 3 10.0.2.2; net-echo @PORT@; ip addr; cpuinfo; poweroff 0"'
 
 # What every NIC must show: DHCP's address, three echo replies, the bytes echoed.
 net_expect_common() {
@@ -111,8 +111,10 @@ case_net_virtio() {
 	expect '^00:[0-9a-f]{2}\.0 1af4:1000 class 0200 ethernet rev [0-9a-f]+ driver virtio-net$'
 	expect '^        BAR4 mem64 prefetchable 0x[0-9a-f]+ size 16K$'
 	expect '^        caps: MSI-X\([0-9]+ vectors\)@[0-9a-f]+ vendor@'
-	expect '^\[.*\] eth0: virtio-net at 00:[0-9a-f]{2}\.0, MAC 52:54:00:12:34:56, 128-entry queues, link up$'
+	expect '^\[.*\] eth0: virtio-net at 00:[0-9a-f]{2}\.0, MAC 52:54:00:12:34:56, 128-entry queues, MSI-X wake-up, link up$'
 	expect '^1: eth0: UP link/ether 52:54:00:12:34:56 mtu 1500 \(virtio-net\)$'
+	# The boot CPU halted while it waited, and the NIC's MSI-X message woke it.
+	expect '^idle[[:space:]]+: halt \(APIC timer [0-9]+ kHz\), [1-9][0-9]* halts, ended by the timer [0-9]+, by a device [1-9][0-9]*$'
 	net_expect_common
 }
 
@@ -122,6 +124,8 @@ case_net_e1000() {
 	expect '^        BAR0 mem32 0x[0-9a-f]+ size 128K$'
 	expect '^\[.*\] eth0: e1000 at 00:[0-9a-f]{2}\.0, MAC 52:54:00:12:34:56, 128-entry rings, link up$'
 	expect '^1: eth0: UP link/ether 52:54:00:12:34:56 mtu 1500 \(e1000\)$'
+	# No MSI on the 82540EM: the boot CPU polls while an e1000 is up.
+	expect '^idle[[:space:]]+: halt \(APIC timer [0-9]+ kHz\), 0 halts, '
 	net_expect_common
 }
 
@@ -129,10 +133,11 @@ case_net_e1000() {
 # (it learns the MAC from the gratuitous ARP).
 case_net_static_ip() {
 	boot net_static_ip 0 --nic virtio --ram 512M --timeout 120 --cmdline \
-		'ip=10.0.2.15::10.0.2.2:255.255.255.0::eth0:off run="ip addr; ping -c 2 10.0.2.2; poweroff 0"'
+		'ip=10.0.2.15::10.0.2.2:255.255.255.0::eth0:off idle=poll run="ip addr; ping -c 2 10.0.2.2; cpuinfo; poweroff 0"'
 	expect '^\[.*\] eth0: 10\.0\.2\.15/255\.255\.255\.0 gateway 10\.0\.2\.2 \(ip=\)$'
 	expect '^    inet 10\.0\.2\.15/24 gateway 10\.0\.2\.2 \(ip=\)$'
 	expect '^ping: 10\.0\.2\.2: 2 sent, 2 received$'
+	expect '^idle[[:space:]]+: poll \(idle=poll\)$'	# and the ping still answered
 	expect_not '\(DHCP\)'
 }
 
