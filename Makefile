@@ -94,7 +94,8 @@ HOST_CORE       := $(patsubst %,$(BUILD)/host/%.o,$(filter $(addsuffix %,$(CORE_
 	$(wildcard test/host/*.c))
 CORE_UNIT_TESTS := test_altmap test_workqueue test_memmap_parallel test_btt test_cmdline test_memblock test_memmap_init test_memremap \
 	test_ns_cycles test_nvdimm test_page_alloc test_pfn_dev test_pfn_info test_pgtable test_vmemmap \
-	test_vmemmap_dedup test_vmemmap_lazy test_vmemmap_scale test_devdax test_btt_lanes test_label
+	test_vmemmap_dedup test_vmemmap_lazy test_vmemmap_scale test_devdax test_btt_lanes test_label \
+	test_pmem_hold test_media_ro
 
 .PHONY: all tools iso run run-net test test-deps test-unit test-tsan test-qemu test-fuzz fuzz clean deps newlib help \
 	efi netboot test-boot bench bench-scale fuzz-long test-linux linux-guest FORCE
@@ -363,10 +364,13 @@ bench: deps $(BUILD)/pmemk.elf
 	tools/bench-net $(BENCH_NET_ARGS)
 	tools/bench-smp $(BENCH_SMP_ARGS)
 
-# The dependency rule (docs/ARCHITECTURE.md): the check, and proof that it fails.
+# The dependency rule and the media path rule (docs/ARCHITECTURE.md): the
+# checks, and proof that each fails.
 test-deps:
 	@tools/check-deps
 	@tools/check-deps --self-test
+	@tools/check-media
+	@tools/check-media --self-test
 
 test: deps
 	@$(MAKE) --no-print-directory test-deps

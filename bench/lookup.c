@@ -51,7 +51,8 @@ void bench_lookup(struct bench_ctx *c)
 		t0 = arch_cycles();
 		for (u32 i = 0; i < LOOKUP_N; i++) {
 			struct pmem_dax d;
-			sum += (u64)pmem_direct_access(dev, (pfns[i] - first) * sectors_per_page, &d);
+			sum += (u64)pmem_direct_access(dev, (pfns[i] - first) * sectors_per_page, "bench",
+						      &d);
 			pmem_dax_put(&d);
 		}
 		bench_add(&dax, per_op_milli(t0));

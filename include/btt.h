@@ -10,14 +10,15 @@
  * CPU's lane and that lane's free block, and the map lock of its sector;
  * a read publishes the block it reads in its lane's read tracking table so
  * no writer reuses that block meanwhile (FACTS-2 §1.7).
- * Media access is through struct btt_media, so host tests can run the
- * engine over any buffer.
+ * Every read and store goes through the namespace's media path (nsio.h),
+ * so host tests can run the engine over any buffer.
  */
 #ifndef PMEMK_BTT_H
 #define PMEMK_BTT_H
 
 #include "btt_layout.h"
 #include "arch.h"
+#include "nsio.h"
 #include "nvdimm.h"
 #include "spinlock.h"
 #include "types.h"
@@ -30,15 +31,6 @@
 #define BTT_LANES ARCH_MAX_CPUS
 /* Map locks, chosen by the map entry's cache line (Linux: nfree of them). */
 #define BTT_MAP_LOCKS 64
-
-/* The namespace as the engine sees it. */
-struct btt_media {
-	u8 *base;			/* kernel address of namespace byte 0 */
-	u64 size;			/* namespace bytes */
-	struct nd_region *region;	/* nd_region_flush after each store; NULL: a fence */
-	bool ro;			/* never store (read-only region) */
-	bool cpu_cache;			/* eADR: plain stores, no cache write-back */
-};
 
 /* A lane's next free block and the log slot its next write uses. */
 struct btt_free {
@@ -67,7 +59,7 @@ enum btt_write_step {
 };
 
 struct btt {
-	struct btt_media m;
+	struct nsio m;			/* the namespace's media */
 	char name[16];			/* for messages: bttN.0 */
 	u64 initial_offset;		/* 4096 (BTT 1.1) or 0 (2.0) */
 	u8 uuid[16];
@@ -98,7 +90,7 @@ struct btt {
  * -EOPNOTSUPP for one with bad metadata, -ENOMEM; then `why` holds one line
  * and nothing was stored. btt_close() releases it.
  */
-int btt_open(struct btt *b, const struct btt_media *m, u64 info_off, const u8 parent_uuid[16],
+int btt_open(struct btt *b, const struct nsio *m, u64 info_off, const u8 parent_uuid[16],
 	     const char *name, char *why, size_t why_len);
 void btt_close(struct btt *b);
 
@@ -120,8 +112,16 @@ int btt_write(struct btt *b, u64 lba, const void *buf);
  * from btt_lay_out(m->size - info_off, lbasize). Each store durable.
  * -ENOSPC (namespace under 16 MiB + info_off), -EINVAL, -EROFS.
  */
-int btt_format(const struct btt_media *m, u64 info_off, u32 lbasize, const u8 uuid[16],
+int btt_format(const struct nsio *m, u64 info_off, u32 lbasize, const u8 uuid[16],
 	       const u8 parent_uuid[16]);
+
+/*
+ * btt_log_indices (btt_layout.h) over the log of an arena at namespace
+ * offset `logoff`, read from m: -EINVAL with *why for a log whose padding
+ * scheme is unknown, -EIO or -ENOMEM with *why when it cannot be read.
+ */
+int btt_log_indices_read(const struct nsio *m, u64 logoff, u32 nfree, u32 idx[2],
+			 const char **why);
 
 /*
  * ndctl check-namespace on the BTT of namespace `m` (FACTS-2 §1.8): find
@@ -135,6 +135,6 @@ int btt_format(const struct btt_media *m, u64 info_off, u32 lbasize, const u8 uu
  * was repaired), -ENXIO when no BTT is there, -EBADMSG when it is not
  * clean, -ENOMEM (the bitmap: one bit per internal block).
  */
-int btt_check(const struct btt_media *m, const u8 parent_uuid[16], const char *name, bool repair);
+int btt_check(const struct nsio *m, const u8 parent_uuid[16], const char *name, bool repair);
 
 #endif

@@ -252,6 +252,12 @@ int memunmap_pages(struct dev_pagemap *pgmap);
 
 /* The live pgmap holding pfn, pinned; NULL if none or it is dying. */
 struct dev_pagemap *pgmap_pin(u64 pfn);
+/*
+ * Pin a pgmap its owner knows (a block device's): -ENXIO if it is not
+ * live. Unlike pgmap_pin it makes no struct page ready: the holder says
+ * which pages it uses (memmap_ready_range). pgmap_unpin gives it back.
+ */
+int pgmap_get(struct dev_pagemap *pgmap);
 void pgmap_unpin(struct dev_pagemap *pgmap);
 
 /* The registered pgmap (live or dying) holding pfn, not pinned; or NULL. */

@@ -12,9 +12,10 @@
  * into the kernel's address space with leaves of the device's align — 1 GiB
  * PUD leaves for align 1G, 2 MiB PMD leaves for 2M, 4 KiB PTEs for 4K, as
  * Linux's devdax faults them in for a user mapping — in a window of their own
- * (DAX_MAP_BASE, memlayout.h). A mapping pins the device's dev_pagemap as
+ * (DAX_MAP_BASE, memlayout.h). A mapping holds the device as
  * pmem_direct_access's struct pmem_dax does: the device cannot be torn down
- * or reconfigured while one is held.
+ * or reconfigured while one is held. Stores through a mapping take the
+ * media path (nsio.h) over the mapping's addresses.
  */
 #ifndef PMEMK_ND_DAX_H
 #define PMEMK_ND_DAX_H
@@ -30,7 +31,8 @@ struct dax_mapping {
 	void *kaddr;			/* kernel address of that byte */
 	pfn_t pfn;			/* its pfn: PFN_DEV | PFN_MAP */
 	enum pg_level leaf;		/* the leaves that map it */
-	struct dev_pagemap *pgmap;	/* the pin held until dax_unmap */
+	struct pmem_hold hold;		/* PMEM_HOLD_MAP on the device, until dax_unmap */
+	struct nsio io;			/* its media, through this mapping */
 	int slot;			/* window slot; -1 when not mapped */
 };
 
@@ -39,7 +41,8 @@ struct nd_pfn *nd_dax_find(const char *name);
 
 /*
  * Map [offset, offset + len) of `dax` (both multiples of its align, inside
- * the device, len at most 256 GiB) and pin the device. -EINVAL for a range
+ * the device, len at most 256 GiB) and hold the device (PMEM_HOLD_MAP,
+ * named `who`). -EINVAL for a range
  * not aligned or empty, -ERANGE past the end, -ENXIO for a device that is
  * not an enabled devdax device or is going away, -ENOSPC when the 64 slots
  * are taken, -ENOMEM without page-table pages. Nothing is held on error.
@@ -47,9 +50,9 @@ struct nd_pfn *nd_dax_find(const char *name);
  * CPU without pdpe1gb gets 2 MiB leaves); read-write, read-only on a
  * read-only region.
  */
-int dax_map(struct nd_pfn *dax, u64 offset, u64 len, struct dax_mapping *m);
+int dax_map(struct nd_pfn *dax, u64 offset, u64 len, const char *who, struct dax_mapping *m);
 
-/* Unmap and drop the pin (the device may then go; a deferred teardown completes). */
+/* Unmap and drop the hold (the device may then go). */
 void dax_unmap(struct dax_mapping *m);
 
 /* One line on what the device's struct pages cost (RAM, page tables, pmem), at bring-up. */

@@ -12,6 +12,7 @@
 #ifndef PMEMK_NVDIMM_H
 #define PMEMK_NVDIMM_H
 
+#include "nsio.h"
 #include "types.h"
 
 #define ND_MAX_BUSES 8
@@ -127,6 +128,7 @@ struct nd_namespace_io {
 	void *claim;		/* the device that owns it, NULL when raw */
 	const struct nd_claim_ops *claim_ops;
 	bool disabled;		/* disable-namespace: no device until enable-namespace */
+	struct nsio io;		/* its media, once nd_namespace_map made it (size 0 before) */
 	/* Labelled namespaces only. */
 	bool labelled;
 	u8 uuid[16];
@@ -166,7 +168,7 @@ struct nd_region {
 	u32 nr_namespaces;		/* valid once published */
 	bool labelled;			/* its namespaces come from its DIMM's labels */
 	u64 iset_id;			/* the cookie its labels carry (labelled only) */
-	u64 flush_hint_writes;		/* by nd_region_flush, all DIMMs (tests, stats) */
+	u64 flush_hint_writes;		/* by nsio_flush, all DIMMs (tests, stats) */
 };
 
 /* nvdimm/bus.c */
@@ -219,16 +221,6 @@ struct nd_region *nd_region_overlapping(u64 start, u64 size);
  */
 void nd_regions_publish(void);
 
-/*
- * Make every write to the region that has completed durable, as Linux's
- * nvdimm_flush(): a fence (the stores reach the memory controller), then
- * one write to a flush hint of every DIMM of the region, which drains its
- * write-pending queue on ADR platforms (ACPI 6.4 §5.2.25.8), then a fence.
- * Without hints (QEMU) the fence is all. Callers: every place pmemk
- * promises durability (block writes, info blocks).
- */
-void nd_region_flush(struct nd_region *r);
-
 /* Published regions in id order (= address order); NULL past the end. */
 u32 nd_region_count(void);
 struct nd_region *nd_region_get(u32 i);
@@ -249,6 +241,12 @@ void nd_namespace_io_init(struct nd_region *region);
  * NULL when the table is full (printed).
  */
 struct nd_namespace_io *nd_namespace_add(struct nd_region *region, int id, u64 start, u64 size);
+/*
+ * Map the namespace and make its media path (ns->io); idempotent. Every
+ * read and store of its bytes goes through ns->io or a view of it.
+ * -ENOMEM when the direct map cannot grow.
+ */
+int nd_namespace_map(struct nd_namespace_io *ns);
 /* Forget a namespace (detached, unclaimed). */
 void nd_namespace_remove(struct nd_namespace_io *ns);
 /* The lowest Y no namespace of the region has. */

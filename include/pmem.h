@@ -1,13 +1,16 @@
 /*
  * The pmem block device (Linux's drivers/nvdimm/pmem.c in miniature): a
  * namespace's bytes as sectors, raw (pmemN) or behind a pfn device (pmemNm,
- * data starting at the info block's dataoff). Every write leaves the CPU
- * caches before it returns (persist.h), every request is bounds-checked, and
- * direct_access() hands out kernel addresses and pfns for DAX.
+ * data starting at the info block's dataoff). Every request is
+ * bounds-checked and goes through the device's media path (nsio.h: a
+ * write is durable when it returns); direct_access() hands out kernel
+ * addresses and pfns for DAX; and every user of a device holds it
+ * (pmem_hold), so it is never torn down under one.
  */
 #ifndef PMEMK_PMEM_H
 #define PMEMK_PMEM_H
 
+#include "nsio.h"
 #include "nvdimm.h"
 #include "pfn_t.h"
 #include "spinlock.h"
@@ -21,18 +24,26 @@ enum pmem_dir {
 };
 
 /*
- * Who holds a device for the network (pmem_hold): an NBD export, and each
- * client connected to it. While any hold is out the device cannot be
- * detached (destroy-namespace, reconfigure, check-namespace, memremap -f
- * refuse with pmem_busy's line), whatever its kind: raw, pfn, devdax or BTT.
+ * Who holds a device (pmem_hold), by kind. While any hold of any kind is
+ * out the device cannot be detached (destroy-namespace, reconfigure,
+ * check-namespace, disable-namespace refuse with one line naming the
+ * holder), whatever the device is: raw, pfn, devdax or BTT. The order is
+ * the order in which a refusal names them.
  */
-enum pmem_holder {
-	PMEM_HOLD_EXPORT,
-	PMEM_HOLD_CLIENT,
+enum pmem_hold_kind {
+	PMEM_HOLD_CLIENT,	/* a client connected to an export of it */
+	PMEM_HOLD_EXPORT,	/* served to the network */
+	PMEM_HOLD_MAP,		/* a mapping of its pages (devdax) */
+	PMEM_HOLD_DAX,		/* a direct-access address lent out (pmem_direct_access) */
+	PMEM_HOLD_IO,		/* I/O in progress (a command on some CPU) */
 	PMEM_HOLD_KINDS,
 };
 
+/* How a holder names itself in a refusal ("nbd client 10.0.2.2:40000"). */
+#define PMEM_HOLDER_LEN 48
+
 struct pmem_device;
+struct dev_pagemap;
 /*
  * A block device whose sectors are not a linear range of the namespace
  * (the BTT's pmemNs) serves every checked request here: `off` and `len`
@@ -48,27 +59,29 @@ struct pmem_device {
 	u32 sector_size;		/* logical block: 512 (a BTT's: its lbasize) */
 	u64 pfn_flags;			/* PFN_DEV, plus PFN_MAP when struct pages exist */
 	u64 memmap_end;			/* physical end (exclusive) of the struct-page coverage */
-	bool cpu_cache_persistent;	/* eADR: stores are enough, no write-back */
-	u64 dax_refs;			/* raw mode: direct_access addresses lent out */
-	u32 holds[PMEM_HOLD_KINDS];			/* pmem_hold()s by kind (enum pmem_holder) */
-	u64 users;			/* pmem_get holders: I/O in progress on any CPU */
+	struct dev_pagemap *pgmap;	/* PFN_MAP: the page map every hold pins */
 	bool ro;
-	u8 *virt;			/* direct map address of sector 0 (NULL with rw) */
+	struct nsio io;			/* its sectors' media (unused with rw) */
 	pmem_rw_fn rw;			/* indirect devices (BTT): serves the I/O; no DAX */
+	/* Under the device lock (pmem.c): holds by kind, and the latest holder of each. */
+	u32 holds[PMEM_HOLD_KINDS];
+	char holder[PMEM_HOLD_KINDS][PMEM_HOLDER_LEN];
 };
 
 /* Where a block device's sectors are, and what its pfns may promise. */
 struct pmem_span {
-	phys_addr_t start;	/* sector 0 */
-	u64 size;		/* bytes, 4 KiB aligned */
-	u64 pfn_flags;		/* PFN_DEV, plus PFN_MAP when struct pages exist */
-	phys_addr_t memmap_end;	/* pfn mode: end (exclusive) of the struct pages' reach; raw: 0 */
+	const struct nsio *media;	/* the namespace's media (or a test's RAM) */
+	u64 off;			/* where sector 0 is in it */
+	u64 size;			/* bytes, 4 KiB aligned */
+	u64 pfn_flags;			/* PFN_DEV, plus PFN_MAP when struct pages exist */
+	phys_addr_t memmap_end;		/* pfn mode: end (exclusive) of the struct pages' reach; raw: 0 */
+	struct dev_pagemap *pgmap;	/* pfn mode: the page map of those struct pages */
 };
 
 /*
- * Make a block device of *span for `ns`: map it in the direct map and
- * register it under `name`. -ENOSPC when the table is full, -ENOMEM if the
- * direct map cannot grow, -EINVAL for an empty or unaligned range.
+ * Make a block device of *span for `ns` (may be NULL) and register it
+ * under `name`. -ENOSPC when the table is full, -EINVAL for an empty or
+ * unaligned range, -ERANGE for one outside its media.
  */
 int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
 		const struct pmem_span *span);
@@ -81,31 +94,49 @@ int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char 
 int pmem_attach_indirect(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
 			 u64 size, u32 sector_size, pmem_rw_fn rw);
 /*
- * Unregister it (the caller owns the direct map of its range): 0, also
- * when it was not registered; -EBUSY, and nothing changes, while it is
- * held (pmem_get) or a raw device's direct-access addresses are out. Once
- * it returns 0 no CPU can reach the device through the table.
+ * Unregister it: 0, also when it was not registered; while any hold is
+ * out, -EBUSY after one line naming the first holder ("pmem0: busy:
+ * exported to 1 client (nbd client 10.0.2.2:40000)"), and nothing changes.
+ * This is the one check every teardown of a device goes through. Once it
+ * returns 0 no CPU can reach the device through the table.
  */
 int pmem_detach(struct pmem_device *dev);
 /* pmem_detach, waiting for the holders to let go (error paths of an attach). */
 void pmem_detach_wait(struct pmem_device *dev);
 
 /*
- * A registered device by name, held: pmem_detach refuses it (-EBUSY) until
- * pmem_put, so I/O on one CPU cannot lose its device to a destroy on
- * another (Linux's 32b2397c1e56 class of bug). NULL if there is none.
- */
-struct pmem_device *pmem_get(const char *name);
-void pmem_put(struct pmem_device *dev);
-/* How many hold the device `name` now (0 also when there is none). */
-u64 pmem_users(const char *name);
-
-/*
  * A registered device by name, or NULL; not held, so only for code that
- * holds the device model lock (nd_lock), under which nothing is detached.
+ * holds the device model lock (nd_lock), under which nothing is detached,
+ * or that takes a hold on it next (pmem_hold checks it is still there).
  */
 struct pmem_device *pmem_find(const char *name);
 struct pmem_device *pmem_next(struct pmem_device *prev);
+
+/* What a hold keeps (pmem_hold); zeroed when nothing is held. */
+struct pmem_hold {
+	struct pmem_device *dev;	/* NULL: nothing held */
+	enum pmem_hold_kind kind;
+};
+
+/*
+ * Hold `dev` until pmem_release(h): counted on the device under `kind`,
+ * with `who` (copied, at most PMEM_HOLDER_LEN - 1 characters) as the name
+ * a refusal gives; a device with struct pages has its page map pinned too,
+ * so pages handed out (DAX, a NIC) stay there. -ENXIO, and nothing held,
+ * for a device no longer registered or whose pages are going away.
+ */
+int pmem_hold(struct pmem_device *dev, enum pmem_hold_kind kind, const char *who,
+	      struct pmem_hold *h);
+/*
+ * pmem_hold of the device registered as `name`, found and held at once, so
+ * that a detach on another CPU cannot come in between (Linux's 32b2397c1e56
+ * class of bug). -ENODEV when there is none.
+ */
+int pmem_hold_name(const char *name, enum pmem_hold_kind kind, const char *who,
+		   struct pmem_hold *h);
+void pmem_release(struct pmem_hold *h);
+/* Holds of every kind on the device `name` now (0 also when there is none). */
+u32 pmem_holds(const char *name);
 
 /*
  * Read or write `len` bytes at byte `off`. Both must be multiples of the
@@ -117,8 +148,8 @@ struct pmem_device *pmem_next(struct pmem_device *prev);
 int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir dir);
 
 /*
- * Copy len bytes to byte offset off (any alignment, inside the device) with
- * the persistence-safe copy but no fence: durable only after
+ * Copy len bytes to byte offset off (any alignment, inside the device)
+ * through the media path but without its flush: durable only after
  * pmem_durable(dev). For callers that copy a request in pieces as it
  * arrives and make it durable once (the NBD server's WRITE). -EOPNOTSUPP
  * for an indirect device (BTT: sectors go through it whole), -EROFS,
@@ -126,60 +157,45 @@ int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir 
  */
 int pmem_write_bytes(struct pmem_device *dev, u64 off, const void *buf, u64 len);
 
+/*
+ * Make every completed write to the device durable (nsio_flush of its
+ * media: fence, flush hints, fence).
+ */
+void pmem_durable(struct pmem_device *dev);
+
+/*
+ * Where a held device's bytes can be read by reference (a NIC's DMA of
+ * zero-copy READ data), or NULL for an indirect device (BTT), whose
+ * sectors move. Valid while the hold is.
+ */
+const u8 *pmem_read_ref(const struct pmem_hold *h);
+
 /* What pmem_direct_access() lends out, held until pmem_dax_put(). */
 struct pmem_dax {
 	void *kaddr;			/* kernel address of the sector */
 	pfn_t pfn;
-	struct dev_pagemap *pgmap;	/* pfn mode: the pin held */
-	struct pmem_device *dev;	/* raw mode: the device reference held */
+	struct pmem_hold hold;		/* PMEM_HOLD_DAX on the device */
 };
 
 /*
  * DAX: the kernel address and pfn of `sector` and how many bytes from there
  * are directly accessible (up to the device end, and in pfn mode never past
- * the struct pages). The device stays alive until pmem_dax_put(*dax): a pfn
- * device's pages are pinned (its teardown waits), a raw device is
- * referenced (its detach is refused). Negative errno for a sector past the
- * end (-ERANGE), a device going away (-ENXIO) or one without direct access
+ * the struct pages), whose struct page is made ready if its initialisation
+ * was deferred. The device stays until pmem_dax_put(*dax): it is held
+ * (PMEM_HOLD_DAX, named `who`). Negative errno for a sector past the end
+ * (-ERANGE), a device going away (-ENXIO) or one without direct access
  * (-EOPNOTSUPP: a BTT, whose sectors move); then nothing is held.
  */
-s64 pmem_direct_access(struct pmem_device *dev, u64 sector, struct pmem_dax *dax);
+s64 pmem_direct_access(struct pmem_device *dev, u64 sector, const char *who,
+		       struct pmem_dax *dax);
 void pmem_dax_put(struct pmem_dax *dax);
 
-struct pmem_hold {
-	struct pmem_device *dev;	/* NULL: nothing held */
-	enum pmem_holder kind;
-	struct dev_pagemap *pgmap;	/* pfn and devdax: the pin held on the pages */
-};
-
-/*
- * Hold `dev` (any kind) until pmem_release(h): counted on the device, and
- * for a device with struct pages its dev_pagemap pinned too, so pages
- * handed to a NIC stay there. -ENXIO for a device going away; then
- * nothing is held.
- */
-int pmem_hold(struct pmem_device *dev, enum pmem_holder kind, struct pmem_hold *h);
-void pmem_release(struct pmem_hold *h);
 /*
  * Bytes [off, off + len) of a held device are about to be used by
  * reference (zero copy): their struct pages, if their initialisation is
  * still deferred, are made ready first (memmap_ready_range).
  */
 void pmem_pages_ready(const struct pmem_hold *h, u64 off, u64 len);
-
-/*
- * 0 when nothing holds `dev`; else -EBUSY and one line: "NAME: busy:
- * exported to N clients", or with no client "NAME: busy: exported over
- * NBD (nbd-unexport NAME first)".
- */
-int pmem_busy(const struct pmem_device *dev);
-
-/*
- * Make every completed write to the device durable: its region's flush
- * (fence, flush hints, fence: nd_region_flush), or a fence alone for a
- * device without a namespace.
- */
-void pmem_durable(struct pmem_device *dev);
 
 /* Forget every device (host tests). */
 void pmem_reset(void);

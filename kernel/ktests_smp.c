@@ -124,13 +124,14 @@ KTEST(smp_spinlock_excludes_every_cpu)
 
 /*
  * Destroy during I/O (issue 14 item 2, Linux's 32b2397c1e56 class): CPU 1
- * holds a block device (pmem_get) and writes it over and over; meanwhile
+ * holds a block device (PMEM_HOLD_IO) and writes it over and over; meanwhile
  * the boot CPU's detach (what destroy-namespace does) is refused with
  * -EBUSY and the device stays findable; once the writer lets go, the
  * detach goes through and the name resolves no more. The device is RAM
  * (2 MiB from the page allocator), so no namespace of the boot is touched.
  */
 static struct {
+	struct nsio media;
 	struct pmem_device dev;
 	u32 held, stop;		/* atomic: writer has the device; writer may finish */
 	u32 writes;
@@ -140,13 +141,14 @@ static struct {
 static void dio_writer(void *arg)
 {
 	u8 sector[512];
-	struct pmem_device *dev = pmem_get("ktpmem");
+	struct pmem_hold h;
 
 	(void)arg;
-	if (!dev) {
+	if (pmem_hold_name("ktpmem", PMEM_HOLD_IO, "ktest writer on CPU 1", &h)) {
 		dio.err = -ENODEV;
 		return;
 	}
+	struct pmem_device *dev = h.dev;
 	__atomic_store_n(&dio.held, 1, __ATOMIC_RELEASE);
 	memset(sector, 0xa5, sizeof(sector));
 	/* At least 64 writes, and on until told to stop (bounded: ~a few s under TCG). */
@@ -157,7 +159,7 @@ static void dio_writer(void *arg)
 			dio.err = err;
 		dio.writes++;
 	}
-	pmem_put(dev);
+	pmem_release(&h);
 }
 
 KTEST(smp_destroy_refused_while_another_cpu_writes)
@@ -170,8 +172,9 @@ KTEST(smp_destroy_refused_while_another_cpu_writes)
 	}
 	u64 pa = page_alloc(9);
 	KT_ASSERT(pa);
-	struct pmem_span span = { .start = pa_init(pa), .size = 2 * MiB, .pfn_flags = PFN_DEV };
 	memset(&dio, 0, sizeof(dio));
+	KT_ASSERT(nsio_init(&dio.media, pa, 2 * MiB, NULL) == 0);
+	struct pmem_span span = { .media = &dio.media, .size = 2 * MiB, .pfn_flags = PFN_DEV };
 	KT_ASSERT(pmem_attach(&dio.dev, NULL, "ktpmem", &span) == 0);
 	KT_ASSERT(arch_cpu_start(cpu, dio_writer, NULL) == 0);
 	while (!__atomic_load_n(&dio.held, __ATOMIC_ACQUIRE) && arch_cpu_busy(cpu))
@@ -186,7 +189,8 @@ KTEST(smp_destroy_refused_while_another_cpu_writes)
 	KT_EXPECT_EQ(dio.writes >= 64, 1);
 	KT_EXPECT_EQ(pmem_detach(&dio.dev), 0);
 	KT_EXPECT_EQ(pmem_find("ktpmem") == NULL, 1);
-	KT_EXPECT_EQ(pmem_get("ktpmem") == NULL, 1);
+	struct pmem_hold none;
+	KT_EXPECT_EQ(pmem_hold_name("ktpmem", PMEM_HOLD_IO, "ktest", &none), (u64)(s64)-ENODEV);
 	page_free(pa, 9);
 }
 

@@ -606,6 +606,19 @@ struct dev_pagemap *pgmap_pin(u64 pfn)
 	return pgmap;
 }
 
+int pgmap_get(struct dev_pagemap *pgmap)
+{
+	int err = 0;
+
+	spin_lock(&pgmap_lock);
+	if (pgmap->state == PGMAP_LIVE)
+		pgmap->pins++;
+	else
+		err = -ENXIO;
+	spin_unlock(&pgmap_lock);
+	return err;
+}
+
 void pgmap_unpin(struct dev_pagemap *pgmap)
 {
 	bool last = false, bad = false;

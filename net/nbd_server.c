@@ -21,6 +21,7 @@
  * into whole sectors first (its writes go through the BTT).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +32,6 @@
 #include "net_priv.h"
 #include "arch.h"
 #include "params.h"
-#include "persist.h"
 #include "pmem.h"
 #include "printk.h"
 #include "nd_dax.h"
@@ -50,6 +50,7 @@ struct srv_export {
 	const u8 *base;		/* where READ data is sent from by reference; NULL: copied */
 	const char *how;	/* how READ data goes, for nbd-list */
 	char name[24];
+	char who[PMEM_HOLDER_LEN];	/* how its hold names it */
 	unsigned int clients;
 };
 
@@ -60,6 +61,7 @@ struct client {
 	u32 stash_len;
 	struct srv_export *counted;	/* the export this client is counted on */
 	struct pmem_hold hold;		/* on its device, while counted */
+	char who[PMEM_HOLDER_LEN];	/* how its hold names it */
 	bool used;
 	bool closing;			/* closed, waiting for queued data to be acknowledged */
 	unsigned int closing_polls;
@@ -237,6 +239,28 @@ static void client_close(struct client *cl)
 	client_free(cl);
 }
 
+/*
+ * A client that has chosen its export is counted on it and holds its
+ * device. The export's own hold keeps the device, so this fails only if
+ * the hold cannot be taken at all; -ENXIO then, and the client is closed.
+ */
+static int client_count(struct client *cl)
+{
+	struct srv_export *e = (struct srv_export *)cl->conn.exp->ctx;
+
+	snprintf(cl->who, sizeof(cl->who), "nbd client %s:%u", ipaddr_ntoa(&cl->pcb->remote_ip),
+		 cl->pcb->remote_port);
+	int err = pmem_hold(e->dev, PMEM_HOLD_CLIENT, cl->who, &cl->hold);
+	if (err) {
+		pr_err("nbd: %s: %s cannot be held (error %d), closing\n", cl->who, e->name, err);
+		cl->conn.close_reason = "its export's device is going away";
+		return err;
+	}
+	cl->counted = e;
+	e->clients++;
+	return 0;
+}
+
 /* Give the engine what it takes of data; that much is acknowledged to TCP (the window reopens). */
 static u32 client_feed(struct client *cl, const u8 *data, u32 len)
 {
@@ -269,11 +293,9 @@ static void client_run(struct client *cl)
 		}
 		if (!cl->t_first_io && (cl->conn.stats.reads || cl->conn.stats.writes))
 			cl->t_first_io = arch_cycles();
-		if (!cl->counted && cl->conn.exp) {
-			cl->counted = (struct srv_export *)cl->conn.exp->ctx;
-			cl->counted->clients++;
-			/* Cannot fail: the export's own hold keeps the device live. */
-			pmem_hold(cl->counted->dev, PMEM_HOLD_CLIENT, &cl->hold);
+		if (!cl->counted && cl->conn.exp && client_count(cl)) {
+			client_close(cl);	/* the device is going away: no I/O to it */
+			return;
 		}
 		const u8 *data;
 		u64 roff;
@@ -512,8 +534,10 @@ static int listen_start(void)
 static int export_source(struct srv_export *e, struct pmem_device *dev)
 {
 	struct nd_pfn *dax = nd_dax_find(dev->name);
-	int err = pmem_hold(dev, PMEM_HOLD_EXPORT, &e->hold);
+	int err;
 
+	snprintf(e->who, sizeof(e->who), "NBD: nbd-unexport %s first", dev->name);
+	err = pmem_hold(dev, PMEM_HOLD_EXPORT, e->who, &e->hold);
 	if (err) {
 		pr_err("nbd: %s is going away, not exported\n", dev->name);
 		return err;
@@ -523,7 +547,7 @@ static int export_source(struct srv_export *e, struct pmem_device *dev)
 	if (dev->rw) {
 		e->how = "copied through the BTT";
 	} else if (dax && &dax->pmem == dev) {
-		err = dax_map(dax, 0, dev->size, &e->map);
+		err = dax_map(dax, 0, dev->size, e->who, &e->map);
 		if (err) {
 			pr_err("nbd: %s: cannot map the devdax device (error %d), not exported\n",
 			       dev->name, err);
@@ -533,7 +557,7 @@ static int export_source(struct srv_export *e, struct pmem_device *dev)
 		e->base = e->map.kaddr;
 		e->how = zero_copy ? "zero copy from the devdax mapping" : "copied (nbd.zerocopy=off)";
 	} else {
-		e->base = dev->virt;
+		e->base = pmem_read_ref(&e->hold);
 		e->how = zero_copy ? "zero copy" : "copied (nbd.zerocopy=off)";
 	}
 	return 0;
@@ -589,7 +613,7 @@ static int export_add(const char *spec)
 	e->exp = (struct nbd_export){ e->name, dev->size, dev->sector_size, ro || dev->ro,
 				      e, exp_read, exp_write, exp_flush, e->base != NULL,
 				      dev->rw ? NULL : exp_write_bytes,
-				      e->hold.pgmap ? exp_pages_ready : NULL };
+				      dev->pgmap ? exp_pages_ready : NULL };
 	e->used = true;
 	pr_info("nbd: exporting %s (%llu bytes, %s, READ %s)\n", name, dev->size,
 		e->exp.ro ? "read-only" : "read-write", e->how);
@@ -719,9 +743,10 @@ SHELL_COMMAND(SHELL_NET, "nbd-list", cmd_nbd_list, "nbd-list",
 /*
  * The in-guest baseline for the benchmark (tools/bench-net): what the CPU
  * alone does with the export's bytes, 64 KiB at a time as a copying server
- * would. Read: memcpy from the pmem into one RAM buffer. Write: the durable
- * copy (arch_memcpy_flushcache, one fence at the end) of bytes just read
- * from the same place back into it, so the device's data stays as it was;
+ * would, through the device's media path (nsio.h). Read: from the pmem
+ * into one RAM buffer. Write: the durable copy (one flush at the end) of
+ * bytes just read from the same place back into it, so the device's data
+ * stays as it was (refused on a read-only device);
  * only the write copies are timed. An untimed read pass first: a fresh
  * sparse backing file costs the host a page fault per first touch.
  */
@@ -735,7 +760,7 @@ static int cmd_nbd_memcpy(int argc, char **argv)
 		return -EINVAL;
 	}
 	struct pmem_device *dev = pmem_find(argv[1]);
-	if (!dev || !dev->virt) {
+	if (!dev || dev->rw) {
 		kprintf("nbd-memcpy: %s: no block device with direct access\n", argv[1]);
 		return -ENODEV;
 	}
@@ -747,23 +772,31 @@ static int cmd_nbd_memcpy(int argc, char **argv)
 		kprintf("nbd-memcpy: %s: nothing to copy\n", argv[1]);
 		return -ENOMEM;
 	}
-	u8 *pm = dev->virt;
-	for (u64 off = 0; off < size; off += chunk)	/* untimed: the host's first touch */
-		memcpy(buf, pm + off, chunk);
+	const struct nsio *io = &dev->io;
+	int err = 0;
+	for (u64 off = 0; off < size && !err; off += chunk)	/* untimed: the host's first touch */
+		err = nsio_read(io, off, buf, chunk);
 	u64 t0 = arch_cycles();
-	for (u64 off = 0; off < size; off += chunk)
-		memcpy(buf, pm + off, chunk);
+	for (u64 off = 0; off < size && !err; off += chunk)
+		err = nsio_read(io, off, buf, chunk);
 	u64 rd = arch_cycles_to_ns(arch_cycles() - t0), wc = 0;
-	for (u64 off = 0; off < size; off += chunk) {
-		memcpy(buf, pm + off, chunk);
+	for (u64 off = 0; off < size && !err; off += chunk) {
+		err = nsio_read(io, off, buf, chunk);
 		u64 c = arch_cycles();
-		arch_memcpy_flushcache(pm + off, buf, chunk);
+		if (!err)
+			err = nsio_write_unflushed(io, off, buf, chunk, PMEM_WR_OTHER);
 		wc += arch_cycles() - c;
 	}
 	u64 c = arch_cycles();
-	arch_wmb_pmem();
+	nsio_flush(io);
 	wc += arch_cycles() - c;
 	u64 wr = arch_cycles_to_ns(wc);
+	if (err) {
+		free(buf);
+		kprintf("nbd-memcpy: %s: %s (error %d)\n", argv[1],
+			err == -EROFS ? "read-only" : "cannot copy", err);
+		return err;
+	}
 	free(buf);
 	kprintf("nbd-memcpy: %s: %llu bytes: read %llu KiB/s, write %llu KiB/s\n", argv[1], size,
 		rd ? size * 1000000000ull / rd / 1024 : 0, wr ? size * 1000000000ull / wr / 1024 : 0);

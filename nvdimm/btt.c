@@ -2,9 +2,9 @@
  * The BTT engine: open (arena discovery, free-list reconstruction and
  * roll-forward recovery), atomic sector writes, reads, and formatting a new
  * BTT, on Linux's on-media format. FACTS-2 §1.3-1.7; UEFI 2.7 §6.6.
- * Every store goes through media_store*(): a flush-cache copy (or one
- * aligned store the CPU makes atomically), then the region's flush, so it
- * is durable before the next one starts (Linux's nsio_rw_bytes).
+ * Every read and store goes through the namespace's media path (nsio.h):
+ * each store (a copy, or one aligned store the CPU makes atomically) is
+ * durable before the next one starts.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -15,78 +15,7 @@
 #include "btt.h"
 #include "mm.h"
 #include "nd_util.h"
-#include "persist.h"
 #include "printk.h"
-
-/* ---- media access ---- */
-
-/* Make every store so far durable: fence, the DIMMs' flush hints, fence. */
-static void media_flush(const struct btt_media *m)
-{
-	if (m->region)
-		nd_region_flush(m->region);
-	else
-		arch_wmb_pmem();
-}
-
-/* Copy n bytes to namespace offset `off`, durable on return. */
-static void media_store(const struct btt_media *m, u64 off, const void *src, size_t n,
-			enum pmem_writer who)
-{
-	if (m->cpu_cache)
-		memcpy(m->base + off, src, n);
-	else
-		arch_memcpy_flushcache(m->base + off, src, n);
-	media_flush(m);
-	pmem_written_add(who, n);
-}
-
-/*
- * One naturally aligned 4- or 8-byte store, which the CPU makes atomically
- * (a map entry; half a log entry), durable on return.
- */
-static void media_store32(const struct btt_media *m, u64 off, u32 v)
-{
-	volatile u32 *p = (volatile u32 *)(m->base + off);
-
-	*p = v;
-	if (!m->cpu_cache)
-		arch_flush_cache((const void *)p, sizeof(v));
-	media_flush(m);
-	pmem_written_add(PMEM_WR_BTT, sizeof(v));
-}
-
-static void media_store64(const struct btt_media *m, u64 off, u64 v)
-{
-	volatile u64 *p = (volatile u64 *)(m->base + off);
-
-	*p = v;
-	if (!m->cpu_cache)
-		arch_flush_cache((const void *)p, sizeof(v));
-	media_flush(m);
-	pmem_written_add(PMEM_WR_BTT, sizeof(v));
-}
-
-static u32 media_load32(const struct btt_media *m, u64 off)
-{
-	return *(const volatile u32 *)(m->base + off);
-}
-
-/* Zero [off, off+n) with flush-cache copies and one flush at the end. */
-static void media_zero(const struct btt_media *m, u64 off, u64 n)
-{
-	static const u8 zero[16 * KiB];
-
-	for (u64 done = 0; done < n; done += sizeof(zero)) {
-		u64 c = MIN(sizeof(zero), n - done);
-		if (m->cpu_cache)
-			memset(m->base + off + done, 0, c);
-		else
-			arch_memcpy_flushcache(m->base + off + done, zero, c);
-	}
-	media_flush(m);
-	pmem_written_add(PMEM_WR_BTT, n);
-}
 
 /* ---- where things are ---- */
 
@@ -107,11 +36,43 @@ static u64 log_slot_off(const struct btt_arena *a, u32 lane, u32 sub)
 	       a->log_index[sub] * sizeof(struct btt_log_entry);
 }
 
-static void log_read(const struct btt_media *m, const struct btt_arena *a, u32 lane,
-		     struct btt_log_entry e[2])
+static int log_read(const struct nsio *m, const struct btt_arena *a, u32 lane,
+		    struct btt_log_entry e[2])
 {
-	for (u32 s = 0; s < 2; s++)
-		memcpy(&e[s], m->base + log_slot_off(a, lane, s), sizeof(e[s]));
+	int err = 0;
+
+	for (u32 s = 0; s < 2 && !err; s++)
+		err = nsio_read(m, log_slot_off(a, lane, s), &e[s], sizeof(e[s]));
+	return err;
+}
+
+/* Arena `a`'s map entry for `premap`, loaded atomically. */
+static int map_load(const struct btt *b, const struct btt_arena *a, u32 premap, u32 *entry)
+{
+	return nsio_load32(&b->m, map_off(a, premap), entry);
+}
+
+static int map_store(const struct btt *b, const struct btt_arena *a, u32 premap, u32 entry)
+{
+	return nsio_store32(&b->m, map_off(a, premap), entry, PMEM_WR_BTT);
+}
+
+int btt_log_indices_read(const struct nsio *m, u64 logoff, u32 nfree, u32 idx[2],
+			 const char **why)
+{
+	u8 *log = malloc((u64)nfree * BTT_LOG_GROUP);
+
+	if (!log) {
+		*why = "no memory for a copy of the log";
+		return -ENOMEM;
+	}
+	int err = nsio_read(m, logoff, log, (u64)nfree * BTT_LOG_GROUP);
+	if (err)
+		*why = "the log is unreadable";
+	else if (btt_log_indices(log, nfree, idx, why))
+		err = -EINVAL;
+	free(log);
+	return err;
 }
 
 /* The arena holding external LBA `lba` (< b->nlba), and its arena-relative premap. */
@@ -146,21 +107,24 @@ static int fail(char *why, size_t n, int err, const char *fmt, ...)
  * Pass 1: walk the info blocks by nextoff, checking each, to count the
  * arenas; with `arenas` given, fill them too.
  */
-static int walk_arenas(struct btt *b, const u8 parent[16], struct btt_arena *arenas, u32 *nr,
-		       char *why, size_t n)
+static int walk_arenas(struct btt *b, const u8 parent[16], struct btt_sb *sb,
+		       struct btt_arena *arenas, u32 *nr, char *why, size_t n)
 {
 	u64 off = b->initial_offset, remaining = b->m.size - b->initial_offset, lba = 0;
 	const char *w;
 
 	for (*nr = 0;; (*nr)++) {
-		const struct btt_sb *sb = (const void *)(b->m.base + off);
 		struct btt_arena_geom g;
 
 		if (*nr >= BTT_MAX_ARENAS)
 			return fail(why, n, -EOPNOTSUPP, "more than %d arenas", BTT_MAX_ARENAS);
 		if (remaining < BTT_INFO_SIZE)
 			return fail(why, n, -EINVAL, "arena %u: no room for an info block", *nr);
-		int err = btt_sb_identify(sb, parent, &w);
+		int err = nsio_read(&b->m, off, sb, sizeof(*sb));
+		if (err)
+			return fail(why, n, -EIO, "arena %u info block at %#llx: unreadable (error %d)",
+				    *nr, off, err);
+		err = btt_sb_identify(sb, parent, &w);
 		if (!err)
 			err = btt_sb_validate(sb, remaining, b->version_major, b->version_minor, &g,
 					      &w);
@@ -205,8 +169,8 @@ static int cmp_u32(const void *x, const void *y)
  * Linux's btt_freelist_init does (FACTS-2 §1.6). The only store an open
  * makes; one line says what was repaired.
  */
-static void roll_forward(struct btt *b, struct btt_arena *a, u32 lane,
-			 const struct btt_log_entry *e)
+static int roll_forward(struct btt *b, struct btt_arena *a, u32 lane,
+			const struct btt_log_entry *e)
 {
 	u32 old = e->old_map & BTT_MAP_LBA_MASK, next = e->new_map & BTT_MAP_LBA_MASK;
 	u64 lba = a->first_lba + e->lba;
@@ -215,12 +179,15 @@ static void roll_forward(struct btt *b, struct btt_arena *a, u32 lane,
 		b->roll_forward_pending++;
 		pr_warn("%s: arena %u lane %u: the write of LBA %llu was logged but not mapped; read-only, so not rolled forward: LBA %llu reads its old data\n",
 			b->name, (u32)(a - b->arenas), lane, lba, lba);
-		return;
+		return 0;
 	}
-	media_store32(&b->m, map_off(a, e->lba), BTT_MAP_NORMAL | next);
+	int err = map_store(b, a, e->lba, BTT_MAP_NORMAL | next);
+	if (err)
+		return err;
 	b->rolled_forward++;
 	pr_warn("%s: repaired: arena %u lane %u: the write of LBA %llu was logged but not mapped; map[%u] %#x -> %#x (rolled forward, as Linux's start-up does)\n",
 		b->name, (u32)(a - b->arenas), lane, lba, e->lba, old, next);
+	return 0;
 }
 
 /* One lane of the free list from its newest log entry (FACTS-2 §1.6). */
@@ -230,7 +197,8 @@ static int lane_init(struct btt *b, struct btt_arena *a, u32 lane, u32 *free_blo
 	struct btt_log_entry e[2];
 	u32 ai = (u32)(a - b->arenas);
 
-	log_read(&b->m, a, lane, e);
+	if (log_read(&b->m, a, lane, e))
+		return fail(why, n, -EIO, "arena %u lane %u: log unreadable", ai, lane);
 	int newer = btt_log_newer(e[0].seq, e[1].seq);
 	if (newer < 0)
 		return fail(why, n, -EINVAL, "arena %u lane %u: log sequence numbers %u and %u", ai,
@@ -253,9 +221,13 @@ static int lane_init(struct btt *b, struct btt_arena *a, u32 lane, u32 *free_blo
 	 */
 	if (old == next)
 		return 0;	/* the lane's initial entry, or nothing pending */
-	u32 cur = btt_map_block(media_load32(&b->m, map_off(a, E->lba)), E->lba);
-	if (cur != next && cur == old)
-		roll_forward(b, a, lane, E);
+	u32 entry;
+	if (map_load(b, a, E->lba, &entry))
+		return fail(why, n, -EIO, "arena %u: map entry %u unreadable", ai, E->lba);
+	u32 cur = btt_map_block(entry, E->lba);
+	if (cur != next && cur == old && roll_forward(b, a, lane, E))
+		return fail(why, n, -EIO, "arena %u lane %u: the roll-forward could not be stored",
+			    ai, lane);
 	return 0;
 }
 
@@ -264,13 +236,13 @@ static int arena_init(struct btt *b, struct btt_arena *a, char *why, size_t n)
 {
 	const char *w;
 	u32 ai = (u32)(a - b->arenas), nfree = a->g.nfree;
+	int err = btt_log_indices_read(&b->m, a->base + a->g.logoff, nfree, a->log_index, &w);
 
-	if (btt_log_indices(b->m.base + a->base + a->g.logoff, nfree, a->log_index, &w))
-		return fail(why, n, -EINVAL, "arena %u: %s", ai, w);
+	if (err)
+		return fail(why, n, err, "arena %u: %s", ai, w);
 	u32 *blocks = malloc(nfree * sizeof(u32));
 	if (!blocks)
 		return fail(why, n, -ENOMEM, "no memory for the free list");
-	int err = 0;
 	for (u32 lane = 0; lane < nfree && !err; lane++)
 		err = lane_init(b, a, lane, &blocks[lane], why, n);
 	if (!err) {
@@ -299,10 +271,26 @@ static void lanes_init(struct btt *b)
 		b->map_lock[i] = (struct spinlock)SPINLOCK_INIT("btt_map", LOCK_RANK_BTT_MAP);
 }
 
-int btt_open(struct btt *b, const struct btt_media *m, u64 info_off, const u8 parent_uuid[16],
+/* Both passes over the info blocks: count the arenas, then fill them in. */
+static int find_arenas(struct btt *b, const u8 parent[16], char *why, size_t why_len)
+{
+	struct btt_sb *sb = malloc(sizeof(*sb));
+	u32 nr;
+
+	if (!sb)
+		return fail(why, why_len, -ENOMEM, "no memory for an info block");
+	int err = walk_arenas(b, parent, sb, NULL, &nr, why, why_len);
+	if (!err && !(b->arenas = calloc(nr, sizeof(*b->arenas))))
+		err = fail(why, why_len, -ENOMEM, "no memory for %u arenas", nr);
+	if (!err)
+		err = walk_arenas(b, parent, sb, b->arenas, &b->nr_arenas, why, why_len);
+	free(sb);
+	return err;
+}
+
+int btt_open(struct btt *b, const struct nsio *m, u64 info_off, const u8 parent_uuid[16],
 	     const char *name, char *why, size_t why_len)
 {
-	u32 nr;
 
 	memset(b, 0, sizeof(*b));
 	b->m = *m;
@@ -316,13 +304,11 @@ int btt_open(struct btt *b, const struct btt_media *m, u64 info_off, const u8 pa
 	if (m->size < info_off + BTT_ARENA_MIN)
 		return fail(why, why_len, -ENODEV,
 			    "namespace under 16 MiB after the initial offset");
-	int err = walk_arenas(b, parent_uuid, NULL, &nr, why, why_len);
-	if (err)
+	int err = find_arenas(b, parent_uuid, why, why_len);
+	if (err) {
+		btt_close(b);
 		return err;
-	b->arenas = calloc(nr, sizeof(*b->arenas));
-	if (!b->arenas)
-		return fail(why, why_len, -ENOMEM, "no memory for %u arenas", nr);
-	err = walk_arenas(b, parent_uuid, b->arenas, &b->nr_arenas, why, why_len);
+	}
 	lanes_init(b);
 	for (u32 i = 0; i < b->nr_arenas && !err; i++)
 		err = arena_init(b, &b->arenas[i], why, why_len);
@@ -363,44 +349,48 @@ static struct spinlock *map_lock(struct btt *b, const struct btt_arena *a, u32 p
 	return &b->map_lock[line % BTT_MAP_LOCKS];
 }
 
+/*
+ * Publish the block the map names for `premap` in this lane's read
+ * tracking table, then re-read the map until it still names that block:
+ * from then on no writer takes the block as its next free one until the
+ * copy is done (FACTS-2 §1.7; a writer waits in wait_for_readers()).
+ */
+static int read_track(struct btt *b, const struct btt_arena *a, u32 premap, u32 lane, u32 *entry)
+{
+	u32 again;
+	int err = map_load(b, a, premap, entry);
+
+	while (!err) {
+		__atomic_store_n(&b->rtt[lane], BTT_RTT_VALID | btt_map_block(*entry, premap),
+				 __ATOMIC_SEQ_CST);
+		err = map_load(b, a, premap, &again);
+		if (err || again == *entry)
+			break;
+		*entry = again;
+	}
+	return err;
+}
+
 int btt_read(struct btt *b, u64 lba, void *buf)
 {
-	u32 premap;
+	u32 premap, entry;
 	struct btt_arena *a = lba < b->nlba ? lba_arena(b, lba, &premap) : NULL;
 
 	if (!a)
 		return -ERANGE;
 	u32 lane = lane_get(b);
-	/*
-	 * Publish the block in this lane's read tracking table, then re-read
-	 * the map until it still names that block: from then on no writer
-	 * takes the block as its next free one until the copy is done
-	 * (FACTS-2 §1.7; a writer waits in wait_for_readers()).
-	 */
-	u32 entry = media_load32(&b->m, map_off(a, premap));
-	for (;;) {
-		__atomic_store_n(&b->rtt[lane], BTT_RTT_VALID | btt_map_block(entry, premap),
-				 __ATOMIC_SEQ_CST);
-		u32 again = media_load32(&b->m, map_off(a, premap));
-		if (again == entry)
-			break;
-		entry = again;
-	}
-	int err = 0;
+	int err = read_track(b, a, premap, lane, &entry);
 	u32 block = btt_map_block(entry, premap);
-	switch (entry & BTT_MAP_NORMAL) {
-	case BTT_MAP_Z:		/* trimmed: reads zeroes */
-		memset(buf, 0, b->lbasize);
-		break;
-	case BTT_MAP_E:		/* error: reads fail until a write */
+	if (err)
 		err = -EIO;
-		break;
-	default:
-		if (block >= a->g.internal_nlba)
-			err = -EIO;	/* a corrupt map entry: never read outside the data area */
-		else
-			memcpy(buf, b->m.base + data_off(a, block), b->lbasize);
-	}
+	else if ((entry & BTT_MAP_NORMAL) == BTT_MAP_Z)
+		memset(buf, 0, b->lbasize);	/* trimmed: reads zeroes */
+	else if ((entry & BTT_MAP_NORMAL) == BTT_MAP_E)
+		err = -EIO;	/* error: reads fail until a write */
+	else if (block >= a->g.internal_nlba)
+		err = -EIO;	/* a corrupt map entry: never read outside the data area */
+	else
+		err = nsio_read(&b->m, data_off(a, block), buf, b->lbasize);
 	__atomic_store_n(&b->rtt[lane], 0, __ATOMIC_RELEASE);
 	lane_put(b, lane);
 	return err;
@@ -414,14 +404,42 @@ static void wait_for_readers(struct btt *b, u32 block)
 			arch_cpu_relax();
 }
 
-/* Stop here if a test said so: the write ends as a crash would end it. */
-#define STOP_AFTER(b, step)                                                                        \
-	do {                                                                                       \
-		if ((b)->stop_after == (step)) {                                                   \
-			err = -EINTR;                                                              \
-			goto out;                                                                  \
-		}                                                                                  \
-	} while (0)
+/*
+ * The log entry of a write of `next` over `old` for `premap`, in the
+ * lane's free slot: {lba, old_map}, then {new_map, seq} (seq last),
+ * FACTS-2 §1.5; then the lane's free block is the old one.
+ */
+static int write_log(struct btt *b, struct btt_arena *a, u32 lane, u32 premap, u32 old)
+{
+	struct btt_free *f = &a->free[lane];
+	u64 slot = log_slot_off(a, lane, f->sub);
+	int err = nsio_store64(&b->m, slot, (u64)premap | (u64)old << 32, PMEM_WR_BTT);
+
+	if (err || b->stop_after == BTT_STEP_LOG_HALF)
+		return err ? err : -EINTR;
+	err = nsio_store64(&b->m, slot + 8, (u64)f->block | (u64)f->seq << 32, PMEM_WR_BTT);
+	if (err || b->stop_after == BTT_STEP_LOG)
+		return err ? err : -EINTR;
+	f->sub ^= 1;
+	f->seq = btt_seq_next(f->seq);
+	f->block = old & BTT_MAP_LBA_MASK;
+	return 0;
+}
+
+/* Under the map entry's lock: log the write of `next` for `premap`, then map it. */
+static int write_commit(struct btt *b, struct btt_arena *a, u32 lane, u32 premap, u32 next)
+{
+	u32 entry;
+	int err = map_load(b, a, premap, &entry);
+	u32 old = btt_map_block(entry, premap);
+
+	if (err || old >= a->g.internal_nlba)
+		return -EIO;	/* unreadable or corrupt map entry: log nothing */
+	if ((entry & BTT_MAP_NORMAL) == BTT_MAP_E)
+		old |= BTT_MAP_E;	/* the log keeps the error bit, as Linux's does */
+	err = write_log(b, a, lane, premap, old);
+	return err ? err : map_store(b, a, premap, BTT_MAP_NORMAL | next);
+}
 
 int btt_write(struct btt *b, u64 lba, const void *buf)
 {
@@ -434,44 +452,20 @@ int btt_write(struct btt *b, u64 lba, const void *buf)
 		return -EROFS;
 	if (a->flags & BTT_IB_FLAG_ERROR)
 		return -EIO;
-	int err = 0;
-	u32 lane = lane_get(b);
-	struct spinlock *ml = NULL;
-	struct btt_free *f = &a->free[lane];
-	u32 next = f->block;
+	u32 lane = lane_get(b), next = a->free[lane].block;
+	bool half = b->stop_after == BTT_STEP_DATA_HALF;
 	wait_for_readers(b, next);
-	if (b->stop_after == BTT_STEP_DATA_HALF) {
-		media_store(&b->m, data_off(a, next), buf, b->lbasize / 2, PMEM_WR_BLOCK);
-		err = -EINTR;
-		goto out;
-	}
-	media_store(&b->m, data_off(a, next), buf, b->lbasize, PMEM_WR_BLOCK);
-	STOP_AFTER(b, BTT_STEP_DATA);
-
-	/* Another lane may write the same sector: the map entry's lock from here to the map store. */
-	ml = map_lock(b, a, premap);
-	spin_lock(ml);
-	u32 entry = media_load32(&b->m, map_off(a, premap));
-	u32 old = btt_map_block(entry, premap);
-	if (old >= a->g.internal_nlba) {
-		err = -EIO;	/* corrupt map entry: log nothing */
-		goto out;
-	}
-	if ((entry & BTT_MAP_NORMAL) == BTT_MAP_E)
-		old |= BTT_MAP_E;	/* the log keeps the error bit, as Linux's does */
-	/* The log entry: {lba, old_map}, then {new_map, seq} (seq last), FACTS-2 §1.5. */
-	u64 slot = log_slot_off(a, lane, f->sub);
-	media_store64(&b->m, slot, (u64)premap | (u64)old << 32);
-	STOP_AFTER(b, BTT_STEP_LOG_HALF);
-	media_store64(&b->m, slot + 8, (u64)next | (u64)f->seq << 32);
-	STOP_AFTER(b, BTT_STEP_LOG);
-	f->sub ^= 1;
-	f->seq = btt_seq_next(f->seq);
-	f->block = old & BTT_MAP_LBA_MASK;
-	media_store32(&b->m, map_off(a, premap), BTT_MAP_NORMAL | next);
-out:
-	if (ml)
+	int err = nsio_write(&b->m, data_off(a, next), buf, half ? b->lbasize / 2 : b->lbasize,
+			     PMEM_WR_BLOCK);
+	if (!err && (half || b->stop_after == BTT_STEP_DATA))
+		err = -EINTR;	/* a test stops the write here, as a crash would */
+	if (!err) {
+		/* Another lane may write the same sector: its map entry's lock to the map store. */
+		struct spinlock *ml = map_lock(b, a, premap);
+		spin_lock(ml);
+		err = write_commit(b, a, lane, premap, next);
 		spin_unlock(ml);
+	}
 	lane_put(b, lane);
 	return err;
 }
@@ -479,22 +473,40 @@ out:
 /* ---- format ---- */
 
 /* The log of a new arena: zeroed, then lane i's slot 0 = {i, ext + i, ext + i, 1}. */
-static void log_init(const struct btt_media *m, u64 base, const struct btt_arena_geom *g)
+static int log_init(const struct nsio *m, u64 base, const struct btt_arena_geom *g)
 {
-	media_zero(m, base + g->logoff, g->info2off - g->logoff);
-	for (u32 i = 0; i < g->nfree; i++) {
+	int err = nsio_zero(m, base + g->logoff, g->info2off - g->logoff, PMEM_WR_BTT);
+
+	for (u32 i = 0; i < g->nfree && !err; i++) {
 		u64 slot = base + g->logoff + (u64)i * BTT_LOG_GROUP;
 		u32 block = g->external_nlba + i;
-		media_store64(m, slot, (u64)i | (u64)block << 32);
-		media_store64(m, slot + 8, (u64)block | 1ULL << 32);
+		err = nsio_store64(m, slot, (u64)i | (u64)block << 32, PMEM_WR_BTT);
+		if (!err)
+			err = nsio_store64(m, slot + 8, (u64)block | 1ULL << 32, PMEM_WR_BTT);
 	}
+	return err;
 }
 
-int btt_format(const struct btt_media *m, u64 info_off, u32 lbasize, const u8 uuid[16],
+/* One arena at namespace offset `base`: map, log, info2, then the info block. */
+static int arena_format(const struct nsio *m, u64 base, const struct btt_arena_geom *g,
+			struct btt_sb *sb)
+{
+	int err = nsio_zero(m, base + g->mapoff, g->logoff - g->mapoff, PMEM_WR_BTT);
+
+	if (!err)
+		err = log_init(m, base, g);
+	/* info2 first: a crash before the info block leaves no BTT, not half of one */
+	if (!err)
+		err = nsio_write(m, base + g->info2off, sb, sizeof(*sb), PMEM_WR_BTT);
+	return err ? err : nsio_write(m, base, sb, sizeof(*sb), PMEM_WR_BTT);
+}
+
+int btt_format(const struct nsio *m, u64 info_off, u32 lbasize, const u8 uuid[16],
 	       const u8 parent_uuid[16])
 {
 	static struct btt_sb sb;
 	struct btt_arena_geom *arenas;
+	u16 major = info_off == BTT_V1_OFFSET ? 1 : 2, minor = info_off == BTT_V1_OFFSET ? 1 : 0;
 	u32 nr;
 
 	if (m->ro)
@@ -508,16 +520,8 @@ int btt_format(const struct btt_media *m, u64 info_off, u32 lbasize, const u8 uu
 		return -ENOMEM;
 	int err = btt_lay_out(m->size - info_off, lbasize, arenas, BTT_MAX_ARENAS, &nr);
 	for (u32 i = 0; i < nr && !err; i++) {
-		const struct btt_arena_geom *g = &arenas[i];
-		u64 base = info_off + g->off;
-
-		media_zero(m, base + g->mapoff, g->logoff - g->mapoff);
-		log_init(m, base, g);
-		btt_sb_init(&sb, g, uuid, parent_uuid, info_off == BTT_V1_OFFSET ? 1 : 2,
-			    info_off == BTT_V1_OFFSET ? 1 : 0);
-		/* info2 first: a crash before the info block leaves no BTT, not half of one */
-		media_store(m, base + g->info2off, &sb, sizeof(sb), PMEM_WR_BTT);
-		media_store(m, base, &sb, sizeof(sb), PMEM_WR_BTT);
+		btt_sb_init(&sb, &arenas[i], uuid, parent_uuid, major, minor);
+		err = arena_format(m, info_off + arenas[i].off, &arenas[i], &sb);
 	}
 	free(arenas);
 	return err;

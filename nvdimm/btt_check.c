@@ -12,11 +12,12 @@
 #include "btt.h"
 #include "mm.h"
 #include "nd_util.h"
-#include "persist.h"
 #include "printk.h"
 
 struct check {
-	const struct btt_media *m;
+	const struct nsio *m;
+	struct btt_sb *sb;	/* the arena's info block, as read (or recovered) */
+	struct btt_sb *other;	/* another one read for a comparison */
 	const char *name;
 	const u8 *parent;
 	bool repair;
@@ -39,31 +40,22 @@ static void finding(struct check *c, bool can_fix)
 		say(c, "  Run with --repair to make the changes");
 }
 
-/* A durable store of repaired metadata (the same path as the engine's). */
-static void repair_store(const struct check *c, u64 off, const void *src, size_t n)
+/* A durable store of repaired metadata (the media path, as the engine's); false if it failed. */
+static bool repair_store(struct check *c, u64 off, const void *src, size_t n)
 {
-	if (c->m->cpu_cache)
-		memcpy(c->m->base + off, src, n);
-	else
-		arch_memcpy_flushcache(c->m->base + off, src, n);
-	if (c->m->region)
-		nd_region_flush(c->m->region);
-	else
-		arch_wmb_pmem();
-	pmem_written_add(PMEM_WR_BTT, n);
+	int err = nsio_write(c->m, off, src, n, PMEM_WR_BTT);
+
+	if (err)
+		say(c, "  the repair at %#llx could not be stored (error %d)", off, err);
+	return !err;
 }
 
-static const struct btt_sb *sb_at(const struct check *c, u64 off)
+/* Is a BTT info block of version major.minor at `off`? It is read into *sb. */
+static bool sb_ok(const struct check *c, u64 off, u16 major, u16 minor, struct btt_sb *sb)
 {
-	return (const void *)(c->m->base + off);
-}
-
-static bool sb_ok(const struct check *c, u64 off, u16 major, u16 minor)
-{
-	const struct btt_sb *sb = sb_at(c, off);
 	const char *why;
 
-	return off + BTT_INFO_SIZE <= c->m->size && !btt_sb_identify(sb, c->parent, &why) &&
+	return !nsio_read(c->m, off, sb, sizeof(*sb)) && !btt_sb_identify(sb, c->parent, &why) &&
 	       sb->version_major == major && sb->version_minor == minor;
 }
 
@@ -74,28 +66,26 @@ static u64 info2_guess(u64 off, u64 remaining)
 }
 
 /*
- * The info block of the arena at `off`: the primary, or else info2 where
- * Linux puts it (written back with --repair). *sb points at the one to use.
+ * The info block of the arena at `off` into c->sb: the primary
+ * (*primary_ok), or else info2 where Linux puts it (written back with
+ * --repair).
  */
-static int load_info(struct check *c, u32 ai, u64 off, u64 remaining, const struct btt_sb **sb)
+static int load_info(struct check *c, u32 ai, u64 off, u64 remaining, bool *primary_ok)
 {
-	if (sb_ok(c, off, c->major, c->minor)) {
-		*sb = sb_at(c, off);
+	*primary_ok = sb_ok(c, off, c->major, c->minor, c->sb);
+	if (*primary_ok)
 		return 0;
-	}
 	u64 alt = info2_guess(off, remaining);
-	if (remaining < BTT_ARENA_MIN || !sb_ok(c, alt, c->major, c->minor)) {
+	if (remaining < BTT_ARENA_MIN || !sb_ok(c, alt, c->major, c->minor, c->sb)) {
 		say(c, "arena %u: no valid info block at %#llx, nor an info2 at %#llx", ai, off,
 		    alt);
 		c->errors++;
 		return -ENXIO;
 	}
 	say(c, "arena %u: info block at %#llx is damaged; info2 at %#llx is intact", ai, off, alt);
-	*sb = sb_at(c, alt);
-	if (c->repair) {
-		repair_store(c, off, *sb, BTT_INFO_SIZE);
+	if (c->repair && repair_store(c, off, c->sb, BTT_INFO_SIZE)) {
 		say(c, "arena %u: repaired: info block restored from info2", ai);
-		*sb = sb_at(c, off);
+		*primary_ok = true;	/* it is the primary now */
 	}
 	finding(c, true);
 	return 0;
@@ -128,9 +118,16 @@ struct arena_view {
 	u32 idx[2];
 };
 
+/* Map entry `premap`; one that cannot be read names no block (all ones), with a line. */
 static u32 map_entry(const struct check *c, const struct arena_view *v, u32 premap)
 {
-	return *(const volatile u32 *)(c->m->base + v->base + v->g.mapoff + (u64)premap * 4);
+	u32 entry;
+	int err = nsio_load32(c->m, v->base + v->g.mapoff + (u64)premap * 4, &entry);
+
+	if (!err)
+		return entry;
+	say(c, "arena %u: map[%#x] cannot be read (error %d)", v->ai, premap, err);
+	return ~0u;
 }
 
 /* Lane `lane`'s newest entry, if the pair is sound and in range (check (a)). */
@@ -140,8 +137,12 @@ static bool lane_newest(struct check *c, const struct arena_view *v, u32 lane,
 	struct btt_log_entry s[2];
 	u64 grp = v->base + v->g.logoff + (u64)lane * BTT_LOG_GROUP;
 
-	for (u32 k = 0; k < 2; k++)
-		memcpy(&s[k], c->m->base + grp + v->idx[k] * sizeof(s[k]), sizeof(s[k]));
+	for (u32 k = 0; k < 2; k++) {
+		if (nsio_read(c->m, grp + v->idx[k] * sizeof(s[k]), &s[k], sizeof(s[k]))) {
+			say(c, "arena %u: log group %u cannot be read", v->ai, lane);
+			return false;
+		}
+	}
 	int newer = btt_log_newer(s[0].seq, s[1].seq);
 	if (newer < 0) {
 		say(c, "arena %u: log group %u: sequence numbers %u and %u are not a valid pair",
@@ -175,11 +176,9 @@ static void check_log(struct check *c, const struct arena_view *v)
 		say(c, "arena %u: log[%u].new_map (%#x) doesn't match map[%#x] (%#x)", v->ai, lane,
 		    next, e.lba, cur);
 		say(c, "arena %u: map[%#x] needs to be updated to %#x", v->ai, e.lba, next);
-		if (c->repair) {
-			u32 entry = BTT_MAP_NORMAL | next;
-			repair_store(c, v->base + v->g.mapoff + (u64)e.lba * 4, &entry, 4);
+		if (c->repair && !nsio_store32(c->m, v->base + v->g.mapoff + (u64)e.lba * 4,
+					       BTT_MAP_NORMAL | next, PMEM_WR_BTT))
 			say(c, "arena %u: repaired: map[%#x] = %#x", v->ai, e.lba, next);
-		}
 		finding(c, true);
 	}
 }
@@ -246,19 +245,17 @@ static int check_bitmap(struct check *c, const struct arena_view *v)
 	return 0;
 }
 
-/* (d) info2 is a copy of info. */
+/* (d) info2 is a copy of info (c->sb, the primary as read). */
 static void check_info2(struct check *c, const struct arena_view *v)
 {
-	const u8 *info = c->m->base + v->base, *info2 = info + v->g.info2off;
+	u64 at = v->base + v->g.info2off;
 
-	if (!memcmp(info, info2, BTT_INFO_SIZE))
+	if (!nsio_read(c->m, at, c->other, BTT_INFO_SIZE) &&
+	    !memcmp(c->sb, c->other, BTT_INFO_SIZE))
 		return;
-	say(c, "arena %u: info2 at %#llx differs from the info block", v->ai,
-	    v->base + v->g.info2off);
-	if (c->repair) {
-		repair_store(c, v->base + v->g.info2off, info, BTT_INFO_SIZE);
+	say(c, "arena %u: info2 at %#llx differs from the info block", v->ai, at);
+	if (c->repair && repair_store(c, at, c->sb, BTT_INFO_SIZE))
 		say(c, "arena %u: repaired: info2 rewritten from the info block", v->ai);
-	}
 	finding(c, true);
 }
 
@@ -274,7 +271,7 @@ static int check_arena(struct check *c, struct arena_view *v, const struct btt_s
 		return -EBADMSG;
 	}
 	check_meta(c, v->ai, sb);
-	if (btt_log_indices(c->m->base + v->base + v->g.logoff, v->g.nfree, v->idx, &why)) {
+	if (btt_log_indices_read(c->m, v->base + v->g.logoff, v->g.nfree, v->idx, &why)) {
 		say(c, "arena %u: %s", v->ai, why);
 		c->errors++;
 		return 0;
@@ -301,7 +298,7 @@ static int find_start(struct check *c, u64 *off)
 			if (rem < BTT_ARENA_MIN)
 				continue;
 			if (!sb_ok(c, pass ? info2_guess(at, rem) : at, where[i].major,
-				   where[i].minor))
+				   where[i].minor, c->other))
 				continue;
 			*off = at;
 			c->major = where[i].major;
@@ -313,37 +310,50 @@ static int find_start(struct check *c, u64 *off)
 	return -ENXIO;
 }
 
-int btt_check(const struct btt_media *m, const u8 parent_uuid[16], const char *name, bool repair)
+/* Every arena from the one at `off`: 0, -EBADMSG for a BTT that cannot be walked, -ENOMEM. */
+static int check_arenas(struct check *c, u64 off)
+{
+	u64 remaining = c->m->size - off;
+	bool primary_ok;
+	int err = 0;
+
+	for (u32 ai = 0; !err; ai++) {
+		struct arena_view v = { .ai = ai, .base = off };
+
+		if (ai >= BTT_MAX_ARENAS || load_info(c, ai, off, remaining, &primary_ok))
+			return -EBADMSG;
+		if (!ai)
+			say(c, "found a BTT %u.%u at %#llx", c->major, c->minor, off);
+		err = check_arena(c, &v, c->sb, remaining, primary_ok);
+		if (err || !v.g.nextoff)
+			break;
+		off += v.g.nextoff;
+		remaining -= v.g.nextoff;
+	}
+	return err;
+}
+
+int btt_check(const struct nsio *m, const u8 parent_uuid[16], const char *name, bool repair)
 {
 	struct check c = { .m = m, .name = name, .parent = parent_uuid, .repair = repair };
-	u64 off, remaining;
+	u64 off;
 	int err = 0;
 
 	if (repair && m->ro) {
 		say(&c, "read-only region: cannot repair");
 		return -EROFS;
 	}
-	if (find_start(&c, &off))
-		return -ENXIO;
-	remaining = m->size - off;
-	for (u32 ai = 0; !err; ai++) {
-		struct arena_view v = { .ai = ai, .base = off };
-		const struct btt_sb *sb;
-
-		if (ai >= BTT_MAX_ARENAS || load_info(&c, ai, off, remaining, &sb)) {
-			err = -EBADMSG;
-			break;
-		}
-		if (!ai)
-			say(&c, "found a BTT %u.%u at %#llx", c.major, c.minor, off);
-		bool primary_ok = sb == sb_at(&c, off);
-		err = check_arena(&c, &v, sb, remaining, primary_ok);
-		if (err || !v.g.nextoff)
-			break;
-		off += v.g.nextoff;
-		remaining -= v.g.nextoff;
-	}
-	if (err == -ENOMEM)
+	c.sb = malloc(sizeof(*c.sb));
+	c.other = malloc(sizeof(*c.other));
+	if (!c.sb || !c.other)
+		err = -ENOMEM;
+	else if (find_start(&c, &off))
+		err = -ENXIO;
+	else
+		err = check_arenas(&c, off);
+	free(c.sb);
+	free(c.other);
+	if (err == -ENOMEM || err == -ENXIO)
 		return err;
 	if (c.repaired)
 		say(&c, "%u repair%s made", c.repaired, c.repaired == 1 ? "" : "s");

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "arch.h"
-#include "direct_map.h"
 #include "nd_btt.h"
 #include "nd_label.h"
 #include "nd_pfn.h"
@@ -67,17 +66,6 @@ static void btt_list_json(const struct nd_namespace_io *ns, struct nd_json *j)
 
 static const struct nd_claim_ops btt_claim_ops = { "btt", btt_list_json };
 
-static struct btt_media ns_media(struct nd_namespace_io *ns)
-{
-	return (struct btt_media){
-		.base = phys_to_virt(ns->start),
-		.size = ns->size,
-		.region = ns->region,
-		.ro = ns->region->ro,
-		.cpu_cache = ns->region->persistence == ND_PERSIST_CACHE,
-	};
-}
-
 /* pmemNs: whole sectors, checked by pmem_rw; one BTT sector at a time. */
 static int btt_dev_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir dir)
 {
@@ -95,14 +83,15 @@ static int btt_dev_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum
 }
 
 /* Is the backup intact where Linux puts it? Then check-namespace --repair can restore. */
-static bool info2_intact(const struct btt_media *m, u64 info_off)
+static bool info2_intact(const struct nsio *m, u64 info_off, struct btt_sb *sb)
 {
 	u64 rem = m->size - info_off;
 	u64 at = info_off + ALIGN_DOWN(MIN(rem, BTT_ARENA_MAX), BTT_PAGE) - BTT_INFO_SIZE;
 	static const u8 zero[16];
 	const char *why;
 
-	return rem >= BTT_ARENA_MIN && !btt_sb_identify((const void *)(m->base + at), zero, &why);
+	return rem >= BTT_ARENA_MIN && !nsio_read(m, at, sb, sizeof(*sb)) &&
+	       !btt_sb_identify(sb, zero, &why);
 }
 
 static void btt_print(const struct nd_btt *b)
@@ -117,42 +106,48 @@ static void btt_print(const struct nd_btt *b)
 		(b->pmem.size >> 20), b->pmem.ro ? ", read-only" : "");
 }
 
-void nd_btt_probe(struct nd_namespace_io *ns, u64 info_off)
+/* Register pmemNs over the open BTT; else close it again with the reason. */
+static void btt_register(struct nd_btt *b)
 {
-	struct nd_btt *b = slot_of(ns);
-	struct btt_media m = ns_media(ns);
-	char name[sizeof(ns->blockdev) + 1];
+	char name[sizeof(b->ns->blockdev) + 1];
 
-	memset(b, 0, sizeof(*b));
-	snprintf(b->name, sizeof(b->name), "btt%d.%d", ns->region->id, ns->id);
-	b->ns = ns;
-	nd_namespace_claim(ns, b, &btt_claim_ops, false);
-	/* What list shows even when the rest is bad: the block's uuid and sector size. */
-	const struct btt_sb *sb = (const void *)(m.base + info_off);
-	memcpy(b->uuid, sb->uuid, 16);
-	b->lbasize = btt_lbasize_supported(sb->external_lbasize) ? sb->external_lbasize : 0;
-	int err =
-		btt_open(&b->btt, &m, info_off, ns->uuid, b->name, b->reason, sizeof(b->reason));
-	if (err) {
-		const char *w;
-		if (btt_sb_identify(sb, ns->uuid, &w) && info2_intact(&m, info_off))
-			snprintf(b->reason + strlen(b->reason),
-				 sizeof(b->reason) - strlen(b->reason),
-				 "; info2 is intact: check-namespace --repair restores it");
-		btt_print(b);
-		return;
-	}
-	b->open = true;
-	b->lbasize = b->btt.lbasize;
-	snprintf(name, sizeof(name), "%ss", ns->blockdev);
-	err = pmem_attach_indirect(&b->pmem, ns, name, b->btt.nlba * b->btt.lbasize, b->btt.lbasize,
-				   btt_dev_rw);
+	snprintf(name, sizeof(name), "%ss", b->ns->blockdev);
+	int err = pmem_attach_indirect(&b->pmem, b->ns, name, b->btt.nlba * b->btt.lbasize,
+				       b->btt.lbasize, btt_dev_rw);
 	if (err) {
 		snprintf(b->reason, sizeof(b->reason), "no block device (error %d)", err);
 		btt_close(&b->btt);
 		b->open = false;
 	} else {
 		b->enabled = true;
+	}
+}
+
+void nd_btt_probe(struct nd_namespace_io *ns, u64 info_off)
+{
+	static struct btt_sb sb;	/* under the model lock */
+	struct nd_btt *b = slot_of(ns);
+	const char *w;
+
+	memset(b, 0, sizeof(*b));
+	snprintf(b->name, sizeof(b->name), "btt%d.%d", ns->region->id, ns->id);
+	b->ns = ns;
+	nd_namespace_claim(ns, b, &btt_claim_ops, false);
+	/* What list shows even when the rest is bad: the block's uuid and sector size. */
+	bool read = !nsio_read(&ns->io, info_off, &sb, sizeof(sb));
+	if (read) {
+		memcpy(b->uuid, sb.uuid, 16);
+		b->lbasize = btt_lbasize_supported(sb.external_lbasize) ? sb.external_lbasize : 0;
+	}
+	int err = btt_open(&b->btt, &ns->io, info_off, ns->uuid, b->name, b->reason,
+			   sizeof(b->reason));
+	if (!err) {
+		b->open = true;
+		b->lbasize = b->btt.lbasize;
+		btt_register(b);
+	} else if (read && btt_sb_identify(&sb, ns->uuid, &w) && info2_intact(&ns->io, info_off, &sb)) {
+		snprintf(b->reason + strlen(b->reason), sizeof(b->reason) - strlen(b->reason),
+			 "; info2 is intact: check-namespace --repair restores it");
 	}
 	btt_print(b);
 }
@@ -163,10 +158,8 @@ int nd_btt_detach(struct nd_namespace_io *ns)
 
 	if (!b)
 		return 0;
-	if (b->enabled && pmem_detach(&b->pmem)) {
-		pr_err("%s: %s is in use (I/O in progress), cannot detach\n", ns->name, b->pmem.name);
-		return -EBUSY;
-	}
+	if (b->enabled && pmem_detach(&b->pmem))
+		return -EBUSY;	/* its line says who holds it */
 	if (b->open)
 		btt_close(&b->btt);
 	b->enabled = b->open = false;
@@ -203,13 +196,13 @@ int nd_btt_prepare(struct nd_namespace_io *ns, u32 lbasize)
 
 int nd_btt_create(struct nd_namespace_io *ns, u32 lbasize)
 {
-	struct btt_media m = ns_media(ns);
+	u64 off = new_btt_offset(ns);
 	u8 uuid[16];
 
-	u64 off = new_btt_offset(ns);
-
 	uuid_gen(uuid, random_u64);
-	int err = btt_format(&m, off, lbasize, uuid, ns->uuid);
+	int err = nd_namespace_map(ns);
+	if (!err)
+		err = btt_format(&ns->io, off, lbasize, uuid, ns->uuid);
 	if (err) {
 		pr_err("%s: cannot write the BTT (error %d)\n", ns->name, err);
 		return err;
@@ -221,8 +214,7 @@ int nd_btt_create(struct nd_namespace_io *ns, u32 lbasize)
 
 int nd_btt_check_namespace(struct nd_namespace_io *ns, bool repair)
 {
-	struct btt_media m = ns_media(ns);
-	int err = direct_map_add(ns->start, ns->size);
+	int err = nd_namespace_map(ns);
 
 	if (err)
 		return err;
@@ -230,7 +222,7 @@ int nd_btt_check_namespace(struct nd_namespace_io *ns, bool repair)
 	err = nd_namespace_detach(ns);
 	if (err)
 		return err;
-	err = btt_check(&m, ns->uuid, ns->name, repair);
+	err = btt_check(&ns->io, ns->uuid, ns->name, repair);
 	nd_namespace_probe(ns);
 	return err;
 }

@@ -14,7 +14,6 @@
 #include "memremap.h"
 #include "mm.h"
 #include "nd_dax.h"
-#include "persist.h"
 #include "pgtable.h"
 #include "printk.h"
 #include "shell.h"
@@ -46,6 +45,13 @@ static enum pg_level dax_leaf(u64 align)
 	return PG_LEVEL_4K;
 }
 
+static void dax_window_unmap(u64 va, u64 len)
+{
+	mm_lock();
+	pgtable_unmap(&kernel_pgtable, va, len);	/* flushes the TLB */
+	mm_unlock();
+}
+
 static int slot_get(void)
 {
 	for (int i = 0; i < DAX_MAP_SLOTS; i++) {
@@ -57,7 +63,7 @@ static int slot_get(void)
 	return -1;
 }
 
-int dax_map(struct nd_pfn *dax, u64 offset, u64 len, struct dax_mapping *m)
+int dax_map(struct nd_pfn *dax, u64 offset, u64 len, const char *who, struct dax_mapping *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->slot = -1;
@@ -70,29 +76,38 @@ int dax_map(struct nd_pfn *dax, u64 offset, u64 len, struct dax_mapping *m)
 		return -ERANGE;
 	u64 pa = dax->pmem.phys + offset;
 	/* The DAX lifetime rule: whoever holds an address holds the device. */
-	struct dev_pagemap *pgmap = pgmap_pin(PFN_DOWN(pa));
-	if (!pgmap)
-		return -ENXIO;
+	int err = pmem_hold(&dax->pmem, PMEM_HOLD_MAP, who, &m->hold);
+	if (err)
+		return err;
 	int slot = slot_get();
 	if (slot < 0) {
-		pgmap_unpin(pgmap);
+		pmem_release(&m->hold);
 		return -ENOSPC;
 	}
 	u64 va = DAX_MAP_BASE + (u64)slot * DAX_MAP_SLOT_SIZE;
 	enum pg_level leaf = dax_leaf(align);
 	/* A read-only region's device is mapped read-only: no store can reach it. */
 	mm_lock();	/* the kernel page tables */
-	int err = pgtable_map_leaves(&kernel_pgtable, va, pa_init(pa), len,
-				     dax->pmem.ro ? PROT_KERNEL_RO : PROT_KERNEL_RW, leaf);
+	err = pgtable_map_leaves(&kernel_pgtable, va, pa_init(pa), len,
+				 dax->pmem.ro ? PROT_KERNEL_RO : PROT_KERNEL_RW, leaf);
 	mm_unlock();
+	if (!err) {	/* stores through the mapping take the media path too */
+		err = nsio_alias(&dax->pmem.io, offset, len, (void *)va, dax->pmem.ro, &m->io);
+		if (err)
+			dax_window_unmap(va, len);
+	}
 	if (err) {
 		slot_used[slot] = false;
-		pgmap_unpin(pgmap);
+		pmem_release(&m->hold);
 		return err;
 	}
-	*m = (struct dax_mapping){ .dax = dax, .offset = offset, .len = len, .kaddr = (void *)va,
-				   .pfn = phys_to_pfn_t(pa, PFN_DEV | PFN_MAP), .leaf = leaf,
-				   .pgmap = pgmap, .slot = slot };
+	m->dax = dax;
+	m->offset = offset;
+	m->len = len;
+	m->kaddr = (void *)va;
+	m->pfn = phys_to_pfn_t(pa, PFN_DEV | PFN_MAP);
+	m->leaf = leaf;
+	m->slot = slot;
 	return 0;
 }
 
@@ -100,11 +115,9 @@ void dax_unmap(struct dax_mapping *m)
 {
 	if (m->slot < 0 || !m->kaddr)
 		return;
-	mm_lock();
-	pgtable_unmap(&kernel_pgtable, (u64)m->kaddr, m->len);	/* flushes the TLB */
-	mm_unlock();
+	dax_window_unmap((u64)m->kaddr, m->len);
 	slot_used[m->slot] = false;
-	pgmap_unpin(m->pgmap);
+	pmem_release(&m->hold);
 	memset(m, 0, sizeof(*m));
 	m->slot = -1;
 }
@@ -171,7 +184,10 @@ static int cmd_dax_map(int argc, char **argv)
 		return -ENOSPC;
 	}
 	struct dax_mapping *m = &shell_maps[i];
-	int err = dax_map(dax, off, len, m);
+	char who[PMEM_HOLDER_LEN];
+
+	snprintf(who, sizeof(who), "dax-map mapping %u; dax-unmap %u", i, i);
+	int err = dax_map(dax, off, len, who, m);
 	if (err) {
 		kprintf("dax-map %s: %s (error %d)\n", dax->name,
 			err == -EINVAL ? "offset and length must be multiples of the device's align" :
@@ -182,7 +198,7 @@ static int cmd_dax_map(int argc, char **argv)
 	}
 	shell_used[i] = true;
 	/* A user of the pages it maps (Linux's devdax fault sets up each struct page). */
-	memmap_ready_range(m->pgmap, PFN_DOWN(dax->pmem.phys + off), PFN_DOWN(len));
+	pmem_pages_ready(&m->hold, off, len);
 	/* What the page tables say, not what was asked for. */
 	u64 pa, flags;
 	enum pg_level level;
@@ -258,18 +274,19 @@ static int cmd_dax_write(int argc, char **argv)
 
 	if (!m)
 		return -EINVAL;
-	if (m->dax->pmem.ro) {
-		kprintf("dax-write %s: read-only\n", m->dax->name);
-		return -EROFS;
-	}
-	for (u64 done = 0; done < len; done += DAX_CHUNK) {
+	int err = 0;
+	for (u64 done = 0; done < len && !err; done += DAX_CHUNK) {
 		u64 n = MIN(DAX_CHUNK, len - done);
 		/* seq words encode the device offset: the block view reads the same pattern. */
 		nd_io_pattern_fill(&p, buf, m->offset + off + done, n);
-		arch_memcpy_flushcache((u8 *)m->kaddr + off + done, buf, n);
+		err = nsio_write_unflushed(&m->io, off + done, buf, n, PMEM_WR_BLOCK);
 	}
-	pmem_durable(&m->dax->pmem);
-	pmem_written_add(PMEM_WR_BLOCK, len);
+	if (err) {
+		kprintf("dax-write %s: %s (error %d)\n", m->dax->name,
+			err == -EROFS ? "read-only" : "cannot store", err);
+		return err;
+	}
+	nsio_flush(&m->io);
 	kprintf("dax-write %s: %llu bytes at mapping offset %#llx\n", m->dax->name, len, off);
 	return 0;
 }
@@ -279,7 +296,7 @@ SHELL_COMMAND(SHELL_NVDIMM, "dax-write", cmd_dax_write,
 
 static int cmd_dax_cmp(int argc, char **argv)
 {
-	static u8 want[DAX_CHUNK];
+	static u8 want[DAX_CHUNK], got[DAX_CHUNK];
 	struct io_pattern p;
 	u64 off, len;
 	struct dax_mapping *m = rw_args(argc, argv, &off, &len, &p);
@@ -288,7 +305,9 @@ static int cmd_dax_cmp(int argc, char **argv)
 		return -EINVAL;
 	for (u64 done = 0; done < len; done += DAX_CHUNK) {
 		u64 n = MIN(DAX_CHUNK, len - done);
-		const u8 *got = (const u8 *)m->kaddr + off + done;
+		int err = nsio_read(&m->io, off + done, got, n);
+		if (err)
+			return err;
 		nd_io_pattern_fill(&p, want, m->offset + off + done, n);
 		if (!memcmp(got, want, n))
 			continue;

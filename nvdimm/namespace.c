@@ -48,6 +48,13 @@ struct nd_namespace_io *nd_namespace_add(struct nd_region *region, int id, u64 s
 	return NULL;
 }
 
+int nd_namespace_map(struct nd_namespace_io *ns)
+{
+	if (ns->io.size)
+		return 0;
+	return nsio_init(&ns->io, ns->start, ns->size, ns->region);
+}
+
 void nd_namespace_remove(struct nd_namespace_io *ns)
 {
 	ns->region->nr_namespaces--;

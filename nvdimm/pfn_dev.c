@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "arch.h"
-#include "direct_map.h"
 #include "btt_layout.h"
 #include "mm.h"
 #include "nd_btt.h"
@@ -20,7 +19,6 @@
 #include "nd_util.h"
 #include "page_alloc.h"
 #include "params.h"
-#include "persist.h"
 #include "printk.h"
 #include "random.h"
 #include "sparse.h"
@@ -60,25 +58,16 @@ int nd_pfn_read_sb(struct nd_namespace_io *ns, struct nd_pfn_sb *sb)
 {
 	if (ns->size < ND_PFN_SB_OFFSET + ND_PFN_SB_SIZE)
 		return -ENXIO;
-	int err = direct_map_add(ns->start + ND_PFN_SB_OFFSET, ND_PFN_SB_SIZE);
-	if (err)
-		return err;
-	memcpy(sb, phys_to_virt(ns->start + ND_PFN_SB_OFFSET), sizeof(*sb));
-	return 0;
+	int err = nd_namespace_map(ns);
+	return err ? err : nsio_read(&ns->io, ND_PFN_SB_OFFSET, sb, sizeof(*sb));
 }
 
-/* Store the info block durably: non-temporal copy, then the region's flush (FACTS §1.10). */
+/* Store the info block durably (FACTS §1.10): before anything relies on it. */
 static int nd_pfn_write_sb(struct nd_namespace_io *ns, const struct nd_pfn_sb *sb)
 {
-	if (ns->region->ro)
-		return -EROFS;
-	int err = direct_map_add(ns->start + ND_PFN_SB_OFFSET, ND_PFN_SB_SIZE);
-	if (err)
-		return err;
-	arch_memcpy_flushcache(phys_to_virt(ns->start + ND_PFN_SB_OFFSET), sb, sizeof(*sb));
-	nd_region_flush(ns->region);	/* durable before anything relies on it */
-	pmem_written_add(PMEM_WR_INFOBLOCK, sizeof(*sb));
-	return 0;
+	int err = nd_namespace_map(ns);
+
+	return err ? err : nsio_write(&ns->io, ND_PFN_SB_OFFSET, sb, sizeof(*sb), PMEM_WR_INFOBLOCK);
 }
 
 /*
@@ -267,10 +256,12 @@ static int pfn_enable(struct nd_pfn *pfn)
 	else
 		snprintf(name, sizeof(name), "%sm", pfn->ns->blockdev);
 	struct pmem_span span = {
-		.start = pa_init(p.data),
+		.media = &pfn->ns->io,
+		.off = p.data - pfn->ns->start,
 		.size = p.data_size,
 		.pfn_flags = PFN_DEV | PFN_MAP,
 		.memmap_end = pa_init(p.range.end + 1),
+		.pgmap = &pfn->pgmap,
 	};
 	err = pmem_attach(&pfn->pmem, pfn->ns, name, &span);
 	if (err) {
@@ -292,21 +283,15 @@ static int pfn_enable(struct nd_pfn *pfn)
 	return 0;
 }
 
-/* Tear an enabled device down; -EBUSY while someone holds its pages. */
+/* Tear an enabled device down; -EBUSY while anyone holds it (pmem_detach's line). */
 static int pfn_disable(struct nd_pfn *pfn)
 {
 	if (!pfn->enabled)
 		return 0;
-	if (pfn->pgmap.pins) {
-		pr_err("%s: %llu pages pinned, cannot disable\n", pfn->name, pfn->pgmap.pins);
-		return -EBUSY;
-	}
-	if (pmem_detach(&pfn->pmem)) {
-		pr_err("%s: %s is in use (I/O in progress), cannot disable\n", pfn->name,
-		       pfn->pmem.name);
-		return -EBUSY;
-	}
-	memunmap_pages(&pfn->pgmap);
+	int err = pmem_detach(&pfn->pmem);
+	if (err)
+		return err;
+	memunmap_pages(&pfn->pgmap);	/* nothing pins it: the holds are gone */
 	pfn->enabled = false;
 	return 0;
 }
@@ -390,7 +375,7 @@ static void pfn_attach_disabled(struct nd_namespace_io *ns, enum nd_personality 
 static int raw_attach(struct nd_namespace_io *ns)
 {
 	struct pmem_device *raw = &raw_devs[ns_index(ns)];
-	struct pmem_span span = { .start = pa_init(ns->start), .size = ns->size, .pfn_flags = PFN_DEV };
+	struct pmem_span span = { .media = &ns->io, .size = ns->size, .pfn_flags = PFN_DEV };
 	int err = pmem_attach(raw, ns, ns->blockdev, &span);
 
 	if (err)
@@ -403,12 +388,7 @@ static int raw_attach(struct nd_namespace_io *ns)
 
 static int raw_detach(struct nd_namespace_io *ns)
 {
-	struct pmem_device *raw = &raw_devs[ns_index(ns)];
-	int err = pmem_detach(raw);
-
-	if (err)
-		pr_err("%s: %s is in use (I/O in progress), cannot detach\n", ns->name, raw->name);
-	return err;
+	return pmem_detach(&raw_devs[ns_index(ns)]);
 }
 
 /* The first 8 KiB of ns: BTT 2.0 at 0, the pfn/dax/BTT 1.1 block at 4 KiB. */
@@ -440,7 +420,7 @@ void nd_namespace_probe(struct nd_namespace_io *ns)
 
 	if (ns->disabled)
 		return;
-	err = direct_map_add(ns->start, ns->size);
+	err = nd_namespace_map(ns);
 	if (err) {
 		pr_err("nd_pmem %s: cannot map the namespace (error %d)\n", ns->name, err);
 		return;
@@ -449,7 +429,12 @@ void nd_namespace_probe(struct nd_namespace_io *ns)
 		raw_attach(ns);	/* too small for any info block */
 		return;
 	}
-	memcpy(head, phys_to_virt(ns->start), sizeof(head));
+	err = nsio_read(&ns->io, 0, head, sizeof(head));
+	if (err) {
+		pr_err("nd_pmem %s: cannot read its first %u KiB (error %d)\n", ns->name,
+		       ND_PROBE_HEAD >> 10, err);
+		return;
+	}
 	enum nd_personality pers = nd_identify_ns(head, sizeof(head), ns->uuid);
 	switch (pers) {
 	case ND_PERS_SECTOR:
@@ -502,20 +487,8 @@ void nd_probe_namespaces(void)
 int nd_namespace_detach(struct nd_namespace_io *ns)
 {
 	struct nd_pfn *pfn = nd_pfn_of(ns);
-	const struct pmem_device *raw = &raw_devs[ns_index(ns)];
 
-	struct nd_btt *btt = nd_btt_of(ns);
-
-	/* Held for the network (an export, its clients): every kind refuses alike. */
-	if ((pmem_find(ns->blockdev) == raw && pmem_busy(raw)) ||
-	    (pfn && pfn->enabled && pmem_busy(&pfn->pmem)) ||
-	    (btt && btt->enabled && pmem_busy(&btt->pmem)))
-		return -EBUSY;
-	if (pmem_find(ns->blockdev) == raw && raw->dax_refs) {
-		pr_err("%s: %llu direct-access addresses held, cannot detach\n", raw->name,
-		       raw->dax_refs);
-		return -EBUSY;
-	}
+	/* Whatever it is, its block device's pmem_detach is the one check of its holders. */
 	if (pfn) {
 		int err = pfn_disable(pfn);
 		if (err)
@@ -598,24 +571,16 @@ static bool is_raw(struct nd_namespace_io *ns)
 /* The namespace's first 8 KiB: a BTT 2.0 block at 0, the pfn/dax/BTT 1.1 one at 4 KiB. */
 static int head_read(struct nd_namespace_io *ns, u8 *head)
 {
-	int err = direct_map_add(ns->start, ND_PROBE_HEAD);
+	int err = nd_namespace_map(ns);
 
-	if (!err)
-		memcpy(head, phys_to_virt(ns->start), ND_PROBE_HEAD);
-	return err;
+	return err ? err : nsio_read(&ns->io, 0, head, ND_PROBE_HEAD);
 }
 
 static int head_write(struct nd_namespace_io *ns, const u8 *head, size_t len)
 {
-	if (ns->region->ro)
-		return -EROFS;
-	int err = direct_map_add(ns->start, len);
-	if (err)
-		return err;
-	arch_memcpy_flushcache(phys_to_virt(ns->start), head, len);
-	nd_region_flush(ns->region);
-	pmem_written_add(PMEM_WR_INFOBLOCK, len);
-	return 0;
+	int err = nd_namespace_map(ns);
+
+	return err ? err : nsio_write(&ns->io, 0, head, len, PMEM_WR_INFOBLOCK);
 }
 
 /*

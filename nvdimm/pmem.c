@@ -1,19 +1,22 @@
-/* pmem block devices: bounds-checked sector I/O with the persistence-safe copy, and DAX. */
+/*
+ * pmem block devices: the table of registered devices, the holds that keep
+ * a device there while it is used, bounds-checked sector I/O through the
+ * device's media path, and DAX.
+ */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "direct_map.h"
 #include "memremap.h"
-#include "persist.h"
 #include "pmem.h"
 #include "printk.h"
 #include "spinlock.h"
 
 static struct pmem_device *devices[PMEM_MAX_DEVICES];
 /*
- * The table, each device's users and dax_refs (LOCK_RANK_PMEM): I/O on any
- * CPU finds and holds a device under it; detach checks and unregisters
- * under it, so a device is never unregistered while held.
+ * The table and every device's holds (LOCK_RANK_PMEM): a holder finds and
+ * holds a device under it; detach checks the holds and unregisters under
+ * it, so a device is never unregistered while held.
  */
 static struct spinlock pmem_lock = SPINLOCK_INIT("pmem", LOCK_RANK_PMEM);
 
@@ -31,6 +34,15 @@ static int pmem_slot(void)
 	return -1;
 }
 
+/* Under pmem_lock: dev's slot, or -1 when it is not registered. */
+static int pmem_index(const struct pmem_device *dev)
+{
+	for (int i = 0; i < PMEM_MAX_DEVICES; i++)
+		if (devices[i] == dev)
+			return i;
+	return -1;
+}
+
 /* A free slot now (the model lock keeps it free: only attach fills one). */
 static bool pmem_has_slot(void)
 {
@@ -40,7 +52,7 @@ static bool pmem_has_slot(void)
 	return slot >= 0;
 }
 
-/* Make a filled-in device visible to pmem_find and pmem_get. */
+/* Make a filled-in device visible to pmem_find and pmem_hold. */
 static int pmem_register(struct pmem_device *dev)
 {
 	spin_lock(&pmem_lock);
@@ -51,31 +63,40 @@ static int pmem_register(struct pmem_device *dev)
 	return slot < 0 ? -ENOSPC : 0;
 }
 
+/* What every device starts with: its name, namespace and sectors. */
+static void pmem_init(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
+		      u64 size, u32 sector_size)
+{
+	memset(dev, 0, sizeof(*dev));
+	snprintf(dev->name, sizeof(dev->name), "%s", name);
+	dev->ns = ns;
+	dev->size = size;
+	dev->sector_size = sector_size;
+	dev->ro = ns && ns->region->ro;
+}
+
 int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
 		const struct pmem_span *span)
 {
-	u64 phys = pa_addr(span->start), size = span->size;
 	u32 sector = ns ? ns->sector_size : 512;
+	struct nsio io;
 
 	/* The sector size is a power of two, so pmem_check needs no division. */
-	if (!size || !IS_ALIGNED(phys | size, PAGE_SIZE) || !sector || (sector & (sector - 1)))
+	if (!span->size || !IS_ALIGNED(span->off | span->size, PAGE_SIZE) || !sector ||
+	    (sector & (sector - 1)))
 		return -EINVAL;
-	if (!pmem_has_slot())
-		return -ENOSPC;
-	int err = direct_map_add(phys, size);
+	int err = nsio_view(span->media, span->off, span->size, &io);
 	if (err)
 		return err;
-	memset(dev, 0, sizeof(*dev));
-	strncpy(dev->name, name, sizeof(dev->name) - 1);
-	dev->ns = ns;
-	dev->phys = phys;
-	dev->size = size;
-	dev->sector_size = sector;
+	if (!pmem_has_slot())
+		return -ENOSPC;
+	pmem_init(dev, ns, name, span->size, sector);
+	dev->io = io;
+	dev->ro = io.ro;
+	dev->phys = io.phys;
 	dev->pfn_flags = span->pfn_flags;
 	dev->memmap_end = pa_addr(span->memmap_end);
-	dev->cpu_cache_persistent = ns && ns->region->persistence == ND_PERSIST_CACHE;
-	dev->ro = ns && ns->region->ro;
-	dev->virt = phys_to_virt(phys);
+	dev->pgmap = span->pgmap;
 	return pmem_register(dev);
 }
 
@@ -84,38 +105,146 @@ int pmem_attach_indirect(struct pmem_device *dev, struct nd_namespace_io *ns, co
 {
 	if (!size || !sector_size || size % sector_size || !rw)
 		return -EINVAL;
-	memset(dev, 0, sizeof(*dev));
-	strncpy(dev->name, name, sizeof(dev->name) - 1);
-	dev->ns = ns;
-	dev->size = size;
-	dev->sector_size = sector_size;
-	dev->cpu_cache_persistent = ns && ns->region->persistence == ND_PERSIST_CACHE;
-	dev->ro = ns && ns->region->ro;
+	pmem_init(dev, ns, name, size, sector_size);
 	dev->rw = rw;
+	if (ns)
+		dev->io.region = ns->region;	/* pmem_durable's flush; no bytes of its own */
 	return pmem_register(dev);
+}
+
+/* ---- holds ---- */
+
+/* Under pmem_lock: the first kind held, or PMEM_HOLD_KINDS when none is. */
+static enum pmem_hold_kind first_held(const struct pmem_device *dev)
+{
+	u32 k = 0;
+
+	while (k < PMEM_HOLD_KINDS && !dev->holds[k])
+		k++;
+	return (enum pmem_hold_kind)k;
+}
+
+/* "exported to 2 clients", "1 direct-access address lent", ...: what `n` holds of `kind` are. */
+static void hold_phrase(enum pmem_hold_kind kind, u32 n, char *buf, size_t len)
+{
+	const char *s = n == 1 ? "" : "s";
+
+	switch (kind) {
+	case PMEM_HOLD_CLIENT:
+		snprintf(buf, len, "exported to %u client%s", n, s);
+		break;
+	case PMEM_HOLD_EXPORT:
+		snprintf(buf, len, "exported");
+		break;
+	case PMEM_HOLD_MAP:
+		snprintf(buf, len, "%u mapping%s of its pages", n, s);
+		break;
+	case PMEM_HOLD_DAX:
+		snprintf(buf, len, "%u direct-access address%s lent", n, n == 1 ? "" : "es");
+		break;
+	default:
+		snprintf(buf, len, "in use by %u command%s", n, s);
+		break;
+	}
+}
+
+/*
+ * The one check: 0 when nothing holds the device; else -EBUSY, and *line
+ * names the first holder (under pmem_lock; printed once it is dropped).
+ */
+static int hold_check(const struct pmem_device *dev, char *line, size_t len)
+{
+	enum pmem_hold_kind k = first_held(dev);
+	u64 pins = dev->pgmap ? __atomic_load_n(&dev->pgmap->pins, __ATOMIC_RELAXED) : 0;
+	char what[48];
+
+	if (k == PMEM_HOLD_KINDS && !pins)
+		return 0;
+	if (k == PMEM_HOLD_KINDS) {
+		/* Pins taken around the holds (kmap_pfn): a hold pins, and unpins before it goes. */
+		snprintf(line, len, "%s: busy: %llu pages pinned", dev->name, pins);
+		return -EBUSY;
+	}
+	hold_phrase(k, dev->holds[k], what, sizeof(what));
+	snprintf(line, len, "%s: busy: %s (%s)", dev->name, what, dev->holder[k]);
+	return -EBUSY;
 }
 
 int pmem_detach(struct pmem_device *dev)
 {
-	int err = 0;
+	char line[24 + 48 + PMEM_HOLDER_LEN + 16];
 
 	spin_lock(&pmem_lock);
-	for (int i = 0; i < PMEM_MAX_DEVICES; i++) {
-		if (devices[i] != dev)
-			continue;
-		if (dev->users || dev->dax_refs)
-			err = -EBUSY;
-		else
-			devices[i] = NULL;
-	}
+	int slot = pmem_index(dev);
+	int err = slot < 0 ? 0 : hold_check(dev, line, sizeof(line));
+	if (slot >= 0 && !err)
+		devices[slot] = NULL;
 	spin_unlock(&pmem_lock);
+	if (err)
+		pr_err("%s\n", line);
 	return err;
 }
 
 void pmem_detach_wait(struct pmem_device *dev)
 {
-	while (pmem_detach(dev))
+	for (;;) {
+		spin_lock(&pmem_lock);
+		int slot = pmem_index(dev);
+		bool held = slot >= 0 && first_held(dev) != PMEM_HOLD_KINDS;
+		if (slot >= 0 && !held)
+			devices[slot] = NULL;
+		spin_unlock(&pmem_lock);
+		if (!held)
+			return;
 		arch_cpu_relax();
+	}
+}
+
+/* Under pmem_lock: count the hold on a registered device. */
+static int hold_locked(struct pmem_device *dev, enum pmem_hold_kind kind, const char *who)
+{
+	if (!dev || pmem_index(dev) < 0)
+		return -ENXIO;
+	size_t n = strnlen(who, PMEM_HOLDER_LEN - 1);
+
+	dev->holds[kind]++;
+	memcpy(dev->holder[kind], who, n);	/* a copy: the holder's string may go first */
+	dev->holder[kind][n] = '\0';
+	return 0;
+}
+
+/* Under pmem_lock: give one back (the holder's name goes with the last). */
+static void release_locked(struct pmem_device *dev, enum pmem_hold_kind kind)
+{
+	if (dev->holds[kind] && !--dev->holds[kind])
+		dev->holder[kind][0] = '\0';
+}
+
+/* A held device with struct pages pins them; undo the hold if they are going. */
+static int hold_pages(struct pmem_hold *h)
+{
+	struct pmem_device *dev = h->dev;
+
+	if (!dev->pgmap || !pgmap_get(dev->pgmap))
+		return 0;
+	spin_lock(&pmem_lock);
+	release_locked(dev, h->kind);
+	spin_unlock(&pmem_lock);
+	memset(h, 0, sizeof(*h));
+	return -ENXIO;
+}
+
+int pmem_hold(struct pmem_device *dev, enum pmem_hold_kind kind, const char *who,
+	      struct pmem_hold *h)
+{
+	memset(h, 0, sizeof(*h));
+	spin_lock(&pmem_lock);
+	int err = hold_locked(dev, kind, who);
+	spin_unlock(&pmem_lock);
+	if (err)
+		return err;
+	*h = (struct pmem_hold){ .dev = dev, .kind = kind };
+	return hold_pages(h);
 }
 
 static struct pmem_device *pmem_find_locked(const char *name)
@@ -126,40 +255,51 @@ static struct pmem_device *pmem_find_locked(const char *name)
 	return NULL;
 }
 
+int pmem_hold_name(const char *name, enum pmem_hold_kind kind, const char *who,
+		   struct pmem_hold *h)
+{
+	memset(h, 0, sizeof(*h));
+	spin_lock(&pmem_lock);
+	struct pmem_device *dev = pmem_find_locked(name);
+	int err = dev ? hold_locked(dev, kind, who) : -ENODEV;
+	spin_unlock(&pmem_lock);
+	if (err)
+		return err;
+	*h = (struct pmem_hold){ .dev = dev, .kind = kind };
+	return hold_pages(h);
+}
+
+void pmem_release(struct pmem_hold *h)
+{
+	if (!h->dev)
+		return;
+	/* Unpinned first: a device's pins never outnumber its holds but for other users'. */
+	if (h->dev->pgmap)
+		pgmap_unpin(h->dev->pgmap);
+	spin_lock(&pmem_lock);
+	release_locked(h->dev, h->kind);
+	spin_unlock(&pmem_lock);
+	memset(h, 0, sizeof(*h));
+}
+
+u32 pmem_holds(const char *name)
+{
+	u32 n = 0;
+
+	spin_lock(&pmem_lock);
+	struct pmem_device *dev = pmem_find_locked(name);
+	for (int k = 0; dev && k < PMEM_HOLD_KINDS; k++)
+		n += dev->holds[k];
+	spin_unlock(&pmem_lock);
+	return n;
+}
+
 struct pmem_device *pmem_find(const char *name)
 {
 	spin_lock(&pmem_lock);
 	struct pmem_device *dev = pmem_find_locked(name);
 	spin_unlock(&pmem_lock);
 	return dev;
-}
-
-struct pmem_device *pmem_get(const char *name)
-{
-	spin_lock(&pmem_lock);
-	struct pmem_device *dev = pmem_find_locked(name);
-	if (dev)
-		dev->users++;
-	spin_unlock(&pmem_lock);
-	return dev;
-}
-
-u64 pmem_users(const char *name)
-{
-	spin_lock(&pmem_lock);
-	struct pmem_device *dev = pmem_find_locked(name);
-	u64 users = dev ? dev->users : 0;
-	spin_unlock(&pmem_lock);
-	return users;
-}
-
-void pmem_put(struct pmem_device *dev)
-{
-	if (!dev)
-		return;
-	spin_lock(&pmem_lock);
-	dev->users--;
-	spin_unlock(&pmem_lock);
 }
 
 struct pmem_device *pmem_next(struct pmem_device *prev)
@@ -178,6 +318,8 @@ struct pmem_device *pmem_next(struct pmem_device *prev)
 	spin_unlock(&pmem_lock);
 	return next;
 }
+
+/* ---- I/O ---- */
 
 /* One bounds check covers every request: aligned, inside, no wrap. */
 static int pmem_check(const struct pmem_device *dev, u64 off, u64 len)
@@ -203,52 +345,40 @@ int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir 
 	/* The BTT engine locks for itself (a lane per CPU, map locks): requests run side by side. */
 	if (dev->rw)
 		return dev->rw(dev, off, buf, len, dir);
-	if (dir == PMEM_READ) {
-		memcpy(buf, dev->virt + off, len);
-		return 0;
-	}
-	/* eADR: the caches are in the persistence domain; only order the stores. */
-	if (dev->cpu_cache_persistent)
-		memcpy(dev->virt + off, buf, len);
-	else
-		arch_memcpy_flushcache(dev->virt + off, buf, len);
-	/* Durable on return: the fence, and the DIMMs' write-pending queues drained. */
-	pmem_durable(dev);
-	pmem_written_add(PMEM_WR_BLOCK, len);
-	return 0;
+	if (dir == PMEM_READ)
+		return nsio_read(&dev->io, off, buf, len);
+	return nsio_write(&dev->io, off, buf, len, PMEM_WR_BLOCK);
 }
 
 int pmem_write_bytes(struct pmem_device *dev, u64 off, const void *buf, u64 len)
 {
-	if (dev->rw || !dev->virt)
+	if (dev->rw)
 		return -EOPNOTSUPP;
 	if (dev->ro)
 		return -EROFS;
-	if (!len || off > dev->size || len > dev->size - off)
+	if (!len)
 		return -ERANGE;
-	if (dev->cpu_cache_persistent)
-		memcpy(dev->virt + off, buf, len);
-	else
-		arch_memcpy_flushcache(dev->virt + off, buf, len);
-	pmem_written_add(PMEM_WR_BLOCK, len);
-	return 0;
+	return nsio_write_unflushed(&dev->io, off, buf, len, PMEM_WR_BLOCK);
 }
 
 void pmem_durable(struct pmem_device *dev)
 {
-	if (dev->ns)
-		nd_region_flush(dev->ns->region);
-	else
-		arch_wmb_pmem();
+	nsio_flush(&dev->io);
 }
+
+const u8 *pmem_read_ref(const struct pmem_hold *h)
+{
+	return h->dev && !h->dev->rw ? nsio_kaddr(&h->dev->io, 0) : NULL;
+}
+
+/* ---- DAX ---- */
 
 /*
  * The DAX lifetime rule (the seeds'): whoever holds an address holds the
- * device. In pfn mode that is a pin on the dev_pagemap (memunmap_pages then
- * waits for it); a raw device, which has no struct pages, counts its own
- * references and refuses to go while any is out.
+ * device, and with it the page map of a device that has struct pages.
  */
-s64 pmem_direct_access(struct pmem_device *dev, u64 sector, struct pmem_dax *dax)
+s64 pmem_direct_access(struct pmem_device *dev, u64 sector, const char *who,
+		       struct pmem_dax *dax)
 {
 	unsigned int shift = (unsigned int)__builtin_ctz(dev->sector_size);
 	u64 end = dev->phys + dev->size;
@@ -261,92 +391,25 @@ s64 pmem_direct_access(struct pmem_device *dev, u64 sector, struct pmem_dax *dax
 	/* One check: the sector starts before the device end and the memmap's. */
 	if (end <= dev->phys || sector > (end - dev->phys - 1) >> shift)
 		return -ERANGE;
+	if (pmem_hold(dev, PMEM_HOLD_DAX, who, &dax->hold))
+		return -ENXIO;	/* going away */
 	u64 pa = dev->phys + (sector << shift);
-	pfn_t pfn = phys_to_pfn_t(pa, dev->pfn_flags);
-	if (pfn.val & PFN_MAP) {
-		dax->pgmap = pgmap_pin(pfn_t_to_pfn(pfn));
-		if (!dax->pgmap)
-			return -ENXIO;	/* going away */
-	} else {
-		spin_lock(&pmem_lock);
-		dev->dax_refs++;
-		spin_unlock(&pmem_lock);
-		dax->dev = dev;
-	}
-	dax->kaddr = dev->virt + (sector << shift);
-	dax->pfn = pfn;
+	dax->kaddr = nsio_kaddr(&dev->io, sector << shift);
+	dax->pfn = phys_to_pfn_t(pa, dev->pfn_flags);
+	pmem_pages_ready(&dax->hold, sector << shift, 1);	/* its user may ask for the page */
 	return (s64)(end - pa);
 }
 
 void pmem_dax_put(struct pmem_dax *dax)
 {
-	if (dax->pgmap)
-		pgmap_unpin(dax->pgmap);
-	if (dax->dev) {
-		spin_lock(&pmem_lock);
-		if (dax->dev->dax_refs)
-			dax->dev->dax_refs--;
-		spin_unlock(&pmem_lock);
-	}
+	pmem_release(&dax->hold);
 	memset(dax, 0, sizeof(*dax));
-}
-
-/*
- * The network's hold: one count per holder kind on the device (every kind
- * has one: a BTT device has no pages to pin), plus a pin on the pages of
- * a device that has struct pages, as pmem_direct_access takes.
- */
-int pmem_hold(struct pmem_device *dev, enum pmem_holder kind, struct pmem_hold *h)
-{
-	memset(h, 0, sizeof(*h));
-	if (dev->pfn_flags & PFN_MAP) {
-		h->pgmap = pgmap_pin(PFN_DOWN(dev->phys));
-		if (!h->pgmap)
-			return -ENXIO;	/* going away */
-	}
-	spin_lock(&pmem_lock);
-	dev->holds[kind]++;
-	spin_unlock(&pmem_lock);
-	h->dev = dev;
-	h->kind = kind;
-	return 0;
-}
-
-void pmem_release(struct pmem_hold *h)
-{
-	if (!h->dev)
-		return;
-	spin_lock(&pmem_lock);
-	if (h->dev->holds[h->kind])
-		h->dev->holds[h->kind]--;
-	spin_unlock(&pmem_lock);
-	if (h->pgmap)
-		pgmap_unpin(h->pgmap);
-	memset(h, 0, sizeof(*h));
 }
 
 void pmem_pages_ready(const struct pmem_hold *h, u64 off, u64 len)
 {
 	u64 pa = h->dev->phys + off;
 
-	if (h->pgmap)
-		memmap_ready_range(h->pgmap, PFN_DOWN(pa), PFN_UP(pa + len) - PFN_DOWN(pa));
-}
-
-int pmem_busy(const struct pmem_device *dev)
-{
-	spin_lock(&pmem_lock);
-	u32 clients = dev->holds[PMEM_HOLD_CLIENT], exports = dev->holds[PMEM_HOLD_EXPORT];
-	spin_unlock(&pmem_lock);
-
-	if (clients) {
-		pr_err("%s: busy: exported to %u client%s\n", dev->name, clients,
-		       clients == 1 ? "" : "s");
-		return -EBUSY;
-	}
-	if (exports) {
-		pr_err("%s: busy: exported over NBD (nbd-unexport %s first)\n", dev->name, dev->name);
-		return -EBUSY;
-	}
-	return 0;
+	if (h->dev->pgmap)
+		memmap_ready_range(h->dev->pgmap, PFN_DOWN(pa), PFN_UP(pa + len) - PFN_DOWN(pa));
 }

@@ -53,27 +53,31 @@ void nd_io_pattern_fill(const struct io_pattern *p, u8 *buf, u64 off, u64 len)
 #define IO_CHUNK (1 * MiB)
 
 /*
- * DEV SECTOR COUNT: resolve the device, held (pmem_get: a destroy on another
- * CPU says busy until the command's pmem_put), and the byte range (checked
- * again by pmem_rw).
+ * DEV SECTOR COUNT: resolve the device, held (PMEM_HOLD_IO: a destroy on
+ * another CPU says busy until the command's pmem_release), and the byte
+ * range (checked again by pmem_rw).
  */
-static struct pmem_device *io_args(int argc, char **argv, u64 *off, u64 *len)
+static struct pmem_device *io_args(int argc, char **argv, u64 *off, u64 *len,
+				   struct pmem_hold *h)
 {
+	char who[PMEM_HOLDER_LEN];
+
 	if (argc < 4) {
 		kprintf("usage: %s DEV SECTOR COUNT ...\n", argv[0]);
 		return NULL;
 	}
-	struct pmem_device *dev = pmem_get(argv[1]);
-	if (!dev) {
+	snprintf(who, sizeof(who), "%s on CPU %u", argv[0], arch_cpu_id());
+	if (pmem_hold_name(argv[1], PMEM_HOLD_IO, who, h)) {
 		kprintf("%s: no such block device\n", argv[1]);
 		return NULL;
 	}
+	struct pmem_device *dev = h->dev;
 	char *e1, *e2;
 	u64 sector = strtoull(argv[2], &e1, 0), count = strtoull(argv[3], &e2, 0);
 	if (*e1 || *e2 || !count || sector > (~0ULL / dev->sector_size) ||
 	    count > (~0ULL / dev->sector_size)) {
 		kprintf("%s: bad sector '%s' or count '%s'\n", argv[0], argv[2], argv[3]);
-		pmem_put(dev);
+		pmem_release(h);
 		return NULL;
 	}
 	*off = sector * dev->sector_size;
@@ -147,12 +151,13 @@ static int io_held(int argc, char **argv,
 		   int (*fn)(struct pmem_device *dev, int argc, char **argv, u64 off, u64 len))
 {
 	u64 off, len;
-	struct pmem_device *dev = io_args(argc, argv, &off, &len);
+	struct pmem_hold h;
+	struct pmem_device *dev = io_args(argc, argv, &off, &len, &h);
 
 	if (!dev)
 		return -EINVAL;
 	int err = fn(dev, argc, argv, off, len);
-	pmem_put(dev);
+	pmem_release(&h);
 	return err;
 }
 
@@ -213,12 +218,13 @@ static int do_read(struct pmem_device *dev, u8 *buf, u64 off, u64 len)
 static int cmd_read(int argc, char **argv)
 {
 	u64 off, len;
-	struct pmem_device *dev = io_args(argc, argv, &off, &len);
+	struct pmem_hold h;
+	struct pmem_device *dev = io_args(argc, argv, &off, &len, &h);
 	u8 *buf = dev ? malloc(READ_BUF) : NULL;	/* per call: read runs on any CPU */
 	int err = !dev ? -EINVAL : !buf ? -ENOMEM : do_read(dev, buf, off, len);
 
 	free(buf);
-	pmem_put(dev);
+	pmem_release(&h);
 	return err;
 }
 SHELL_COMMAND_CONCURRENT(SHELL_BLOCK, "read", cmd_read, "read DEV SECTOR COUNT", "hex dump of up to 8 sectors");
@@ -234,9 +240,9 @@ static int cmd_wait_busy(int argc, char **argv)
 		kprintf("usage: wait-busy DEV\n");
 		return -EINVAL;
 	}
-	while (!pmem_users(argv[1]))
+	while (!pmem_holds(argv[1]))
 		arch_cpu_relax();
-	kprintf("wait-busy %s: held by %llu\n", argv[1], pmem_users(argv[1]));
+	kprintf("wait-busy %s: held by %u\n", argv[1], pmem_holds(argv[1]));
 	return 0;
 }
 SHELL_COMMAND_CONCURRENT(SHELL_BLOCK, "wait-busy", cmd_wait_busy, "wait-busy DEV",
@@ -294,21 +300,23 @@ static int cmd_dax(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "put"))
 		return dax_put_all();
 	bool hold = argc == 5 && !strcmp(argv[4], "hold");
+	struct pmem_hold h;
 	struct pmem_device *dev = io_args(argc < 4 || (argc > 4 && !hold) ? 0 : argc, argv, &off,
-					  &len);
+					  &len, &h);
 	if (!dev)
 		return -EINVAL;
 	/*
 	 * dax runs under the device model lock (not concurrent), so nothing
-	 * detaches meanwhile; an address kept with `hold` holds the device by
-	 * itself (a pin, or dax_refs).
+	 * detaches meanwhile; the address holds the device by itself
+	 * (PMEM_HOLD_DAX), until 'dax put' when kept with `hold`.
 	 */
-	pmem_put(dev);
+	pmem_release(&h);
 	if (hold && !(held = dax_slot())) {
 		kprintf("dax: %d addresses held already; 'dax put' first\n", DAX_HELD_MAX);
 		return -ENOSPC;
 	}
-	s64 avail = pmem_direct_access(dev, off / dev->sector_size, &d);
+	s64 avail = pmem_direct_access(dev, off / dev->sector_size,
+				       hold ? "dax ... hold; dax put" : "dax", &d);
 	if (avail < 0)
 		return report_io_error("dax", dev, (int)avail);
 	dax_print(dev, off / dev->sector_size, &d, avail);

@@ -14,7 +14,6 @@
 #include "memblock.h"
 #include "nd_label.h"
 #include "nvdimm.h"
-#include "persist.h"
 #include "printk.h"
 #include "sparse.h"
 
@@ -189,22 +188,6 @@ static void reserve_memmap_tables(struct nd_region *r)
 	if (err)
 		pr_warn("nd_region %s: no page tables kept for its struct pages (error %d): each bring-up allocates them\n",
 			r->name, err);
-}
-
-void nd_region_flush(struct nd_region *r)
-{
-	/* Completed writes reach the memory controller first... */
-	arch_wmb_pmem();
-	/* ...then one hint write per DIMM drains its write-pending queue. */
-	for (u32 i = 0; r && i < r->nr_mappings; i++) {
-		const struct nvdimm *d = r->mapping[i].nvdimm;
-		if (!d || !d->nr_flush_hints)
-			continue;
-		*(volatile u64 *)phys_to_virt(d->flush_hint[0]) = 1;
-		r->flush_hint_writes++;
-	}
-	/* ...and the hint writes complete before anyone is told it is durable. */
-	arch_wmb_pmem();
 }
 
 void nd_regions_publish(void)

@@ -54,6 +54,24 @@ void host_mm_boot(u64 ram_base, u64 ram_size);
 /* The altmap of Linux's map=dev layout for a namespace at start, align 2 MiB (aborts if none). */
 struct vmem_altmap host_pfn_dev_altmap(u64 start, u64 size);
 
+/* A machine for the nvdimm tests (host_nd_machine). */
+struct host_nd_machine {
+	u64 ram_size;		/* RAM at 1 GiB; 0: 512 MiB */
+	u64 ns_start, ns_size;	/* the one e820 pmem region */
+	bool keep_pmem;		/* its bytes survive, as across a reboot */
+	bool ro;		/* the region is read-only (a DIMM not armed) */
+	u32 hinted_dimms;	/* DIMMs interleaved in it, each with a flush hint */
+	u64 hint_base;		/* their hints: one page each from here (RAM) */
+	bool probe;		/* probe its namespace as boot does */
+};
+struct nd_namespace_io;
+/*
+ * A fresh machine (host_mm_reboot) with the nvdimm core, pmem, pfn and BTT
+ * devices forgotten and the console emptied, then region0 published with
+ * namespace0.0 (returned), probed if asked.
+ */
+struct nd_namespace_io *host_nd_machine(const struct host_nd_machine *m);
+
 /* Zero all simulated memory (hands it back to the host), empty the window. */
 void host_phys_discard(void);
 /* The same but for [keep, keep+size): a reboot keeps the pmem. */

@@ -32,22 +32,10 @@ static bool region_ro;
 /* A fresh machine up to the probe: RAM at 1 GiB, one e820 pmem region at 4 GiB. */
 static void machine(bool keep_pmem)
 {
-	host_mm_reboot(1 * GiB, 512 * MiB, keep_pmem ? NS_START : 0, keep_pmem ? NS_SIZE : 0);
-	nd_reset();
-	pmem_reset();
-	nd_pfn_reset();
-	nd_btt_reset();
-	host_console_reset();
-	struct nd_bus *bus = nd_bus_register("e820");
-	struct nd_region_desc d = { .start = NS_START,
-				    .size = NS_SIZE,
-				    .numa_node = -1,
-				    .target_node = -1,
-				    .ro = region_ro };
-	assert_int_equal(nd_region_create(bus, &d, NULL), 0);
-	nd_regions_publish();
-	ns = nd_namespace_find("namespace0.0");
-	assert_non_null(ns);
+	struct host_nd_machine m = { .ns_start = NS_START, .ns_size = NS_SIZE,
+				     .keep_pmem = keep_pmem, .ro = region_ro };
+
+	ns = host_nd_machine(&m);
 }
 
 static void boot(bool keep_pmem)
@@ -183,16 +171,16 @@ static void expect_lba(u64 lba, const u8 *want)
 	assert_memory_equal(got, want, pmem0s()->sector_size);
 }
 
-static struct btt_media ns_media(void)
+static struct nsio ns_media(void)
 {
-	return (struct btt_media){
+	return (struct nsio){
 		.base = media(0), .size = NS_SIZE, .region = ns->region, .ro = region_ro
 	};
 }
 
 static int check(bool repair)
 {
-	struct btt_media m = ns_media();
+	struct nsio m = ns_media();
 	static const u8 zero[16];
 
 	return btt_check(&m, zero, "namespace0.0", repair);
@@ -829,7 +817,7 @@ static void btt_reconfigure_sector_fsdax_raw(void **state)
 	assert_true(host_console_has(
 		"nd_btt btt0.0: namespace0.0 sector 4096, BTT 1.1, 1 arena: pmem0s, 261624 sectors"));
 	struct pmem_dax dax;
-	assert_int_equal(pmem_direct_access(pmem0s(), 0, &dax), -EOPNOTSUPP);
+	assert_int_equal(pmem_direct_access(pmem0s(), 0, "test", &dax), -EOPNOTSUPP);
 	assert_int_equal(pmem_rw(pmem0s(), 512, buf, 4096, PMEM_READ), -EINVAL);
 	assert_int_equal(pmem_rw(pmem0s(), pmem0s()->size, buf, 4096, PMEM_READ), -ERANGE);
 	/* Found again at boot. */

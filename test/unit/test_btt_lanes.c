@@ -26,7 +26,7 @@
 #define READERS 2
 #define WRITES_EACH 10000
 
-static struct btt_media m;
+static struct nsio m;
 static struct btt bt;
 static const u8 uuid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 static const u8 parent[16];
@@ -100,7 +100,7 @@ static void open_btt(void)
 static void btt_lanes_concurrent_writers_and_readers(void **state)
 {
 	(void)state;
-	m = (struct btt_media){ .base = calloc(1, MEDIA_SIZE), .size = MEDIA_SIZE, .cpu_cache = true };
+	m = (struct nsio){ .base = calloc(1, MEDIA_SIZE), .size = MEDIA_SIZE, .cpu_cache = true };
 	assert_non_null(m.base);
 	assert_int_equal(btt_format(&m, BTT_V1_OFFSET, LBASIZE, uuid, parent), 0);
 	open_btt();

@@ -204,7 +204,7 @@ static void dax_map_leaves_and_pin(void **state)
 		struct nd_pfn *dax = nd_dax_find("dax0.0");
 		assert_non_null(dax);
 		u64 off = align, len = MAX(2 * align, 4 * MiB);
-		assert_int_equal(dax_map(dax, off, len, &m), 0);
+		assert_int_equal(dax_map(dax, off, len, "test", &m), 0);
 		assert_int_equal(m.leaf, cases[i].leaf);
 		assert_int_equal(pfn_t_to_phys(m.pfn), dax->pmem.phys + off);
 		assert_true(m.pfn.val & PFN_MAP);
@@ -238,17 +238,17 @@ static void dax_map_refuses_bad_ranges(void **state)
 	(void)state;
 	assert_int_equal(create(PFN_MODE_RAM, 2 * MiB), 0);
 	struct nd_pfn *dax = nd_dax_find("dax0.0");
-	assert_int_equal(dax_map(dax, 4096, 2 * MiB, &m), -EINVAL);
-	assert_int_equal(dax_map(dax, 0, 4096, &m), -EINVAL);
-	assert_int_equal(dax_map(dax, 0, 0, &m), -EINVAL);
-	assert_int_equal(dax_map(dax, dax->pmem.size, 2 * MiB, &m), -ERANGE);
-	assert_int_equal(dax_map(dax, dax->pmem.size - 2 * MiB, 4 * MiB, &m), -ERANGE);
+	assert_int_equal(dax_map(dax, 4096, 2 * MiB, "test", &m), -EINVAL);
+	assert_int_equal(dax_map(dax, 0, 4096, "test", &m), -EINVAL);
+	assert_int_equal(dax_map(dax, 0, 0, "test", &m), -EINVAL);
+	assert_int_equal(dax_map(dax, dax->pmem.size, 2 * MiB, "test", &m), -ERANGE);
+	assert_int_equal(dax_map(dax, dax->pmem.size - 2 * MiB, 4 * MiB, "test", &m), -ERANGE);
 	assert_int_equal(dax->pgmap.pins, 0);
 	assert_null(nd_dax_find("dax1.0"));
 	/* Not devdax: fsdax has no dax_map. */
 	struct nd_pfn_request req = { .mode = PFN_MODE_RAM, .align = 2 * MiB, .force = true };
 	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);
-	assert_int_equal(dax_map(nd_pfn_of(ns), 0, 2 * MiB, &m), -ENXIO);
+	assert_int_equal(dax_map(nd_pfn_of(ns), 0, 2 * MiB, "test", &m), -ENXIO);
 	assert_null(nd_dax_find("pfn0.0"));
 }
 
@@ -322,7 +322,7 @@ static void devdax_read_only_region(void **state)
 	assert_true(dax->pmem.ro && dax->memmap_in_ram);
 	assert_true(dax->pgmap.vmemmap_dedup);
 	assert_int_equal(pmem_rw(&dax->pmem, 0, buf, sizeof(buf), PMEM_WRITE), -EROFS);
-	assert_int_equal(dax_map(dax, 0, 2 * MiB, &m), 0);
+	assert_int_equal(dax_map(dax, 0, 2 * MiB, "test", &m), 0);
 	u64 pa, prot;
 	enum pg_level l;
 	assert_true(host_walk((u64)m.kaddr, &pa, &l, &prot));

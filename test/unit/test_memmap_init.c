@@ -210,11 +210,13 @@ static void pmem_rw_counts_what_it_stores(void **state)
 {
 	static struct pmem_device dev;
 	static u8 buf[8192];
+	struct nsio media;
 	u64 before = pmem_written[PMEM_WR_BLOCK];
 
 	(void)state;
 	pmem_reset();
-	struct pmem_span span = { .start = pa_init(DEV), .size = 4 * MiB, .pfn_flags = PFN_DEV };
+	assert_int_equal(nsio_init(&media, DEV, 4 * MiB, NULL), 0);
+	struct pmem_span span = { .media = &media, .size = 4 * MiB, .pfn_flags = PFN_DEV };
 	assert_int_equal(pmem_attach(&dev, NULL, "pmemt", &span), 0);
 	assert_int_equal(pmem_rw(&dev, 4096, buf, sizeof(buf), PMEM_WRITE), 0);
 	assert_int_equal(pmem_written[PMEM_WR_BLOCK] - before, sizeof(buf));

@@ -365,7 +365,8 @@ static void persist_pmem_rw_write_ends_with_one_fence(void **state)
 	(void)state;
 	static const size_t lens[] = { 512, 4 * KiB, MAX_LEN };
 	struct pmem_device dev = {
-		.name = "pmem9", .size = MAX_LEN + 1024, .sector_size = 512, .virt = dst + LINE
+		.name = "pmem9", .size = MAX_LEN + 1024, .sector_size = 512,
+		.io = { .base = dst + LINE, .size = MAX_LEN + 1024 },
 	};
 	char what[64];
 

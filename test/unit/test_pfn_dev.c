@@ -37,27 +37,12 @@ static u32 nr_hinted_dimms;	/* DIMMs of the region, each with a flush hint */
  */
 static void boot(bool keep_pmem)
 {
-	host_mm_reboot(1 * GiB, ram_size, keep_pmem ? NS_START : 0, keep_pmem ? NS_SIZE : 0);
-	nd_reset();
-	pmem_reset();
-	nd_pfn_reset();
-	host_console_reset();
-	struct nd_bus *bus = nd_bus_register("e820");
-	struct nd_region_desc d = { .start = NS_START, .size = NS_SIZE, .numa_node = -1,
-				    .target_node = -1, .ro = region_ro };
-	for (u32 i = 0; i < nr_hinted_dimms; i++) {
-		struct nvdimm desc = { .handle = i + 1, .nr_flush_hints = 1,
-				       .flush_hint = { HINT_PAGE(i) } };
-		d.mapping[d.nr_mappings++] = (struct nd_mapping){
-			.nvdimm = nvdimm_create(bus, &desc), .size = NS_SIZE / nr_hinted_dimms,
-			.position = (int)i,
-		};
-	}
-	assert_int_equal(nd_region_create(bus, &d, NULL), 0);
-	nd_regions_publish();
-	ns = nd_namespace_find("namespace0.0");
-	assert_non_null(ns);
-	nd_probe_namespaces();
+	struct host_nd_machine m = { .ram_size = ram_size, .ns_start = NS_START, .ns_size = NS_SIZE,
+				     .keep_pmem = keep_pmem, .ro = region_ro,
+				     .hinted_dimms = nr_hinted_dimms, .hint_base = HINT_PAGE(0),
+				     .probe = true };
+
+	ns = host_nd_machine(&m);
 }
 
 /* Everything the namespace holds, hashed (holes and zero pages alike). */
@@ -121,10 +106,10 @@ static void pfn_create_map_dev_layout_and_dax(void **state)
 	assert_int_equal(st->pmem_pages_stored, st->pages_init);
 
 	struct pmem_dax dax;
-	s64 avail = pmem_direct_access(dev, 0, &dax);
+	s64 avail = pmem_direct_access(dev, 0, "test", &dax);
 	pfn_t pfn = dax.pfn;
 	assert_int_equal(avail, (s64)dev->size);
-	assert_ptr_equal(dax.pgmap, &nd_pfn_of(ns)->pgmap);	/* the address holds the device */
+	assert_ptr_equal(dax.hold.dev, dev);	/* the address holds the device, and its pages */
 	assert_int_equal(nd_pfn_of(ns)->pgmap.pins, 1);
 	pmem_dax_put(&dax);
 	assert_int_equal(nd_pfn_of(ns)->pgmap.pins, 0);
@@ -148,10 +133,10 @@ static void pfn_create_map_dev_layout_and_dax(void **state)
 	assert_int_equal(prot, PROT_KERNEL_RW);
 	/* The last sector is mappable for exactly one sector. */
 	u64 last = dev->size / 512 - 1;
-	assert_int_equal(pmem_direct_access(dev, last, &dax), 512);
+	assert_int_equal(pmem_direct_access(dev, last, "test", &dax), 512);
 	pmem_dax_put(&dax);
-	assert_true(pmem_direct_access(dev, last + 1, &dax) < 0);
-	assert_null(dax.pgmap);	/* a refusal holds nothing */
+	assert_true(pmem_direct_access(dev, last + 1, "test", &dax) < 0);
+	assert_null(dax.hold.dev);	/* a refusal holds nothing */
 	assert_int_equal(nd_pfn_of(ns)->pgmap.pins, 0);
 }
 
@@ -199,7 +184,7 @@ static void pmem_4k_sectors(void **state)
 	assert_int_equal(pmem_rw(dev, 512, buf, 4096, PMEM_WRITE), -EINVAL);
 	assert_int_equal(pmem_rw(dev, 4096, buf, 512, PMEM_READ), -EINVAL);
 	struct pmem_dax dax;
-	assert_int_equal(pmem_direct_access(dev, 1, &dax), (s64)dev->size - 4096);
+	assert_int_equal(pmem_direct_access(dev, 1, "test", &dax), (s64)dev->size - 4096);
 	assert_int_equal(pfn_t_to_phys(dax.pfn), dev->phys + 4096);
 	pmem_dax_put(&dax);
 }
@@ -290,13 +275,13 @@ static void pfn_direct_access_holds_the_device(void **state)
 	struct nd_pfn_request req = { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true };
 	struct pmem_dax dax;
 
-	assert_true(pmem_direct_access(pmem_find("pmem0"), 8, &dax) > 0);
+	assert_true(pmem_direct_access(pmem_find("pmem0"), 8, "test", &dax) > 0);
 	assert_int_equal(nd_namespace_reconfigure(ns, &req), -EBUSY);
-	assert_true(host_console_has("pmem0: 1 direct-access addresses held, cannot detach"));
+	assert_true(host_console_has("pmem0: busy: 1 direct-access address lent (test)\n"));
 	assert_non_null(pmem_find("pmem0"));
 	pmem_dax_put(&dax);
 	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);
-	assert_true(pmem_direct_access(pmem_find("pmem0m"), 8, &dax) > 0);
+	assert_true(pmem_direct_access(pmem_find("pmem0m"), 8, "test", &dax) > 0);
 	assert_int_equal(nd_namespace_reconfigure(ns, &req), -EBUSY);
 	assert_non_null(pmem_find("pmem0m"));
 	pmem_dax_put(&dax);
@@ -321,17 +306,18 @@ static void pmem_hold_refuses_detach_for_every_kind(void **state)
 		{ "dax0.0", { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true } },
 		{ "pmem0m", { .mode = PFN_MODE_NONE, .force = true } },
 	};
-	char line[80];
+	char line[96];
 
 	for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
 		struct pmem_device *dev = pmem_find(steps[i].dev);
 		struct pmem_hold exp, cl;
 		assert_non_null(dev);
-		assert_int_equal(pmem_hold(dev, PMEM_HOLD_EXPORT, &exp), 0);
-		assert_int_equal(pmem_hold(dev, PMEM_HOLD_CLIENT, &cl), 0);
+		assert_int_equal(pmem_hold(dev, PMEM_HOLD_EXPORT, "an export", &exp), 0);
+		assert_int_equal(pmem_hold(dev, PMEM_HOLD_CLIENT, "a client", &cl), 0);
 		host_console_reset();
 		assert_int_equal(nd_namespace_reconfigure(ns, &steps[i].next), -EBUSY);
-		snprintf(line, sizeof(line), "%s: busy: exported to 1 client\n", steps[i].dev);
+		snprintf(line, sizeof(line), "%s: busy: exported to 1 client (a client)\n",
+			 steps[i].dev);
 		assert_true(host_console_has(line));
 		assert_int_equal(nd_namespace_detach(ns), -EBUSY);
 		assert_ptr_equal(pmem_find(steps[i].dev), dev);
@@ -339,8 +325,7 @@ static void pmem_hold_refuses_detach_for_every_kind(void **state)
 		pmem_release(&cl);	/* twice: nothing more */
 		host_console_reset();
 		assert_int_equal(nd_namespace_reconfigure(ns, &steps[i].next), -EBUSY);
-		snprintf(line, sizeof(line), "%s: busy: exported over NBD (nbd-unexport %s first)",
-			 steps[i].dev, steps[i].dev);
+		snprintf(line, sizeof(line), "%s: busy: exported (an export)\n", steps[i].dev);
 		assert_true(host_console_has(line));
 		pmem_release(&exp);
 		assert_int_equal(dev->holds[PMEM_HOLD_EXPORT] + dev->holds[PMEM_HOLD_CLIENT], 0);
@@ -363,7 +348,7 @@ static void pmem_write_bytes_any_alignment_inside_only(void **state)
 	struct nd_pfn_request sector = { .sector = true, .force = true };
 
 	assert_int_equal(pmem_write_bytes(dev, 4097, abc, 3), 0);
-	assert_memory_equal(dev->virt + 4097, abc, 3);
+	assert_memory_equal(dev->io.base + 4097, abc, 3);
 	assert_int_equal(pmem_write_bytes(dev, dev->size - 2, abc, 2), 0);
 	assert_int_equal(pmem_write_bytes(dev, dev->size - 2, abc, 3), -ERANGE);
 	assert_int_equal(pmem_write_bytes(dev, dev->size + 1, abc, 1), -ERANGE);
@@ -374,9 +359,9 @@ static void pmem_write_bytes_any_alignment_inside_only(void **state)
 
 /*
  * Destroy during I/O (issue 14 item 2; Linux's 32b2397c1e56 class): while a
- * block device is held for I/O (pmem_get), reconfiguring or destroying its
- * namespace says busy and changes nothing, raw and pfn alike; the holder's
- * I/O still works; after pmem_put it goes through.
+ * block device is held for I/O (PMEM_HOLD_IO), reconfiguring or destroying
+ * its namespace says busy and changes nothing, raw and pfn alike; the
+ * holder's I/O still works; once released it goes through.
  */
 static void pfn_destroy_while_held_says_busy(void **state)
 {
@@ -384,28 +369,32 @@ static void pfn_destroy_while_held_says_busy(void **state)
 	struct nd_pfn_request req = { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true };
 	struct nd_pfn_request raw = { .mode = PFN_MODE_NONE, .force = true };
 	u8 buf[512];
+	struct pmem_hold h;
 
-	struct pmem_device *dev = pmem_get("pmem0");
+	assert_int_equal(pmem_hold_name("pmem0", PMEM_HOLD_IO, "write on CPU 1", &h), 0);
+	struct pmem_device *dev = h.dev;
 	assert_non_null(dev);
 	assert_int_equal(nd_namespace_reconfigure(ns, &req), -EBUSY);
-	assert_true(host_console_has("pmem0 is in use (I/O in progress), cannot detach"));
+	assert_true(host_console_has("pmem0: busy: in use by 1 command (write on CPU 1)\n"));
 	assert_ptr_equal(pmem_find("pmem0"), dev);
 	assert_null(pmem_find("pmem0m"));
 	memset(buf, 0x5c, sizeof(buf));
 	assert_int_equal(pmem_rw(dev, 8192, buf, sizeof(buf), PMEM_WRITE), 0);
-	pmem_put(dev);
+	pmem_release(&h);
 	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);
-	dev = pmem_get("pmem0m");
+	assert_int_equal(pmem_hold_name("pmem0m", PMEM_HOLD_IO, "cmp on CPU 0", &h), 0);
+	dev = h.dev;
 	assert_non_null(dev);
 	host_console_reset();
 	assert_int_equal(nd_namespace_reconfigure(ns, &raw), -EBUSY);
-	assert_true(host_console_has("is in use (I/O in progress), cannot disable"));
+	assert_true(host_console_has("pmem0m: busy: in use by 1 command (cmp on CPU 0)\n"));
 	assert_ptr_equal(pmem_find("pmem0m"), dev);
 	assert_int_equal(pmem_rw(dev, 0, buf, sizeof(buf), PMEM_READ), 0);
-	pmem_put(dev);
+	pmem_release(&h);
 	assert_int_equal(nd_namespace_reconfigure(ns, &raw), 0);
 	assert_null(pmem_find("pmem0m"));
-	assert_null(pmem_get("pmem0m"));	/* gone: nothing to hold */
+	assert_int_equal(pmem_hold_name("pmem0m", PMEM_HOLD_IO, "x", &h), -ENODEV);	/* gone */
+	assert_null(h.dev);
 	assert_non_null(pmem_find("pmem0"));
 }
 

@@ -145,7 +145,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 /* ---- the image, and the BTT in it ---- */
 
 struct image {
-	struct btt_media m;
+	struct nsio m;
 	struct btt b;
 	u64 size;
 };
@@ -168,7 +168,7 @@ static void image_map(struct image *im, const char *path, bool shared)
 		fprintf(stderr, "pmemk-bttcheck: mmap %s: %s\n", path, strerror(errno));
 		exit(2);
 	}
-	im->m = (struct btt_media){ .base = p, .size = im->size };
+	im->m = (struct nsio){ .base = p, .size = im->size };
 }
 
 static void image_unmap(struct image *im)

@@ -58,7 +58,7 @@ case_devdax_linux_fixture_attaches() {
 	expect '^dax-cmp dax0.0: 4194304 bytes at mapping offset 0 match'
 	expect '^cmp dax0.0: 65536 bytes at 0x201000 match'
 	# The mapping holds the device: destroying it is refused, nothing written.
-	expect 'dax0.0: 1 pages pinned, cannot disable'
+	expect '\] dax0\.0: busy: 1 mapping of its pages \(dax-map mapping 0; dax-unmap 0\)$'
 	expect_not '^destroyed 1 namespace'
 	expect '^dax-unmap dax0.0: mapping 0 unmapped'
 	expect_not 'not supported yet'

@@ -94,9 +94,9 @@ case_mm_dax_address_holds_device() {
 	rm -rf "$dir"
 	boot mm_dax_hold 0 --dir "$dir" --ram 1G --nvdimm 512M --cmdline \
 		'"run=dax pmem0 16 1 hold; create-namespace -f -e namespace0.0 -m fsdax -M dev; dax put; create-namespace -f -e namespace0.0 -m fsdax -M dev; dax pmem0m 0 1 hold; destroy-namespace -f namespace0.0; list -N; dax put; destroy-namespace -f namespace0.0; poweroff"'
-	expect '\] pmem0: 1 direct-access addresses held, cannot detach'
+	expect '\] pmem0: busy: 1 direct-access address lent \(dax \.\.\. hold; dax put\)$'
 	expect '^dax: 1 held address given back'
 	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev'
-	expect 'pfn0.0: 1 pages pinned, cannot disable'
+	expect '\] pmem0m: busy: 1 direct-access address lent \(dax \.\.\. hold; dax put\)$'
 	expect '^destroyed 1 namespace'
 }

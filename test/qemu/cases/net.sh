@@ -399,7 +399,7 @@ case_nbd_export_holds_the_device() {
 	boot nbd_export_holds 0 --nic virtio --ram 512M --nvdimm 64M --fresh --timeout 120 --cmdline \
 		'nbd.export=pmem0 run="nbd-list; destroy-namespace -f namespace0.0; nbd-unexport pmem0; nbd-list; nbd-export pmem0:rw; nbd-export pmemX; nbd-export pmem0:ro; nbd-list; poweroff 0"'
 	expect '^pmem0 67108864 bytes rw, READ zero copy, 0 clients$'
-	expect '\] pmem0: busy: exported over NBD \(nbd-unexport pmem0 first\)$'
+	expect '\] pmem0: busy: exported \(NBD: nbd-unexport pmem0 first\)$'
 	expect "^run: 'destroy-namespace -f namespace0.0' returned -16$"
 	expect '\] nbd: pmem0 no longer exported$'
 	expect '^nbd: nothing exported$'
@@ -437,10 +437,10 @@ case_nbd_exports_every_kind() {
 	expect '^dax1\.0 [0-9]+ bytes rw, READ zero copy from the devdax mapping, 1 client$'
 	expect '^cmp pmem0s: 65536 bytes at 0x100000 match$'
 	expect '^cmp dax1\.0: 65536 bytes at 0x200000 match$'
-	expect '\] pmem0s: busy: exported to 1 client$'
+	expect '\] pmem0s: busy: exported to 1 client \(nbd client 10\.0\.2\.2:[0-9]+\)$'
 	expect '\] nbd: dax1\.0: busy: exported to 1 client$'
-	expect '\] dax1\.0: busy: exported to 1 client$'
-	expect '\] pmem0s: busy: exported over NBD \(nbd-unexport pmem0s first\)$'
+	expect '\] dax1\.0: busy: exported to 1 client \(nbd client 10\.0\.2\.2:[0-9]+\)$'
+	expect '\] pmem0s: busy: exported \(NBD: nbd-unexport pmem0s first\)$'
 	expect '\] nbd: pmem0s no longer exported$'
 	expect '\] nbd: dax1\.0 no longer exported$'
 	expect "^run: 'destroy-namespace -f namespace0.0' returned -16$"

@@ -1,0 +1,184 @@
+/* The media path (nsio.h): bounds, the read-only check, the copy, the flush, the count. */
+#include <errno.h>
+#include <string.h>
+
+#include "direct_map.h"
+#include "nsio.h"
+#include "nvdimm.h"
+#include "persist.h"
+
+int nsio_init(struct nsio *io, u64 phys, u64 size, struct nd_region *region)
+{
+	if (!size || phys + size < phys)
+		return -EINVAL;
+	int err = direct_map_add(phys, size);
+	if (err)
+		return err;
+	*io = (struct nsio){
+		.base = phys_to_virt(phys),
+		.phys = phys,
+		.size = size,
+		.region = region,
+		.ro = region && region->ro,
+		.cpu_cache = region && region->persistence == ND_PERSIST_CACHE,
+	};
+	return 0;
+}
+
+/* [off, off + len) lies inside the media (no wrap). */
+static bool inside(const struct nsio *io, u64 off, u64 len)
+{
+	return off <= io->size && len <= io->size - off;
+}
+
+int nsio_view(const struct nsio *io, u64 off, u64 len, struct nsio *view)
+{
+	if (!inside(io, off, len))
+		return -ERANGE;
+	*view = *io;
+	view->base = io->base + off;
+	view->phys = io->phys ? io->phys + off : 0;
+	view->size = len;
+	return 0;
+}
+
+int nsio_alias(const struct nsio *io, u64 off, u64 len, void *kaddr, bool ro, struct nsio *view)
+{
+	int err = nsio_view(io, off, len, view);
+
+	if (err)
+		return err;
+	view->base = kaddr;
+	view->ro = view->ro || ro;
+	return 0;
+}
+
+int nsio_read(const struct nsio *io, u64 off, void *buf, u64 len)
+{
+	if (!inside(io, off, len))
+		return -ERANGE;
+	memcpy(buf, io->base + off, len);
+	return 0;
+}
+
+int nsio_load32(const struct nsio *io, u64 off, u32 *val)
+{
+	if (!inside(io, off, sizeof(*val)))
+		return -ERANGE;
+	if (off % sizeof(*val))
+		return -EINVAL;
+	*val = *(const volatile u32 *)(io->base + off);
+	return 0;
+}
+
+/* Whether a store of len bytes at off may go ahead: 0, -EROFS or -ERANGE. */
+static int store_check(const struct nsio *io, u64 off, u64 len)
+{
+	if (io->ro)
+		return -EROFS;
+	return inside(io, off, len) ? 0 : -ERANGE;
+}
+
+/* The copy: plain stores where the caches persist, else ones that leave them. */
+static void copy_in(const struct nsio *io, u64 off, const void *buf, u64 len)
+{
+	if (io->cpu_cache)
+		memcpy(io->base + off, buf, len);
+	else
+		arch_memcpy_flushcache(io->base + off, buf, len);
+}
+
+int nsio_write_unflushed(const struct nsio *io, u64 off, const void *buf, u64 len,
+			 enum pmem_writer who)
+{
+	int err = store_check(io, off, len);
+
+	if (err)
+		return err;
+	copy_in(io, off, buf, len);
+	pmem_written_add(who, len);
+	return 0;
+}
+
+int nsio_write(const struct nsio *io, u64 off, const void *buf, u64 len, enum pmem_writer who)
+{
+	int err = nsio_write_unflushed(io, off, buf, len, who);
+
+	if (!err)
+		nsio_flush(io);
+	return err;
+}
+
+int nsio_zero(const struct nsio *io, u64 off, u64 len, enum pmem_writer who)
+{
+	static const u8 zero[16 * KiB];
+	int err = store_check(io, off, len);
+
+	if (err)
+		return err;
+	for (u64 done = 0; done < len; done += sizeof(zero)) {
+		u64 n = MIN(sizeof(zero), len - done);
+		if (io->cpu_cache)
+			memset(io->base + off + done, 0, n);
+		else
+			arch_memcpy_flushcache(io->base + off + done, zero, n);
+	}
+	nsio_flush(io);
+	pmem_written_add(who, len);
+	return 0;
+}
+
+/* After an aligned store the CPU made atomically: out of the caches, then the flush. */
+static void store_done(const struct nsio *io, u64 off, u64 len, enum pmem_writer who)
+{
+	if (!io->cpu_cache)
+		arch_flush_cache(io->base + off, len);
+	nsio_flush(io);
+	pmem_written_add(who, len);
+}
+
+int nsio_store32(const struct nsio *io, u64 off, u32 val, enum pmem_writer who)
+{
+	int err = off % sizeof(val) ? -EINVAL : store_check(io, off, sizeof(val));
+
+	if (err)
+		return err;
+	*(volatile u32 *)(io->base + off) = val;
+	store_done(io, off, sizeof(val), who);
+	return 0;
+}
+
+int nsio_store64(const struct nsio *io, u64 off, u64 val, enum pmem_writer who)
+{
+	int err = off % sizeof(val) ? -EINVAL : store_check(io, off, sizeof(val));
+
+	if (err)
+		return err;
+	*(volatile u64 *)(io->base + off) = val;
+	store_done(io, off, sizeof(val), who);
+	return 0;
+}
+
+void nsio_flush(const struct nsio *io)
+{
+	struct nd_region *r = io->region;
+
+	/* Completed stores reach the memory controller first... */
+	arch_wmb_pmem();
+	/* ...then one hint write per DIMM drains its write-pending queue... */
+	for (u32 i = 0; r && i < r->nr_mappings; i++) {
+		const struct nvdimm *d = r->mapping[i].nvdimm;
+		if (!d || !d->nr_flush_hints)
+			continue;
+		*(volatile u64 *)phys_to_virt(d->flush_hint[0]) = 1;
+		__atomic_fetch_add(&r->flush_hint_writes, 1, __ATOMIC_RELAXED);
+	}
+	/* ...and the hint writes complete before anyone is told it is durable. */
+	if (r)
+		arch_wmb_pmem();
+}
+
+void *nsio_kaddr(const struct nsio *io, u64 off)
+{
+	return off < io->size ? io->base + off : NULL;
+}

@@ -1,0 +1,38 @@
+# shellcheck shell=bash
+# The media path (issue 28, nvdimm/nsio.c): one door to a namespace's bytes.
+
+# On a read-only region (QEMU unarmed=on and read-only backing files: the
+# NFIT says not armed) every writer is refused and no byte changes: block
+# writes to raw, sector, devdax and fsdax devices, a store through a devdax
+# mapping, the nbd-memcpy benchmark's durable copy, an NBD export (served
+# read-only), info blocks (create and destroy), and the BTT checker's
+# repair. Reads go on and see what the writable boot wrote.
+case_media_read_only_refuses_every_writer() {
+	local dir=build/qemu/media_ro sums
+	rm -rf "$dir"
+	boot media_ro_1 0 --dir "$dir" --ram 1G --nvdimm 64M --nvdimm 64M --nvdimm 64M \
+		--nvdimm 64M --cmdline '"run=create-namespace -f -e namespace1.0 -m sector; create-namespace -f -e namespace2.0 -m devdax -a 2M; create-namespace -f -e namespace3.0 -m fsdax -M dev; write pmem0 0 8 pattern=0x11; write pmem1s 0 8 pattern=0x22; write dax2.0 0 8 pattern=0x33; write pmem3m 0 8 pattern=0x44; poweroff"'
+	expect '^write pmem3m: 4096 bytes at 0'
+	sums=$(cat "$dir"/nvdimm*.img | sha1sum)
+	boot media_ro_2 0 --dir "$dir" --ram 1G --nvdimm 64M --nvdimm 64M --nvdimm 64M \
+		--nvdimm 64M --nvdimm-ro --nic virtio --cmdline '"run=write pmem0 0 8 pattern=0x55; write pmem1s 0 8 pattern=0x55; write dax2.0 0 8 pattern=0x55; write pmem3m 0 8 pattern=0x55; dax-map dax2.0 0 0x200000; dax-write 0 0 4096 pattern=0x55; dax-unmap 0; nbd-memcpy pmem3m 1M; nbd-memcpy pmem0 1M; nbd-export pmem3m; create-namespace -f -e namespace0.0 -m fsdax; destroy-namespace -f namespace3.0; check-namespace --repair namespace1.0; cmp pmem0 0 8 pattern=0x11; cmp pmem1s 0 8 pattern=0x22; cmp dax2.0 0 8 pattern=0x33; cmp pmem3m 0 8 pattern=0x44; poweroff"'
+	expect 'not armed, region read-only'
+	local d
+	for d in pmem0 pmem1s dax2\\.0 pmem3m; do
+		expect "^write $d: read-only"
+	done
+	expect '^dax-write dax2\.0: read-only \(error -30\)$'
+	expect '^nbd-memcpy: pmem3m: read-only \(error -30\)$'
+	expect '^nbd-memcpy: pmem0: read-only \(error -30\)$'
+	expect '\] nbd: exporting pmem3m \([0-9]+ bytes, read-only, READ zero copy\)$'
+	expect '\] namespace0\.0: region region0 is read-only$'
+	expect '\] namespace3\.0: region region3 is read-only$'
+	expect 'namespace1\.0: read-only region: cannot repair'
+	expect '^cmp pmem0: 4096 bytes at 0 match'
+	expect '^cmp pmem1s: 32768 bytes at 0 match'
+	expect '^cmp dax2\.0: 4096 bytes at 0 match'
+	expect '^cmp pmem3m: 4096 bytes at 0 match'
+	[ "$(cat "$dir"/nvdimm*.img | sha1sum)" = "$sums" ] ||
+		{ echo "    FAIL: a read-only boot changed a backing file"; CASE_FAILED=1; }
+	rm -rf "$dir"
+}
