@@ -136,5 +136,30 @@ unsigned int nd_dax_vmemmap_shift(u64 align);
 
 /* Forget every pfn, BTT and raw device (host tests). */
 void nd_pfn_reset(void);
+/* Forget every raw device (nvdimm/namespace_devs.c; part of nd_pfn_reset). */
+void nd_namespace_devs_reset(void);
+
+/*
+ * The pfn device as the namespace lifecycle (namespace_devs.c) drives it
+ * (pfn_dev.c). nd_pfn_attach claims ns with an fsdax or devdax device of a
+ * validated layout and enables it (a failure leaves it claimed, disabled,
+ * with the reason); nd_pfn_attach_disabled claims it disabled, in what the
+ * media says it is (`sb` may be NULL), never raw; both print nothing but
+ * the disabled line, nd_pfn_print the device's lines. nd_pfn_disable tears
+ * an enabled device down: -EBUSY while anyone holds it (pmem_detach's
+ * line). nd_pfn_geom_of is the namespace as the info block sees it;
+ * nd_pfn_write_sb stores an info block durably; nd_pfn_ram_check refuses,
+ * with the numbers in `why`, struct pages in RAM that RAM cannot hold.
+ */
+struct nd_pfn *nd_pfn_attach(struct nd_namespace_io *ns, enum nd_personality pers,
+			     const struct nd_pfn_layout *l);
+void nd_pfn_attach_disabled(struct nd_namespace_io *ns, enum nd_personality pers,
+			    const struct nd_pfn_sb *sb, const char *fmt, const char *why);
+void nd_pfn_print(const struct nd_pfn *pfn);
+int nd_pfn_disable(struct nd_pfn *pfn);
+struct nd_pfn_geom nd_pfn_geom_of(const struct nd_namespace_io *ns);
+int nd_pfn_write_sb(struct nd_namespace_io *ns, const struct nd_pfn_sb *sb);
+int nd_pfn_ram_check(struct nd_namespace_io *ns, const struct range *r, bool ro_dev,
+		     unsigned int dedup, char *why, size_t n);
 
 #endif
