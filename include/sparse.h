@@ -14,6 +14,7 @@
 #ifndef PMEMK_SPARSE_H
 #define PMEMK_SPARSE_H
 
+#include "memlayout.h"
 #include "mm.h"
 #include "types.h"
 
@@ -27,6 +28,18 @@ struct vmem_altmap;
 #define PAGES_PER_SUBSECTION (1ULL << PFN_SUBSECTION_SHIFT)
 #define SUBSECTIONS_PER_SECTION (1U << (SECTION_SIZE_BITS - SUBSECTION_SHIFT))
 #define NR_MEM_SECTIONS (MAX_PFN >> PFN_SECTION_SHIFT)
+
+/* End of the part of [s, end) that lies in s's section. */
+static inline u64 section_part_end(u64 s, u64 end)
+{
+	return MIN(end, ALIGN_DOWN(s, PAGES_PER_SECTION) + PAGES_PER_SECTION);
+}
+
+/* Where pfn's struct page is in the vmemmap (memlayout.h). */
+static inline u64 memmap_va(u64 pfn)
+{
+	return VMEMMAP_BASE + pfn * sizeof(struct page);
+}
 
 /* Section state (derived from the maps, kept for readers and meminfo). */
 #define SECTION_PRESENT (1U << 0)	/* some subsection exists */

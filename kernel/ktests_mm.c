@@ -93,11 +93,6 @@ static struct vmem_altmap pfn_dev_altmap(u64 start, u64 size)
 	return p.altmap;
 }
 
-static u64 memmap_va(u64 pfn)
-{
-	return VMEMMAP_BASE + pfn * sizeof(struct page);
-}
-
 /* Pfns of the range whose struct page is not zone DEVICE of pgmap (reserve skipped). */
 static u64 count_bad_pages(struct dev_pagemap *pgmap, u64 reserve)
 {

@@ -61,11 +61,6 @@ static u64 subsection_mask(u64 s, u64 e)
 	return upto & ~((1ULL << lo) - 1);
 }
 
-static u64 section_part_end(u64 s, u64 end)
-{
-	return MIN(end, ALIGN_DOWN(s, PAGES_PER_SECTION) + PAGES_PER_SECTION);
-}
-
 /* First pfn of the chunk after pfn's. */
 static u64 chunk_end_pfn(u64 pfn)
 {

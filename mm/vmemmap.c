@@ -72,11 +72,6 @@ static u64 compound_vmemmap_pages(unsigned int shift)
 	return ((1ULL << shift) * sizeof(struct page)) >> PAGE_SHIFT;
 }
 
-static u64 memmap_va(u64 pfn)
-{
-	return VMEMMAP_BASE + pfn * sizeof(struct page);
-}
-
 /* The entry mapping va at `level`, or NULL if a table above it is missing. */
 static pte_t *entry_at(u64 va, enum pg_level level)
 {
@@ -92,12 +87,6 @@ static bool present(const pte_t *entry, enum pg_level level)
 static bool pmd_is_block(const pte_t *pmd)
 {
 	return pmd && arch_pte_is_leaf(PG_LEVEL_2M, *pmd);
-}
-
-/* End of the part of [s, end) that lies in s's section. */
-static u64 section_part_end(u64 s, u64 end)
-{
-	return MIN(end, ALIGN_DOWN(s, PAGES_PER_SECTION) + PAGES_PER_SECTION);
 }
 
 /*

@@ -26,11 +26,6 @@
 #define DEV (4 * GiB)
 #define PFN(pa) PFN_DOWN(pa)
 
-static u64 memmap_va(u64 pfn)
-{
-	return VMEMMAP_BASE + pfn * sizeof(struct page);
-}
-
 static int setup(void **state)
 {
 	(void)state;

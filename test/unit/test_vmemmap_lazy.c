@@ -51,11 +51,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static u64 memmap_va(u64 pfn)
-{
-	return VMEMMAP_BASE + pfn * sizeof(struct page);
-}
-
 /* The frame the vmemmap maps pfn's struct page to, or 0 if unmapped. */
 static u64 memmap_pa(u64 pfn)
 {
