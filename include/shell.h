@@ -2,9 +2,11 @@
  * The serial shell: each command is defined in the module whose code it
  * drives, at the end of that file (or of its sibling NAME_cmds.c when the
  * commands outgrow it), and registered with SHELL_COMMAND into one linker
- * section; `help` lists them grouped by subsystem. The shell splits a line
- * into argv and dispatches. Commands return 0 or a negative errno after
- * printing one line that says why.
+ * section; `help` lists them grouped by subsystem. The dispatcher
+ * (lib/shell.c, portable: host tests run commands through it) splits a
+ * line into argv and runs the command; the console loop is the kernel's
+ * (kernel/shell.c). Commands return 0 or a negative errno after printing
+ * one line that says why.
  */
 #ifndef PMEMK_SHELL_H
 #define PMEMK_SHELL_H
@@ -48,6 +50,24 @@ struct shell_command {
 	SHELL_COMMAND_(_group, _name, _run, _usage, _help, false)
 #define SHELL_COMMAND_CONCURRENT(_group, _name, _run, _usage, _help)            \
 	SHELL_COMMAND_(_group, _name, _run, _usage, _help, true)
+
+/*
+ * The lock shell_exec holds around every command not marked concurrent,
+ * registered by the layer that owns it (nvdimm/bus.c registers nd_lock),
+ * so that the dispatcher in lib/ needs nothing above it. A link without
+ * one (a host test of lib/ alone) runs every command unlocked.
+ */
+struct shell_lock {
+	void (*lock)(void);
+	void (*unlock)(void);
+};
+#define SHELL_LOCK(_lock, _unlock)                                              \
+	static const struct shell_lock __shlock_##_lock = { _lock, _unlock };   \
+	static const struct shell_lock *const __shlock_ptr_##_lock              \
+		__section("shell_lock") __used __aligned(8) = &__shlock_##_lock
+
+extern const struct shell_lock *const __start_shell_lock[] __attribute__((weak));
+extern const struct shell_lock *const __stop_shell_lock[] __attribute__((weak));
 
 extern const struct shell_command *const __start_shell_cmds[] __attribute__((weak));
 extern const struct shell_command *const __stop_shell_cmds[] __attribute__((weak));
@@ -97,8 +117,17 @@ void shell_idle_wait(bool work);
 #define CONSOLE_POLL_NS 1000000ull
 int console_poll(void);
 
-/* Run one command line; returns the command's result (-ENOENT if unknown). */
+#define SHELL_MAX_ARGS 32
+#define SHELL_LINE_MAX 512
+
+/*
+ * Run one command line (split on spaces and tabs; double quotes group
+ * words): returns the command's result, -ENOENT if there is no such
+ * command, -E2BIG for a line or argument list too long (each after one line).
+ */
 int shell_exec(const char *line);
+/* The command registered as name, or NULL. */
+const struct shell_command *shell_find(const char *name);
 /* Run a ';'-separated list (the run= parameter); stops at nothing. */
 void shell_run_batch(const char *cmds);
 /* The interactive loop on the console; never returns. */
