@@ -121,22 +121,12 @@ void shell_interactive(void)
 
 static int cmd_poweroff(int argc, char **argv)
 {
-	int status = 0;
+	u32 status = 0;
 
-	if (argc > 2) {
-		kprintf("usage: poweroff [status]\n");
+	if (shell_args_max(argc, argv, 2) ||
+	    (argc == 2 && shell_arg_u32(argv[0], "status", argv[1], 0, 127, &status)))
 		return -EINVAL;
-	}
-	if (argc == 2) {
-		char *end;
-		long v = strtol(argv[1], &end, 0);
-		if (*end || v < 0 || v > 127) {
-			kprintf("poweroff: status '%s' is not a number in 0..127\n", argv[1]);
-			return -EINVAL;
-		}
-		status = (int)v;
-	}
-	kernel_poweroff(status);
+	kernel_poweroff((int)status);
 }
 SHELL_COMMAND(SHELL_SYSTEM, "poweroff", cmd_poweroff, "poweroff [status]",
 	      "stop the machine; under QEMU exit with the status");

@@ -204,8 +204,6 @@ static void free_arg(union acpi_object *o)
 
 static int parse_arg(const char *s, union acpi_object *o, bool in_package)
 {
-	char *end;
-
 	memset(o, 0, sizeof(*o));
 	o->type = ACPI_TYPE_ANY;
 	if (!strncmp(s, "s:", 2)) {
@@ -265,11 +263,9 @@ static int parse_arg(const char *s, union acpi_object *o, bool in_package)
 		free(copy);
 		return rc;
 	}
-	if (!*s)
-		return -EINVAL;
-	unsigned long long v = strtoull(s, &end, 0);
+	u64 v;
 
-	if (*end)
+	if (shell_parse_u64(s, &v))
 		return -EINVAL;
 	o->type = ACPI_TYPE_INTEGER;
 	o->integer.value = v;
@@ -286,15 +282,17 @@ static int cmd_acpi_eval(int argc, char **argv)
 	acpi_status st;
 	int rc = 0;
 
-	if (argc < 2 || argc - 2 > ACPI_EVAL_MAX_ARGS) {
-		kprintf("usage: acpi-eval PATH [ARG...] (at most %d arguments)\n", ACPI_EVAL_MAX_ARGS);
+	if (shell_arg_name(argv[0], "path", shell_arg(argc, argv, 1)))
 		return -EINVAL;
-	}
+	if (argc - 2 > ACPI_EVAL_MAX_ARGS)
+		return shell_arg_error(argv[0], "at most %d arguments", ACPI_EVAL_MAX_ARGS);
 	for (int i = 2; i < argc; i++) {
 		rc = parse_arg(argv[i], &args[i - 2], false);
 		list.count++;
 		if (rc) {
-			kprintf("acpi-eval: argument %d '%s': not a number, s:TEXT, b:HEX, u:UUID or p:E,E,...\n",
+			shell_arg_error(
+				argv[0],
+				"argument %d '%s': not a number, s:TEXT, b:HEX, u:UUID or p:E,E,...",
 				i - 1, argv[i]);
 			goto out;
 		}
