@@ -202,6 +202,31 @@ static void free_arg(union acpi_object *o)
 	o->type = ACPI_TYPE_ANY;
 }
 
+/* p:E,E,...: each element an argument of its own, not a package. */
+static int parse_package(const char *list, union acpi_object *o)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	u32 n = 0;
+	int rc = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	o->type = ACPI_TYPE_PACKAGE;
+	o->package.elements = calloc(strlen(list) + 3, sizeof(union acpi_object));
+	if (!o->package.elements) {
+		free(copy);
+		return -ENOMEM;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		rc = parse_arg(tok, &o->package.elements[n], true);
+		if (!rc)
+			n++;
+	}
+	o->package.count = n;
+	free(copy);
+	return rc;
+}
+
 static int parse_arg(const char *s, union acpi_object *o, bool in_package)
 {
 	memset(o, 0, sizeof(*o));
@@ -238,31 +263,8 @@ static int parse_arg(const char *s, union acpi_object *o, bool in_package)
 		o->buffer.length = 16;
 		return 0;
 	}
-	if (!strncmp(s, "p:", 2)) {
-		char *copy, *tok, *save = NULL;
-		u32 n = 0;
-		int rc = 0;
-
-		if (in_package)
-			return -EINVAL;
-		copy = strdup(s + 2);
-		if (!copy)
-			return -ENOMEM;
-		o->type = ACPI_TYPE_PACKAGE;
-		o->package.elements = calloc(strlen(s) + 1, sizeof(union acpi_object));
-		if (!o->package.elements) {
-			free(copy);
-			return -ENOMEM;
-		}
-		for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-			rc = parse_arg(tok, &o->package.elements[n], true);
-			if (!rc)
-				n++;
-		}
-		o->package.count = n;
-		free(copy);
-		return rc;
-	}
+	if (!strncmp(s, "p:", 2))
+		return in_package ? -EINVAL : parse_package(s + 2, o);
 	u64 v;
 
 	if (shell_parse_u64(s, &v))
