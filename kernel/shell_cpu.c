@@ -8,7 +8,6 @@
  * holder count (pmem_get) rather than each other's half-done work.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "arch.h"

@@ -5,7 +5,6 @@
  * against parallel checks and the SMP benchmark, tools/bench-smp).
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "arch.h"
