@@ -95,7 +95,7 @@ HOST_CORE       := $(patsubst %,$(BUILD)/host/%.o,$(filter $(addsuffix %,$(CORE_
 CORE_UNIT_TESTS := test_altmap test_workqueue test_memmap_parallel test_btt test_cmdline test_memblock test_memmap_init test_memremap \
 	test_ns_cycles test_nvdimm test_page_alloc test_pfn_dev test_pfn_info test_pgtable test_vmemmap \
 	test_vmemmap_dedup test_vmemmap_lazy test_vmemmap_scale test_devdax test_btt_lanes test_label \
-	test_pmem_hold test_media_ro
+	test_pmem_hold test_media_ro test_shell_args test_shell_nvdimm test_shell_block
 
 .PHONY: all tools iso run run-net test test-deps test-unit test-tsan test-qemu test-fuzz fuzz clean deps newlib help \
 	efi netboot test-boot bench bench-scale fuzz-long test-linux linux-guest FORCE
@@ -194,7 +194,13 @@ unit_lib = $(BUILD)/host/$(if $(filter $(1),$(CORE_UNIT_TESTS)),libcore.a,libpor
 # movnti, sfence) are unprivileged.
 UNIT_REAL_ARCH_test_persist := arch/x86_64/persist.c
 HOST_REAL_ARCH := $(sort $(foreach v,$(filter UNIT_REAL_ARCH_%,$(.VARIABLES)),$($(v))))
-unit_objs = $(patsubst %,$(BUILD)/host/%.o,$(UNIT_REAL_ARCH_$(1)))
+# Tests that run shell commands link the commands' files whole: only the
+# dispatcher reaches a command (through its linker section), so the archive
+# alone would leave them out.
+UNIT_LINK_test_shell_nvdimm := nvdimm/pfn_dev_cmds.c nvdimm/list.c nvdimm/dax_dev.c nvdimm/pmem_cmds.c
+UNIT_LINK_test_shell_block := nvdimm/pmem_cmds.c nvdimm/memremap_cmds.c nvdimm/memmap_cmds.c \
+	nvdimm/pfn_dev_cmds.c
+unit_objs = $(patsubst %,$(BUILD)/host/%.o,$(UNIT_REAL_ARCH_$(1)) $(UNIT_LINK_$(1)))
 # Objects, not intermediates: keep them between builds.
 .SECONDARY: $(patsubst %,$(BUILD)/host/%.o,$(HOST_REAL_ARCH))
 

@@ -270,6 +270,29 @@ static void print_pmem_written(void)
 	kprintf(" (bytes stored to pmem since boot)\n");
 }
 
+/* One option of bench and its value (argv[*i], moved past): 0, else one line and the usage. */
+static int bench_option(int argc, char **argv, int *i, const char **ns, u32 *reps, u64 *ws)
+{
+	const char *a = argv[*i], *v;
+
+	if (strcmp(a, "-n") && strcmp(a, "-r") && strcmp(a, "-w"))
+		return shell_arg_unexpected(argv[0], a);
+	v = shell_arg_value(argc, argv, i);
+	if (!v)
+		return -EINVAL;
+	if (!strcmp(a, "-n")) {
+		*ns = v;
+		return shell_arg_name(argv[0], "namespace", v);
+	}
+	if (!strcmp(a, "-r"))
+		return shell_arg_u32(argv[0], "repetitions", v, 1, BENCH_MAX_REPS, reps);
+	if (shell_arg_size(argv[0], "working set", v, MiB, ~0ull, ws))
+		return -EINVAL;
+	if (!IS_ALIGNED(*ws, MiB))
+		return shell_arg_error(argv[0], "working set '%s': not a multiple of 1M", v);
+	return 0;
+}
+
 static int cmd_bench(int argc, char **argv)
 {
 	const char *ns = bench_ns_name, *spec = NULL;
@@ -277,36 +300,26 @@ static int cmd_bench(int argc, char **argv)
 	u64 ws = bench_ws;
 	bool force = false;
 
-	if (argc == 2 && !strcmp(argv[1], "stat")) {
+	if (argc >= 2 && !strcmp(argv[1], "stat")) {
+		if (shell_args_max(argc, argv, 2))
+			return -EINVAL;
 		print_pmem_written();
 		return 0;
 	}
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "-f")) {
+		if (shell_arg_flag(argv[i], "-f", NULL))
 			force = true;
-		} else if (!strcmp(a, "-n") && v) {
-			ns = v, i++;
-		} else if (!strcmp(a, "-r") && v) {
-			if (parse_reps(v, &reps))
-				return -EINVAL;
-			i++;
-		} else if (!strcmp(a, "-w") && v) {
-			if (parse_ws(v, &ws))
-				return -EINVAL;
-			i++;
-		} else if (a[0] != '-' && !spec) {
-			spec = a;
-		} else {
-			kprintf("bench: bad argument '%s'\n", a);
+		else if (argv[i][0] != '-' && !spec)
+			spec = argv[i];
+		else if (bench_option(argc, argv, &i, &ns, &reps, &ws))
 			return -EINVAL;
-		}
 	}
-	if (!spec || !force) {
-		kprintf("usage: bench -f [-n NS] [-r REPS] [-w SIZE] all|NAME,... (reformats NS, usable every namespace: their data is lost)\n");
-		return -EINVAL;
-	}
+	if (!spec)
+		return shell_arg_error(argv[0], "missing all or NAME,...");
+	if (!force)
+		return shell_arg_error(
+			argv[0],
+			"needs -f: it reformats NS (usable: every namespace), their data is lost");
 	int errors = bench_run(spec, ns, reps, ws);
 	return errors < 0 ? errors : errors ? -EIO : 0;
 }

@@ -42,7 +42,7 @@ struct nd_btt *nd_btt_of(struct nd_namespace_io *ns);
 
 /*
  * Drop pmemNs, close the BTT and release the claim. Nothing is written.
- * -EBUSY, and nothing changes, while pmemNs is held (pmem_get).
+ * -EBUSY, and nothing changes, while pmemNs is held (pmem_hold).
  */
 int nd_btt_detach(struct nd_namespace_io *ns);
 

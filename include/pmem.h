@@ -208,8 +208,8 @@ struct io_pattern {
 	bool seq;
 	u64 value;
 };
-/* Parse one; a line naming the argument and -EINVAL if it is neither. */
-int nd_io_pattern_parse(const char *arg, struct io_pattern *p);
+/* Parse command cmd's argument (NULL: missing); -EINVAL after shell_arg_error if it is neither. */
+int nd_io_pattern_parse(const char *cmd, const char *arg, struct io_pattern *p);
 /* buf = the pattern's bytes for device bytes [off, off + len) (multiples of 8 for seq). */
 void nd_io_pattern_fill(const struct io_pattern *p, u8 *buf, u64 off, u64 len);
 

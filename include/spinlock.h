@@ -20,7 +20,7 @@
  *   LOCK_RANK_SMP_CALL   smp_call_on_each's one-call-at-a-time lock (a
  *                        ktest run from the shell calls it)
  *   LOCK_RANK_PMEM       the block device table and each device's users
- *                        (nvdimm/pmem.c: pmem_get/pmem_put/pmem_detach)
+ *                        (nvdimm/pmem.c: pmem_hold/pmem_release/pmem_detach)
  *   LOCK_RANK_BTT_LANE   a BTT lane (struct btt.lane_lock): a sector read or write
  *   LOCK_RANK_BTT_MAP    a BTT map lock, taken inside the lane's for the log + map update
  *   LOCK_RANK_MM         page tables, sections, vmemmap, the direct map,

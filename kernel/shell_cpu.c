@@ -5,10 +5,9 @@
  * prints its result. What runs there takes the locks shell_exec takes
  * (the device model lock unless the command is concurrent), so a write on
  * one CPU and a destroy-namespace on another meet the block device's
- * holder count (pmem_get) rather than each other's half-done work.
+ * holds (pmem_hold) rather than each other's half-done work.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "arch.h"
@@ -31,18 +30,10 @@ static void bg_run(void *arg)
 	kprintf("on-cpu %u: '%s' returned %d\n", arch_cpu_id(), b->line, b->rc);
 }
 
-/* CPU number argument: 0 and a CPU number below arch_nr_cpus(), else -EINVAL (printed). */
+/* CPU number s (NULL: missing), below arch_nr_cpus(): 0, else one line, the usage, -EINVAL. */
 static int cpu_arg(const char *cmd, const char *s, u32 *cpu)
 {
-	char *end;
-	unsigned long n = strtoul(s, &end, 0);
-
-	if (*end || end == s || n >= arch_nr_cpus()) {
-		kprintf("%s: '%s' is not a CPU (0..%u; see cpuinfo)\n", cmd, s, arch_nr_cpus() - 1);
-		return -EINVAL;
-	}
-	*cpu = (u32)n;
-	return 0;
+	return shell_arg_u32(cmd, "CPU", s, 0, arch_nr_cpus() - 1, cpu);
 }
 
 static int cmd_on_cpu(int argc, char **argv)
@@ -50,12 +41,10 @@ static int cmd_on_cpu(int argc, char **argv)
 	u32 cpu;
 	size_t len = 0;
 
-	if (argc < 3) {
-		kprintf("usage: on-cpu N COMMAND [ARGS...]\n");
+	if (cpu_arg(argv[0], shell_arg(argc, argv, 1), &cpu))
 		return -EINVAL;
-	}
-	if (cpu_arg(argv[0], argv[1], &cpu))
-		return -EINVAL;
+	if (argc < 3)
+		return shell_arg_error(argv[0], "missing command");
 	if (arch_cpu_busy(cpu)) {
 		kprintf("on-cpu %u: busy (wait-cpu %u)\n", cpu, cpu);
 		return -EBUSY;
@@ -90,11 +79,7 @@ static int cmd_wait_cpu(int argc, char **argv)
 {
 	u32 cpu;
 
-	if (argc != 2) {
-		kprintf("usage: wait-cpu N\n");
-		return -EINVAL;
-	}
-	if (cpu_arg(argv[0], argv[1], &cpu))
+	if (cpu_arg(argv[0], shell_arg(argc, argv, 1), &cpu) || shell_args_max(argc, argv, 2))
 		return -EINVAL;
 	/* Concurrent: the background command may need the model lock this would hold. */
 	while (arch_cpu_busy(cpu))

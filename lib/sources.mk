@@ -1,2 +1,3 @@
-portable-y += lib/printk.c lib/cmdline.c lib/params.c lib/nd_util.c lib/spinlock.c lib/workqueue.c
+portable-y += lib/printk.c lib/cmdline.c lib/params.c lib/nd_util.c lib/spinlock.c lib/workqueue.c \
+	lib/shell.c lib/shell_args.c
 kernel-y += lib/syscalls.c

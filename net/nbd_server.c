@@ -673,10 +673,9 @@ void nbd_boot(void)
 
 static int cmd_nbd_export(int argc, char **argv)
 {
-	if (argc != 2) {
-		kprintf("usage: nbd-export DEV[:ro]\n");
+	if (shell_arg_name(argv[0], "device", shell_arg(argc, argv, 1)) ||
+	    shell_args_max(argc, argv, 2))
 		return -EINVAL;
-	}
 	return export_add(argv[1]);
 }
 SHELL_COMMAND(SHELL_NET, "nbd-export", cmd_nbd_export, "nbd-export DEV[:ro]",
@@ -684,10 +683,9 @@ SHELL_COMMAND(SHELL_NET, "nbd-export", cmd_nbd_export, "nbd-export DEV[:ro]",
 
 static int cmd_nbd_unexport(int argc, char **argv)
 {
-	if (argc != 2) {
-		kprintf("usage: nbd-unexport DEV\n");
+	if (shell_arg_name(argv[0], "device", shell_arg(argc, argv, 1)) ||
+	    shell_args_max(argc, argv, 2))
 		return -EINVAL;
-	}
 	return export_remove(argv[1]);
 }
 SHELL_COMMAND(SHELL_NET, "nbd-unexport", cmd_nbd_unexport, "nbd-unexport DEV",
@@ -695,11 +693,8 @@ SHELL_COMMAND(SHELL_NET, "nbd-unexport", cmd_nbd_unexport, "nbd-unexport DEV",
 
 static int cmd_nbd_list(int argc, char **argv)
 {
-	(void)argv;
-	if (argc != 1) {
-		kprintf("usage: nbd-list\n");
+	if (shell_args_max(argc, argv, 1))
 		return -EINVAL;
-	}
 	if (!tab_nth(NULL, 0))
 		kprintf("nbd: nothing exported\n");
 	for (unsigned int i = 0; i < NBD_MAX_EXPORTS; i++) {
@@ -752,13 +747,12 @@ SHELL_COMMAND(SHELL_NET, "nbd-list", cmd_nbd_list, "nbd-list",
  */
 static int cmd_nbd_memcpy(int argc, char **argv)
 {
-	u64 size = 0;
-	const char *end;
+	u64 size;
 
-	if (argc != 3 || parse_size(argv[2], &size, &end) || *end || !size) {
-		kprintf("usage: nbd-memcpy DEV BYTES   (BYTES may end in K, M, G)\n");
+	if (shell_arg_name(argv[0], "device", shell_arg(argc, argv, 1)) ||
+	    shell_arg_size(argv[0], "bytes", shell_arg(argc, argv, 2), 1, ~0ull, &size) ||
+	    shell_args_max(argc, argv, 3))
 		return -EINVAL;
-	}
 	struct pmem_device *dev = pmem_find(argv[1]);
 	if (!dev || dev->rw) {
 		kprintf("nbd-memcpy: %s: no block device with direct access\n", argv[1]);

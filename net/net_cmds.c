@@ -4,7 +4,6 @@
  * stack themselves and stop early on Ctrl-C from the console.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <lwip/icmp.h>
@@ -19,7 +18,6 @@
 #include "arch.h"
 #include "net.h"
 #include "net_priv.h"
-#include "params.h"
 #include "printk.h"
 #include "shell.h"
 
@@ -31,10 +29,11 @@ static bool interrupted(void)
 
 static int cmd_ip(int argc, char **argv)
 {
-	if (argc != 2 || (strcmp(argv[1], "addr") && strcmp(argv[1], "a"))) {
-		kprintf("usage: ip addr\n");
+	static const char *const objects[] = { "addr", "a", NULL };
+
+	if (shell_arg_keyword(argv[0], "object", shell_arg(argc, argv, 1), objects) < 0 ||
+	    shell_args_max(argc, argv, 2))
 		return -EINVAL;
-	}
 	if (!netdev_count())
 		kprintf("ip: no network interfaces\n");
 	for (unsigned int i = 0; i < netdev_count(); i++) {
@@ -116,6 +115,27 @@ static err_t ping_send(struct raw_pcb *pcb, const ip_addr_t *to, u16 seq)
 	return e;
 }
 
+/* [-c COUNT] A.B.C.D: 0, else one line and the usage. */
+static int ping_args(int argc, char **argv, unsigned int *count, const char **host, u32 *a)
+{
+	for (int i = 1; i < argc; i++) {
+		if (shell_arg_flag(argv[i], "-c", NULL)) {
+			const char *v = shell_arg_value(argc, argv, &i);
+			if (!v || shell_arg_u32(argv[0], "count", v, 1, 1000, count))
+				return -EINVAL;
+		} else if (*host || argv[i][0] == '-') {
+			return shell_arg_unexpected(argv[0], argv[i]);
+		} else {
+			*host = argv[i];
+		}
+	}
+	if (!*host)
+		return shell_arg_error(argv[0], "missing address");
+	if (!ipv4_parse(*host, a))
+		return shell_arg_error(argv[0], "address '%s': not an IPv4 address", *host);
+	return 0;
+}
+
 static int cmd_ping(int argc, char **argv)
 {
 	unsigned int count = 3, received = 0;
@@ -123,22 +143,8 @@ static int cmd_ping(int argc, char **argv)
 	ip_addr_t to;
 	u32 a;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-c") && i + 1 < argc)
-			count = (unsigned int)strtoul(argv[++i], NULL, 0);
-		else if (!host)
-			host = argv[i];
-		else
-			host = NULL, i = argc;
-	}
-	if (!host || !count || count > 1000) {
-		kprintf("usage: ping [-c COUNT] A.B.C.D   (COUNT 1-1000)\n");
+	if (ping_args(argc, argv, &count, &host, &a))
 		return -EINVAL;
-	}
-	if (!ipv4_parse(host, &a)) {
-		kprintf("ping: %s is not an IPv4 address\n", host);
-		return -EINVAL;
-	}
 	if (!net_nr_ifs) {
 		kprintf("ping: no network interface is up\n");
 		return -ENETDOWN;
@@ -270,15 +276,19 @@ static err_t echo_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	return ERR_OK;
 }
 
+/* CONNECTIONS, argv[i] if given (else *conns stays 1): 0, else one line and the usage. */
+static int conns_arg(int argc, char **argv, int i, u32 *conns)
+{
+	return i < argc ? shell_arg_u32(argv[0], "connections", argv[i], 1, ~0u, conns) : 0;
+}
+
 static int cmd_net_echo(int argc, char **argv)
 {
-	unsigned long port = argc > 1 ? strtoul(argv[1], NULL, 0) : 0;
-	unsigned long conns = argc > 2 ? strtoul(argv[2], NULL, 0) : 1;
+	u32 port, conns = 1;
 
-	if (argc < 2 || argc > 3 || !port || port > 65535 || !conns) {
-		kprintf("usage: net-echo PORT [CONNECTIONS]\n");
+	if (shell_arg_u32(argv[0], "port", shell_arg(argc, argv, 1), 1, 65535, &port) ||
+	    conns_arg(argc, argv, 2, &conns) || shell_args_max(argc, argv, 3))
 		return -EINVAL;
-	}
 	if (!net_nr_ifs) {
 		kprintf("net-echo: no network interface is up\n");
 		return -ENETDOWN;
@@ -287,7 +297,7 @@ static int cmd_net_echo(int argc, char **argv)
 	if (l)
 		ip_set_option(l, SOF_REUSEADDR);	/* the last run's connection may linger */
 	if (!l || tcp_bind(l, IP_ANY_TYPE, (u16)port) != ERR_OK) {
-		kprintf("net-echo: cannot bind port %lu\n", port);
+		kprintf("net-echo: cannot bind port %u\n", port);
 		if (l)
 			tcp_close(l);
 		return -EADDRINUSE;
@@ -301,7 +311,7 @@ static int cmd_net_echo(int argc, char **argv)
 	tcp_accept(listener, echo_accept);
 	echo_closed = 0;
 	echo_bytes = 0;
-	kprintf("net-echo: listening on port %lu for %lu connection%s (Ctrl-C stops)\n", port, conns,
+	kprintf("net-echo: listening on port %u for %u connection%s (Ctrl-C stops)\n", port, conns,
 		conns == 1 ? "" : "s");
 	bool stopped = false;
 	while (echo_closed < conns && !(stopped = interrupted()))
@@ -509,13 +519,11 @@ static int thr_serve(const char *name, unsigned long port, unsigned long conns)
 
 static int cmd_net_sink(int argc, char **argv)
 {
-	unsigned long port = argc > 1 ? strtoul(argv[1], NULL, 0) : 0;
-	unsigned long conns = argc > 2 ? strtoul(argv[2], NULL, 0) : 1;
+	u32 port, conns = 1;
 
-	if (argc < 2 || argc > 3 || !port || port > 65535 || !conns) {
-		kprintf("usage: net-sink PORT [CONNECTIONS]\n");
+	if (shell_arg_u32(argv[0], "port", shell_arg(argc, argv, 1), 1, 65535, &port) ||
+	    conns_arg(argc, argv, 2, &conns) || shell_args_max(argc, argv, 3))
 		return -EINVAL;
-	}
 	thr.source = false;
 	return thr_serve("net-sink", port, conns);
 }
@@ -524,17 +532,13 @@ SHELL_COMMAND(SHELL_NET, "net-sink", cmd_net_sink, "net-sink PORT [CONNECTIONS]"
 
 static int cmd_net_source(int argc, char **argv)
 {
-	unsigned long port = argc > 1 ? strtoul(argv[1], NULL, 0) : 0;
-	unsigned long conns = argc > 3 ? strtoul(argv[3], NULL, 0) : 1;
-	u64 bytes = 0;
-	const char *end;
+	u32 port, conns = 1;
+	u64 bytes;
 
-	if (argc >= 3 && (parse_size(argv[2], &bytes, &end) || *end))
-		bytes = 0;
-	if (argc < 3 || argc > 4 || !port || port > 65535 || !conns || !bytes) {
-		kprintf("usage: net-source PORT BYTES [CONNECTIONS]   (BYTES may end in K, M, G)\n");
+	if (shell_arg_u32(argv[0], "port", shell_arg(argc, argv, 1), 1, 65535, &port) ||
+	    shell_arg_size(argv[0], "bytes", shell_arg(argc, argv, 2), 1, ~0ull, &bytes) ||
+	    conns_arg(argc, argv, 3, &conns) || shell_args_max(argc, argv, 4))
 		return -EINVAL;
-	}
 	thr.source = true;
 	thr.goal = bytes;
 	return thr_serve("net-source", port, conns);

@@ -9,6 +9,7 @@
 
 #include "nvdimm.h"
 #include "printk.h"
+#include "shell.h"
 #include "spinlock.h"
 
 static struct nd_bus buses[ND_MAX_BUSES];
@@ -139,3 +140,6 @@ void nd_unlock(void)
 {
 	rlock_unlock(&nd_rlock);
 }
+
+/* Shell commands not marked concurrent run under it (lib/shell.c). */
+SHELL_LOCK(nd_lock, nd_unlock);

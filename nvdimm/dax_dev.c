@@ -147,15 +147,6 @@ void nd_dax_print_memmap(const struct nd_pfn *dax)
 static struct dax_mapping shell_maps[8];
 static bool shell_used[ARRAY_SIZE(shell_maps)];
 
-static u64 num(const char *s, bool *ok)
-{
-	char *end;
-	u64 v = strtoull(s, &end, 0);
-
-	*ok = *ok && end != s && !*end;
-	return v;
-}
-
 static const char *leaf_name(enum pg_level l)
 {
 	return l == PG_LEVEL_1G ? "1 GiB" : l == PG_LEVEL_2M ? "2 MiB" : "4 KiB";
@@ -163,15 +154,16 @@ static const char *leaf_name(enum pg_level l)
 
 static int cmd_dax_map(int argc, char **argv)
 {
-	bool ok = argc == 4;
-	struct nd_pfn *dax = argc > 1 ? nd_dax_find(argv[1]) : NULL;
-	u64 off = ok ? num(argv[2], &ok) : 0, len = ok ? num(argv[3], &ok) : 0;
+	struct nd_pfn *dax;
+	u64 off, len;
 	unsigned int i;
 
-	if (!ok) {
-		kprintf("usage: dax-map DAX OFFSET LENGTH\n");
+	if (shell_arg_name(argv[0], "device", shell_arg(argc, argv, 1)) ||
+	    shell_arg_u64(argv[0], "offset", shell_arg(argc, argv, 2), 0, ~0ull, &off) ||
+	    shell_arg_u64(argv[0], "length", shell_arg(argc, argv, 3), 0, ~0ull, &len) ||
+	    shell_args_max(argc, argv, 4))
 		return -EINVAL;
-	}
+	dax = nd_dax_find(argv[1]);
 	if (!dax) {
 		kprintf("%s: no such devdax device (see 'list -N')\n", argv[1]);
 		return -ENODEV;
@@ -213,12 +205,14 @@ static int cmd_dax_map(int argc, char **argv)
 SHELL_COMMAND(SHELL_NVDIMM, "dax-map", cmd_dax_map, "dax-map DAX OFFSET LENGTH",
 	      "map a devdax range with pages of its align, pinning the device");
 
-static struct dax_mapping *shell_map(const char *arg)
+/* Mapping number arg (NULL: missing) of command cmd; NULL after one line. */
+static struct dax_mapping *shell_map(const char *cmd, const char *arg)
 {
-	bool ok = true;
-	u64 i = num(arg, &ok);
+	u64 i;
 
-	if (!ok || i >= ARRAY_SIZE(shell_maps) || !shell_used[i]) {
+	if (shell_arg_u64(cmd, "mapping", arg, 0, ~0ull, &i))
+		return NULL;
+	if (i >= ARRAY_SIZE(shell_maps) || !shell_used[i]) {
 		kprintf("'%s': no such dax mapping (dax-map prints its number)\n", arg);
 		return NULL;
 	}
@@ -227,9 +221,9 @@ static struct dax_mapping *shell_map(const char *arg)
 
 static int cmd_dax_unmap(int argc, char **argv)
 {
-	struct dax_mapping *m = argc == 2 ? shell_map(argv[1]) : NULL;
+	struct dax_mapping *m = shell_map(argv[0], shell_arg(argc, argv, 1));
 
-	if (!m)
+	if (!m || shell_args_max(argc, argv, 2))
 		return -EINVAL;
 	kprintf("dax-unmap %s: mapping %s unmapped\n", m->dax->name, argv[1]);
 	dax_unmap(m);
@@ -243,18 +237,14 @@ SHELL_COMMAND(SHELL_NVDIMM, "dax-unmap", cmd_dax_unmap, "dax-unmap N",
 static struct dax_mapping *rw_args(int argc, char **argv, u64 *off, u64 *len,
 				   struct io_pattern *p)
 {
-	bool ok = argc == 5;
-	struct dax_mapping *m = ok ? shell_map(argv[1]) : NULL;
+	struct dax_mapping *m = shell_map(argv[0], shell_arg(argc, argv, 1));
 
-	if (!ok) {
-		kprintf("usage: %s N OFFSET LENGTH pattern=0xNN|seq=N\n", argv[0]);
+	if (!m || shell_arg_u64(argv[0], "offset", shell_arg(argc, argv, 2), 0, ~0ull, off) ||
+	    shell_arg_u64(argv[0], "length", shell_arg(argc, argv, 3), 1, ~0ull, len) ||
+	    nd_io_pattern_parse(argv[0], shell_arg(argc, argv, 4), p) ||
+	    shell_args_max(argc, argv, 5))
 		return NULL;
-	}
-	*off = num(argv[2], &ok);
-	*len = num(argv[3], &ok);
-	if (!m || nd_io_pattern_parse(argv[4], p))
-		return NULL;
-	if (!ok || !*len || !IS_ALIGNED(*off | *len, 8) || *off > m->len || *len > m->len - *off) {
+	if (!IS_ALIGNED(*off | *len, 8) || *off > m->len || *len > m->len - *off) {
 		kprintf("%s: offset %s length %s: not 8-byte multiples inside the mapping\n",
 			argv[0], argv[2], argv[3]);
 		return NULL;
@@ -332,13 +322,13 @@ SHELL_COMMAND(SHELL_NVDIMM, "dax-cmp", cmd_dax_cmp, "dax-cmp N OFFSET LENGTH pat
  */
 static int cmd_daxctl(int argc, char **argv)
 {
+	static const char *const verbs[] = { "list", NULL };
 	struct nd_json j = { .first = true };
 	bool any = false;
 
-	if (argc != 2 || strcmp(argv[1], "list")) {
-		kprintf("usage: daxctl list\n");
+	if (shell_arg_keyword(argv[0], "verb", shell_arg(argc, argv, 1), verbs) < 0 ||
+	    shell_args_max(argc, argv, 2))
 		return -EINVAL;
-	}
 	for_each_nd_namespace(ns) {
 		struct nd_pfn *dax = nd_pfn_of(ns);
 		if (!dax || dax->pers != ND_PERS_DEVDAX || !dax->enabled)

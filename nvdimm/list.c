@@ -371,37 +371,28 @@ static int long_flag(const char *a, unsigned int *what, bool *buses)
 
 static int parse_args(int argc, char **argv, struct list_opts *o, bool *buses)
 {
-	int i;
-
-	for (i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		const char **filter = NULL;
-		if (!strcmp(a, "-r") || !strcmp(a, "--region"))
-			filter = &o->region;
-		else if (!strcmp(a, "-d") || !strcmp(a, "--dimm"))
-			filter = &o->dimm;
+		const char **filter = shell_arg_flag(a, "-r", "--region") ? &o->region :
+				      shell_arg_flag(a, "-d", "--dimm")	  ? &o->dimm : NULL;
 		if (filter) {
-			if (++i >= argc)
-				goto bad;
-			*filter = argv[i];
+			*filter = shell_arg_value(argc, argv, &i);
+			if (!*filter)
+				return -EINVAL;
 			continue;
 		}
 		if (a[0] == '-' && a[1] == '-') {
 			if (long_flag(a, &o->what, buses))
-				goto bad;
+				return shell_arg_unexpected(argv[0], a);
 			continue;
 		}
 		if (a[0] != '-' || !a[1])
-			goto bad;
+			return shell_arg_unexpected(argv[0], a);
 		for (const char *c = a + 1; *c; c++)
 			if (short_flag(*c, &o->what, buses))
-				goto bad;
+				return shell_arg_unexpected(argv[0], a);
 	}
 	return 0;
-bad:
-	kprintf("list: bad argument '%s'; usage: %s\n", i < argc ? argv[i] : argv[argc - 1],
-		LIST_USAGE);
-	return -EINVAL;
 }
 
 int nd_list_cmd(int argc, char **argv)

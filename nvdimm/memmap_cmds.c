@@ -5,7 +5,6 @@
  * against parallel checks and the SMP benchmark, tools/bench-smp).
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "arch.h"
@@ -64,10 +63,9 @@ static int memmap_hash_cmd(int argc, char **argv)
 	struct dev_pagemap *pgmap;
 	u64 h = 0xcbf29ce484222325ull, first, end;
 
-	if (argc != 2) {
-		kprintf("usage: memmap-hash DEVICE\n");
+	if (shell_arg_name(argv[0], "device", shell_arg(argc, argv, 1)) ||
+	    shell_args_max(argc, argv, 2))
 		return -EINVAL;
-	}
 	pgmap = memmap_pgmap_of(argv[0], argv[1]);
 	if (!pgmap)
 		return -ENODEV;
@@ -97,42 +95,69 @@ static int memmap_init_once(const char *name, struct dev_pagemap *pgmap, u32 cpu
 	return 0;
 }
 
+/* cpus=N or cpus=A..B (A <= B), arg after the '=': 0, else one line and the usage. */
+static int cpus_arg(const char *cmd, const char *arg, u32 *lo, u32 *hi)
+{
+	const char *dots = strstr(arg, "..");
+	size_t n = dots ? (size_t)(dots - arg) : 0;
+	u64 first, last;
+	char a[24];
+
+	if (!dots) {
+		int err = shell_arg_u32(cmd, "cpus", arg, 0, ~0u, lo);
+		*hi = *lo;
+		return err;
+	}
+	if (n < sizeof(a)) {
+		memcpy(a, arg, n);
+		a[n] = '\0';
+	}
+	if (n >= sizeof(a) || shell_parse_u64(a, &first) || shell_parse_u64(dots + 2, &last) ||
+	    first > last || last > ~0u)
+		return shell_arg_error(cmd, "cpus '%s': expected N or A..B (A <= B)", arg);
+	*lo = (u32)first;
+	*hi = (u32)last;
+	return 0;
+}
+
+/* DEVICE [cpus=N|cpus=A..B] [reps=R] [rewrite]: 0, else one line and the usage. */
+static int memmap_init_args(int argc, char **argv, u32 *lo, u32 *hi, u32 *reps, bool *rewrite)
+{
+	if (shell_arg_name(argv[0], "device", shell_arg(argc, argv, 1)))
+		return -EINVAL;
+	for (int i = 2; i < argc; i++) {
+		int err = 0;
+
+		if (!strncmp(argv[i], "cpus=", 5))
+			err = cpus_arg(argv[0], argv[i] + 5, lo, hi);
+		else if (!strncmp(argv[i], "reps=", 5))
+			err = shell_arg_u32(argv[0], "reps", argv[i] + 5, 1, 100, reps);
+		else if (!strcmp(argv[i], "rewrite"))
+			*rewrite = true;
+		else
+			err = shell_arg_unexpected(argv[0], argv[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int memmap_init_cmd(int argc, char **argv)
 {
 	struct dev_pagemap *pgmap;
 	bool rewrite = false, saved = memmap_pmem_rewrite;
-	unsigned long lo = 0, hi = 0, reps = 1;
+	u32 lo = 0, hi = 0, reps = 1;
 	int err = 0;
-	char *end;
 
-	for (int i = 2; i < argc; i++) {
-		if (!strncmp(argv[i], "cpus=", 5)) {
-			lo = hi = strtoul(argv[i] + 5, &end, 0);
-			if (!strncmp(end, "..", 2))
-				hi = strtoul(end + 2, &end, 0);
-			if (*end || hi < lo)
-				argc = 0;
-		} else if (!strncmp(argv[i], "reps=", 5)) {
-			reps = strtoul(argv[i] + 5, &end, 0);
-			if (*end || !reps || reps > 100)
-				argc = 0;
-		} else if (!strcmp(argv[i], "rewrite")) {
-			rewrite = true;
-		} else {
-			argc = 0;	/* usage */
-		}
-	}
-	if (argc < 2) {
-		kprintf("usage: memmap-init DEVICE [cpus=N|cpus=A..B] [reps=R] [rewrite]\n");
+	if (memmap_init_args(argc, argv, &lo, &hi, &reps, &rewrite))
 		return -EINVAL;
-	}
 	pgmap = memmap_pgmap_of(argv[0], argv[1]);
 	if (!pgmap)
 		return -ENODEV;
 	memmap_pmem_rewrite = rewrite || saved;
 	/* Rounds of A..B: each CPU count measured under the same conditions, interleaved. */
-	for (unsigned long r = 0; r < reps && !err; r++)
-		for (unsigned long k = lo; k <= hi && !err; k++)
+	for (u32 r = 0; r < reps && !err; r++)
+		for (u64 k = lo; k <= hi && !err; k++)
 			err = memmap_init_once(argv[1], pgmap, (u32)k);
 	memmap_pmem_rewrite = saved;
 	return err;
@@ -152,10 +177,9 @@ static int memmap_wait_cmd(int argc, char **argv)
 	struct dev_pagemap *pgmap;
 	struct memmap_progress p;
 
-	if (argc != 2) {
-		kprintf("usage: memmap-wait DEVICE\n");
+	if (shell_arg_name(argv[0], "device", shell_arg(argc, argv, 1)) ||
+	    shell_args_max(argc, argv, 2))
 		return -EINVAL;
-	}
 	pgmap = memmap_pgmap_of(argv[0], argv[1]);
 	if (!pgmap)
 		return -ENODEV;

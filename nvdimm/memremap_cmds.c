@@ -14,7 +14,6 @@
 #include "mm.h"
 #include "nd_pfn.h"
 #include "nd_pfn_layout.h"
-#include "params.h"
 #include "pgtable.h"
 #include "printk.h"
 #include "shell.h"
@@ -99,14 +98,28 @@ static void give_back(struct dev_pagemap *p)
 	nd_namespace_probe(ns);
 }
 
-static int parse_args(char **argv, u64 *start, u64 *size)
+/* <start> <size> mem|dev [4k] [-f]: 0, else one line and the usage. */
+static int memremap_args(int argc, char **argv, u64 *start, u64 *size, bool *dev, bool *base_pages,
+			 bool *force)
 {
-	const char *end;
+	static const char *const maps[] = { "mem", "dev", NULL };
+	int map;
 
-	if (parse_size(argv[1], start, &end) || *end)
+	if (shell_arg_size(argv[0], "start", shell_arg(argc, argv, 1), 0, ~0ull, start) ||
+	    shell_arg_size(argv[0], "size", shell_arg(argc, argv, 2), 1, ~0ull, size))
 		return -EINVAL;
-	if (size && (parse_size(argv[2], size, &end) || *end || !*size))
+	map = shell_arg_keyword(argv[0], "map", shell_arg(argc, argv, 3), maps);
+	if (map < 0)
 		return -EINVAL;
+	*dev = map == 1;
+	for (int i = 4; i < argc; i++) {
+		if (shell_arg_flag(argv[i], "-f", NULL))
+			*force = true;
+		else if (!strcmp(argv[i], "4k"))
+			*base_pages = true;
+		else
+			return shell_arg_unexpected(argv[0], argv[i]);
+	}
 	return 0;
 }
 
@@ -115,21 +128,11 @@ static int cmd_memremap(int argc, char **argv)
 	u64 start, size, tables = kernel_pgtable.nr_tables, memmap_ram = mm_stat(MM_VMEMMAP);
 	struct nd_pfn_placement place;
 	struct dev_pagemap *p = cmd_slot(0, true);
-	bool dev = argc >= 4 && strcmp(argv[3], "dev") == 0, force = false, base_pages = false;
+	bool dev = false, force = false, base_pages = false;
 	struct nd_namespace_io *ns;
 
-	for (int i = 4; i < argc; i++) {
-		if (!strcmp(argv[i], "-f"))
-			force = true;
-		else if (!strcmp(argv[i], "4k"))
-			base_pages = true;
-		else
-			argc = 0;	/* usage */
-	}
-	if (argc < 4 || parse_args(argv, &start, &size) || (!dev && strcmp(argv[3], "mem"))) {
-		kprintf("usage: memremap <start> <size> mem|dev [4k] [-f]\n");
+	if (memremap_args(argc, argv, &start, &size, &dev, &base_pages, &force))
 		return -EINVAL;
-	}
 	if (!p) {
 		kprintf("memremap: all %d slots in use\n", CMD_PGMAPS);
 		return -ENOSPC;
@@ -177,10 +180,9 @@ static int cmd_memunmap(int argc, char **argv)
 	u64 start;
 	struct dev_pagemap *p;
 
-	if (argc < 2 || parse_args(argv, &start, NULL)) {
-		kprintf("usage: memunmap <start>\n");
+	if (shell_arg_size(argv[0], "start", shell_arg(argc, argv, 1), 0, ~0ull, &start) ||
+	    shell_args_max(argc, argv, 2))
 		return -EINVAL;
-	}
 	p = cmd_slot(start, false);
 	if (!p) {
 		kprintf("memunmap: no range at %#llx registered by memremap\n", start);

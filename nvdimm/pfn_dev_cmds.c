@@ -6,14 +6,12 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "nd_btt.h"
 #include "nd_label.h"
 #include "nd_pfn.h"
 #include "nd_util.h"
-#include "params.h"
 #include "printk.h"
 #include "shell.h"
 
@@ -26,86 +24,94 @@ static struct nd_namespace_io *find_ns(const char *name)
 	return ns;
 }
 
+/* create-namespace's options, as given. */
+struct create_args {
+	struct nd_pfn_request req;
+	const char *ns_name, *mode, *map, *region, *name;
+	u64 size;
+};
+
+/* Option argv[*i] and its value (*i moves onto it): 0, else one line and the usage. */
+static int create_option(int argc, char **argv, int *i, struct create_args *o)
+{
+	const char *a = argv[*i], *v;
+	const char **s = shell_arg_flag(a, "-e", "--reconfig") ? &o->ns_name :
+			 shell_arg_flag(a, "-r", "--region")   ? &o->region :
+			 shell_arg_flag(a, "-n", "--name")     ? &o->name :
+			 shell_arg_flag(a, "-m", "--mode")     ? &o->mode :
+			 shell_arg_flag(a, "-M", "--map")      ? &o->map :
+								 NULL;
+	bool size = shell_arg_flag(a, "-s", "--size");
+	bool lba = shell_arg_flag(a, "-l", "--sector-size");
+	bool align = shell_arg_flag(a, "-a", "--align");
+
+	if (!s && !size && !lba && !align)
+		return shell_arg_unexpected(argv[0], a);
+	v = shell_arg_value(argc, argv, i);
+	if (!v)
+		return -EINVAL;
+	if (s)
+		*s = v;
+	if (size)
+		return shell_arg_size(argv[0], "size", v, 1, ~0ull, &o->size);
+	if (lba)
+		return shell_arg_u32(argv[0], "sector size", v, 1, ~0u, &o->req.lbasize);
+	/* ndctl's spellings, shared with pmem.create= (one line if refused). */
+	int err = align ? nd_pfn_parse_align(v, &o->req.align) : 0;
+	if (err == -EINVAL)
+		shell_usage(argv[0]);
+	return err ? -EINVAL : 0;
+}
+
+/* All of create-namespace's arguments, checked together: 0, else one line and the usage. */
+static int create_args(int argc, char **argv, struct create_args *o)
+{
+	for (int i = 1; i < argc; i++) {
+		if (shell_arg_flag(argv[i], "-f", "--force"))
+			o->req.force = true;
+		else if (create_option(argc, argv, &i, o))
+			return -EINVAL;
+	}
+	if (nd_pfn_parse_mode(o->mode, o->map, &o->req))
+		return shell_usage(argv[0]);
+	if (o->req.lbasize && !o->req.sector)
+		return shell_arg_error(argv[0],
+				       "-l is for -m sector (other modes use the namespace's 512)");
+	if (!o->region == !o->ns_name || (!o->region && (o->size || o->name)))
+		return shell_arg_error(
+			argv[0], "give -e NS (reconfigure) or -r REGION [-s SIZE] [-n NAME] (new)");
+	return 0;
+}
+
 static int cmd_create_namespace(int argc, char **argv)
 {
-	struct nd_pfn_request req = { .mode = PFN_MODE_PMEM, .align = 2 * MiB };
-	const char *ns_name = NULL, *mode = "fsdax", *map = NULL, *region = NULL, *name = NULL;
-	u64 size = 0;
-
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
-			req.force = true;
-			continue;
-		}
-		if (!v) {
-			kprintf("create-namespace: %s needs a value\n", a);
-			return -EINVAL;
-		}
-		if (!strcmp(a, "-e") || !strcmp(a, "--reconfig"))
-			ns_name = v;
-		else if (!strcmp(a, "-r") || !strcmp(a, "--region"))
-			region = v;
-		else if (!strcmp(a, "-n") || !strcmp(a, "--name"))
-			name = v;
-		else if (!strcmp(a, "-s") || !strcmp(a, "--size")) {
-			const char *end;
-			if (parse_size(v, &size, &end) || *end || !size) {
-				kprintf("create-namespace: bad size '%s'\n", v);
-				return -EINVAL;
-			}
-		}
-		else if (!strcmp(a, "-m") || !strcmp(a, "--mode"))
-			mode = v;
-		else if (!strcmp(a, "-M") || !strcmp(a, "--map"))
-			map = v;
-		else if (!strcmp(a, "-l") || !strcmp(a, "--sector-size")) {
-			char *end;
-			unsigned long n = strtoul(v, &end, 0);
-			if (*end || !n || n > 0xFFFFFFFFUL) {
-				kprintf("create-namespace: bad sector size '%s'\n", v);
-				return -EINVAL;
-			}
-			req.lbasize = (u32)n;
-		} else if (!strcmp(a, "-a") || !strcmp(a, "--align")) {
-			if (nd_pfn_parse_align(v, &req.align))
-				return -EINVAL;
-		} else {
-			kprintf("create-namespace: unknown option %s\n", a);
-			return -EINVAL;
-		}
-		i++;
-	}
-	if (nd_pfn_parse_mode(mode, map, &req))
-		return -EINVAL;
-	if (req.lbasize && !req.sector) {
-		kprintf("create-namespace: -l is for -m sector (other modes use the namespace's 512)\n");
-		return -EINVAL;
-	}
-	if (!region == !ns_name || (!region && (size || name))) {
-		kprintf("create-namespace: give -e NS (reconfigure) or -r REGION [-s SIZE] [-n NAME] (new)\n");
-		return -EINVAL;
-	}
+	struct create_args o = { .req = { .mode = PFN_MODE_PMEM, .align = 2 * MiB },
+				 .mode = "fsdax" };
 	struct nd_namespace_io *ns;
-	if (region) {
+	int err = create_args(argc, argv, &o);
+
+	if (err)
+		return err;
+	if (o.region) {
 		/* ndctl takes the region's name or its number. */
 		char named[24];
-		snprintf(named, sizeof(named), "region%s", region);
-		struct nd_region *r = nd_region_find(region) ? nd_region_find(region) : nd_region_find(named);
+		snprintf(named, sizeof(named), "region%s", o.region);
+		struct nd_region *r = nd_region_find(o.region) ? nd_region_find(o.region) :
+								 nd_region_find(named);
 		if (!r) {
-			kprintf("%s: no such region (see 'list -R')\n", region);
+			kprintf("%s: no such region (see 'list -R')\n", o.region);
 			return -EINVAL;
 		}
-		int err = nd_namespace_create_labelled(r, size, name, &req, &ns);
+		err = nd_namespace_create_labelled(r, o.size, o.name, &o.req, &ns);
 		if (err)
 			return err;
 		nd_list(ND_LIST_NAMESPACES, r->name, NULL);
 		return 0;
 	}
-	ns = find_ns(ns_name);
+	ns = find_ns(o.ns_name);
 	if (!ns)
 		return -EINVAL;
-	int err = nd_namespace_reconfigure(ns, &req);
+	err = nd_namespace_reconfigure(ns, &o.req);
 	if (err)
 		return err;
 	nd_list(ND_LIST_NAMESPACES, ns->region->name, NULL);
@@ -116,18 +122,33 @@ SHELL_COMMAND(
 	"create-namespace -e NS|-r REGION [-s SIZE] [-n NAME] -m fsdax|devdax|sector|raw [-M mem|dev] [-a 4K|2M|1G] [-l 512|4096] [-f]",
 	"-e: reconfigure a namespace (writes or zeroes its info block, needs -f); -r: a new labelled namespace");
 
-static int cmd_destroy_namespace(int argc, char **argv)
+/*
+ * NS [FLAG]: the namespace (printed if there is none) and whether the flag
+ * (its short and long spelling; NULL: the command has none) was given.
+ */
+static struct nd_namespace_io *ns_args(int argc, char **argv, const char *flag,
+				       const char *long_flag, bool *set)
 {
-	const char *ns_name = NULL;
-	bool force = false;
+	const char *name = NULL;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force"))
-			force = true;
-		else
-			ns_name = argv[i];
+		if (flag && shell_arg_flag(argv[i], flag, long_flag)) {
+			*set = true;
+		} else if (name || argv[i][0] == '-') {
+			shell_arg_unexpected(argv[0], argv[i]);
+			return NULL;
+		} else {
+			name = argv[i];
+		}
 	}
-	struct nd_namespace_io *ns = find_ns(ns_name);
+	return shell_arg_name(argv[0], "namespace", name) ? NULL : find_ns(name);
+}
+
+static int cmd_destroy_namespace(int argc, char **argv)
+{
+	bool force = false;
+	struct nd_namespace_io *ns = ns_args(argc, argv, "-f", "--force", &force);
+
 	if (!ns)
 		return -EINVAL;
 	int err = nd_namespace_destroy(ns, force);
@@ -140,7 +161,7 @@ SHELL_COMMAND(SHELL_NVDIMM, "destroy-namespace", cmd_destroy_namespace, "destroy
 
 static int cmd_disable_namespace(int argc, char **argv)
 {
-	struct nd_namespace_io *ns = find_ns(argc == 2 ? argv[1] : NULL);
+	struct nd_namespace_io *ns = ns_args(argc, argv, NULL, NULL, NULL);
 
 	if (!ns)
 		return -EINVAL;
@@ -154,7 +175,7 @@ SHELL_COMMAND(SHELL_NVDIMM, "disable-namespace", cmd_disable_namespace, "disable
 
 static int cmd_enable_namespace(int argc, char **argv)
 {
-	struct nd_namespace_io *ns = find_ns(argc == 2 ? argv[1] : NULL);
+	struct nd_namespace_io *ns = ns_args(argc, argv, NULL, NULL, NULL);
 
 	if (!ns)
 		return -EINVAL;
@@ -174,26 +195,46 @@ static struct nd_region *label_region_of(const struct nvdimm *d)
 	return NULL;
 }
 
-static int cmd_init_labels(int argc, char **argv)
+/* nmemX [-f] [-V 1.1|1.2]: the DIMM (printed if there is none), -f, the label size. */
+static struct nvdimm *init_labels_args(int argc, char **argv, bool *force, u32 *label_size)
 {
-	const char *name = NULL, *ver = "1.2";
-	bool force = false;
-	static struct nd_lsa lsa;
+	static const char *const versions[] = { "1.1", "1.2", NULL };
+	const char *name = NULL, *v;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--force"))
-			force = true;
-		else if ((!strcmp(argv[i], "-V") || !strcmp(argv[i], "--label-version")) && i + 1 < argc)
-			ver = argv[++i];
-		else
+		if (shell_arg_flag(argv[i], "-f", "--force")) {
+			*force = true;
+		} else if (shell_arg_flag(argv[i], "-V", "--label-version")) {
+			v = shell_arg_value(argc, argv, &i);
+			int k = v ? shell_arg_keyword(argv[0], "label version", v, versions) :
+				    -EINVAL;
+			if (k < 0)
+				return NULL;
+			*label_size = k == 0 ? 128 : 256;
+		} else if (name || argv[i][0] == '-') {
+			shell_arg_unexpected(argv[0], argv[i]);
+			return NULL;
+		} else {
 			name = argv[i];
+		}
 	}
-	struct nvdimm *d = name ? nvdimm_find(name) : NULL;
-	if (!d || (strcmp(ver, "1.1") && strcmp(ver, "1.2"))) {
-		kprintf("usage: init-labels nmemX [-f] [-V 1.1|1.2]%s%s\n", name && !d ? ": no DIMM " : "",
-			name && !d ? name : "");
+	if (shell_arg_name(argv[0], "DIMM", name))
+		return NULL;
+	struct nvdimm *d = nvdimm_find(name);
+	if (!d)
+		kprintf("%s: no such DIMM (see 'list -D')\n", name);
+	return d;
+}
+
+static int cmd_init_labels(int argc, char **argv)
+{
+	bool force = false;
+	u32 label_size = 256;	/* v1.2 */
+	static struct nd_lsa lsa;
+	struct nvdimm *d = init_labels_args(argc, argv, &force, &label_size);
+
+	if (!d)
 		return -EINVAL;
-	}
 	if (!d->lsa) {
 		kprintf("%s: no label area (or nd.labels=off)\n", d->name);
 		return -ENXIO;
@@ -211,7 +252,6 @@ static int cmd_init_labels(int argc, char **argv)
 			return -EBUSY;
 		}
 	}
-	u32 label_size = strcmp(ver, "1.1") ? 256 : 128;
 	int err = r ? nd_region_relabel(r, label_size) : nd_label_init(d, label_size);
 	if (!err)
 		kprintf("initialized 1 nmem\n");
@@ -223,7 +263,7 @@ SHELL_COMMAND(SHELL_NVDIMM, "init-labels", cmd_init_labels, "init-labels nmemX [
 static int cmd_read_infoblock(int argc, char **argv)
 {
 	static struct nd_pfn_sb sb;
-	struct nd_namespace_io *ns = find_ns(argc > 1 ? argv[argc - 1] : NULL);
+	struct nd_namespace_io *ns = ns_args(argc, argv, NULL, NULL, NULL);
 	struct nd_pfn_layout l;
 	const char *why;
 	char uuid[UUID_STR_LEN + 1], parent[UUID_STR_LEN + 1];
@@ -254,16 +294,9 @@ SHELL_COMMAND(SHELL_NVDIMM, "read-infoblock", cmd_read_infoblock, "read-infobloc
 
 static int cmd_check_namespace(int argc, char **argv)
 {
-	const char *ns_name = NULL;
 	bool repair = false;
+	struct nd_namespace_io *ns = ns_args(argc, argv, "-r", "--repair", &repair);
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--repair") || !strcmp(argv[i], "-r"))
-			repair = true;
-		else
-			ns_name = argv[i];
-	}
-	struct nd_namespace_io *ns = find_ns(ns_name);
 	if (!ns)
 		return -EINVAL;
 	int err = nd_btt_check_namespace(ns, repair);

@@ -14,27 +14,21 @@
 #include "printk.h"
 #include "shell.h"
 
-int nd_io_pattern_parse(const char *arg, struct io_pattern *p)
+int nd_io_pattern_parse(const char *cmd, const char *arg, struct io_pattern *p)
 {
-	char *end;
+	u64 v;
 
-	if (!strncmp(arg, "pattern=", 8)) {
-		p->seq = false;
-		p->value = strtoull(arg + 8, &end, 0);
-		if (end == arg + 8 || *end || p->value > 0xFF)
-			goto bad;
+	if (!arg)
+		return shell_arg_error(cmd, "missing pattern");
+	if (!strncmp(arg, "pattern=", 8) && !shell_parse_u64(arg + 8, &v) && v <= 0xFF) {
+		*p = (struct io_pattern){ .seq = false, .value = v };
 		return 0;
 	}
-	if (!strncmp(arg, "seq=", 4)) {
-		p->seq = true;
-		p->value = strtoull(arg + 4, &end, 0);
-		if (end == arg + 4 || *end)
-			goto bad;
+	if (!strncmp(arg, "seq=", 4) && !shell_parse_u64(arg + 4, &v)) {
+		*p = (struct io_pattern){ .seq = true, .value = v };
 		return 0;
 	}
-bad:
-	kprintf("'%s': expected pattern=0xNN or seq=N\n", arg);
-	return -EINVAL;
+	return shell_arg_error(cmd, "pattern '%s': expected pattern=0xNN or seq=N", arg);
 }
 
 void nd_io_pattern_fill(const struct io_pattern *p, u8 *buf, u64 off, u64 len)
@@ -52,31 +46,35 @@ void nd_io_pattern_fill(const struct io_pattern *p, u8 *buf, u64 off, u64 len)
 
 #define IO_CHUNK (1 * MiB)
 
+/* DEV SECTOR COUNT (argv[1..3]) as given: 0, else one line and the usage. */
+static int io_args(int argc, char **argv, u64 *sector, u64 *count)
+{
+	if (shell_arg_name(argv[0], "device", shell_arg(argc, argv, 1)) ||
+	    shell_arg_u64(argv[0], "sector", shell_arg(argc, argv, 2), 0, ~0ull, sector) ||
+	    shell_arg_u64(argv[0], "count", shell_arg(argc, argv, 3), 1, ~0ull, count))
+		return -EINVAL;
+	return 0;
+}
+
 /*
- * DEV SECTOR COUNT: resolve the device, held (PMEM_HOLD_IO: a destroy on
- * another CPU says busy until the command's pmem_release), and the byte
- * range (checked again by pmem_rw).
+ * The device argv[1], held (PMEM_HOLD_IO: a destroy on another CPU says
+ * busy until the command's pmem_release(h)), and the byte range of sector
+ * and count (checked again by pmem_rw); NULL after one line.
  */
-static struct pmem_device *io_args(int argc, char **argv, u64 *off, u64 *len,
-				   struct pmem_hold *h)
+static struct pmem_device *io_get(char **argv, u64 sector, u64 count, u64 *off, u64 *len,
+				  struct pmem_hold *h)
 {
 	char who[PMEM_HOLDER_LEN];
 
-	if (argc < 4) {
-		kprintf("usage: %s DEV SECTOR COUNT ...\n", argv[0]);
-		return NULL;
-	}
 	snprintf(who, sizeof(who), "%s on CPU %u", argv[0], arch_cpu_id());
 	if (pmem_hold_name(argv[1], PMEM_HOLD_IO, who, h)) {
 		kprintf("%s: no such block device\n", argv[1]);
 		return NULL;
 	}
 	struct pmem_device *dev = h->dev;
-	char *e1, *e2;
-	u64 sector = strtoull(argv[2], &e1, 0), count = strtoull(argv[3], &e2, 0);
-	if (*e1 || *e2 || !count || sector > (~0ULL / dev->sector_size) ||
-	    count > (~0ULL / dev->sector_size)) {
-		kprintf("%s: bad sector '%s' or count '%s'\n", argv[0], argv[2], argv[3]);
+	if (sector > ~0ull / dev->sector_size || count > ~0ull / dev->sector_size) {
+		shell_arg_error(argv[0], "sector '%s' or count '%s': beyond 2^64 bytes", argv[2],
+				argv[3]);
 		pmem_release(h);
 		return NULL;
 	}
@@ -133,30 +131,32 @@ static int report_io_error(const char *cmd, const struct pmem_device *dev, int e
 	return err;
 }
 
-static int do_write(struct pmem_device *dev, int argc, char **argv, u64 off, u64 len)
+static int do_write(struct pmem_device *dev, const struct io_pattern *p, u64 off, u64 len)
 {
-	struct io_pattern p;
+	int err = io_loop(dev, off, len, p, PMEM_WRITE, NULL);
 
-	if (argc != 5 || nd_io_pattern_parse(argv[4], &p))
-		return -EINVAL;
-	int err = io_loop(dev, off, len, &p, PMEM_WRITE, NULL);
 	if (err)
 		return report_io_error("write", dev, err);
 	kprintf("write %s: %llu bytes at %#llx\n", dev->name, len, off);
 	return 0;
 }
 
-/* A command on DEV SECTOR COUNT ...: fn runs with the device held. */
+/* DEV SECTOR COUNT PATTERN: fn runs with the device held. */
 static int io_held(int argc, char **argv,
-		   int (*fn)(struct pmem_device *dev, int argc, char **argv, u64 off, u64 len))
+		   int (*fn)(struct pmem_device *dev, const struct io_pattern *p, u64 off, u64 len))
 {
-	u64 off, len;
+	struct io_pattern p;
 	struct pmem_hold h;
-	struct pmem_device *dev = io_args(argc, argv, &off, &len, &h);
+	u64 sector, count, off, len;
 
+	if (io_args(argc, argv, &sector, &count) ||
+	    nd_io_pattern_parse(argv[0], shell_arg(argc, argv, 4), &p) ||
+	    shell_args_max(argc, argv, 5))
+		return -EINVAL;
+	struct pmem_device *dev = io_get(argv, sector, count, &off, &len, &h);
 	if (!dev)
 		return -EINVAL;
-	int err = fn(dev, argc, argv, off, len);
+	int err = fn(dev, &p, off, len);
 	pmem_release(&h);
 	return err;
 }
@@ -168,14 +168,11 @@ static int cmd_write(int argc, char **argv)
 SHELL_COMMAND_CONCURRENT(SHELL_BLOCK, "write", cmd_write, "write DEV SECTOR COUNT pattern=0xNN|seq=N",
 	      "write sectors with a pattern (durable on return)");
 
-static int do_cmp(struct pmem_device *dev, int argc, char **argv, u64 off, u64 len)
+static int do_cmp(struct pmem_device *dev, const struct io_pattern *p, u64 off, u64 len)
 {
-	struct io_pattern p;
 	u64 bad = 0;
+	int err = io_loop(dev, off, len, p, PMEM_READ, &bad);
 
-	if (argc != 5 || nd_io_pattern_parse(argv[4], &p))
-		return -EINVAL;
-	int err = io_loop(dev, off, len, &p, PMEM_READ, &bad);
 	if (err == -EILSEQ) {
 		kprintf("cmp %s: mismatch at byte %#llx (sector %llu)\n", dev->name, bad,
 			(bad / dev->sector_size));
@@ -217,9 +214,12 @@ static int do_read(struct pmem_device *dev, u8 *buf, u64 off, u64 len)
 
 static int cmd_read(int argc, char **argv)
 {
-	u64 off, len;
+	u64 sector, count, off, len;
 	struct pmem_hold h;
-	struct pmem_device *dev = io_args(argc, argv, &off, &len, &h);
+
+	if (io_args(argc, argv, &sector, &count) || shell_args_max(argc, argv, 4))
+		return -EINVAL;
+	struct pmem_device *dev = io_get(argv, sector, count, &off, &len, &h);
 	u8 *buf = dev ? malloc(READ_BUF) : NULL;	/* per call: read runs on any CPU */
 	int err = !dev ? -EINVAL : !buf ? -ENOMEM : do_read(dev, buf, off, len);
 
@@ -236,10 +236,9 @@ SHELL_COMMAND_CONCURRENT(SHELL_BLOCK, "read", cmd_read, "read DEV SECTOR COUNT",
  */
 static int cmd_wait_busy(int argc, char **argv)
 {
-	if (argc != 2) {
-		kprintf("usage: wait-busy DEV\n");
+	if (shell_arg_name(argv[0], "device", shell_arg(argc, argv, 1)) ||
+	    shell_args_max(argc, argv, 2))
 		return -EINVAL;
-	}
 	while (!pmem_holds(argv[1]))
 		arch_cpu_relax();
 	kprintf("wait-busy %s: held by %u\n", argv[1], pmem_holds(argv[1]));
@@ -294,15 +293,19 @@ static void dax_print(const struct pmem_device *dev, u64 sector, const struct pm
 
 static int cmd_dax(int argc, char **argv)
 {
+	static const char *const hold_word[] = { "hold", NULL };
 	struct pmem_dax d, *held = NULL;
-	u64 off, len;
+	u64 sector, count, off, len;
 
-	if (argc == 2 && !strcmp(argv[1], "put"))
-		return dax_put_all();
-	bool hold = argc == 5 && !strcmp(argv[4], "hold");
+	if (argc >= 2 && !strcmp(argv[1], "put"))
+		return shell_args_max(argc, argv, 2) ? -EINVAL : dax_put_all();
+	if (io_args(argc, argv, &sector, &count) ||
+	    (argc > 4 && shell_arg_keyword(argv[0], "option", argv[4], hold_word) < 0) ||
+	    shell_args_max(argc, argv, 5))
+		return -EINVAL;
+	bool hold = argc == 5;
 	struct pmem_hold h;
-	struct pmem_device *dev = io_args(argc < 4 || (argc > 4 && !hold) ? 0 : argc, argv, &off,
-					  &len, &h);
+	struct pmem_device *dev = io_get(argv, sector, count, &off, &len, &h);
 	if (!dev)
 		return -EINVAL;
 	/*

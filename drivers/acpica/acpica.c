@@ -202,10 +202,33 @@ static void free_arg(union acpi_object *o)
 	o->type = ACPI_TYPE_ANY;
 }
 
+/* p:E,E,...: each element an argument of its own, not a package. */
+static int parse_package(const char *list, union acpi_object *o)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	u32 n = 0;
+	int rc = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	o->type = ACPI_TYPE_PACKAGE;
+	o->package.elements = calloc(strlen(list) + 3, sizeof(union acpi_object));
+	if (!o->package.elements) {
+		free(copy);
+		return -ENOMEM;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		rc = parse_arg(tok, &o->package.elements[n], true);
+		if (!rc)
+			n++;
+	}
+	o->package.count = n;
+	free(copy);
+	return rc;
+}
+
 static int parse_arg(const char *s, union acpi_object *o, bool in_package)
 {
-	char *end;
-
 	memset(o, 0, sizeof(*o));
 	o->type = ACPI_TYPE_ANY;
 	if (!strncmp(s, "s:", 2)) {
@@ -240,36 +263,11 @@ static int parse_arg(const char *s, union acpi_object *o, bool in_package)
 		o->buffer.length = 16;
 		return 0;
 	}
-	if (!strncmp(s, "p:", 2)) {
-		char *copy, *tok, *save = NULL;
-		u32 n = 0;
-		int rc = 0;
+	if (!strncmp(s, "p:", 2))
+		return in_package ? -EINVAL : parse_package(s + 2, o);
+	u64 v;
 
-		if (in_package)
-			return -EINVAL;
-		copy = strdup(s + 2);
-		if (!copy)
-			return -ENOMEM;
-		o->type = ACPI_TYPE_PACKAGE;
-		o->package.elements = calloc(strlen(s) + 1, sizeof(union acpi_object));
-		if (!o->package.elements) {
-			free(copy);
-			return -ENOMEM;
-		}
-		for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-			rc = parse_arg(tok, &o->package.elements[n], true);
-			if (!rc)
-				n++;
-		}
-		o->package.count = n;
-		free(copy);
-		return rc;
-	}
-	if (!*s)
-		return -EINVAL;
-	unsigned long long v = strtoull(s, &end, 0);
-
-	if (*end)
+	if (shell_parse_u64(s, &v))
 		return -EINVAL;
 	o->type = ACPI_TYPE_INTEGER;
 	o->integer.value = v;
@@ -286,15 +284,17 @@ static int cmd_acpi_eval(int argc, char **argv)
 	acpi_status st;
 	int rc = 0;
 
-	if (argc < 2 || argc - 2 > ACPI_EVAL_MAX_ARGS) {
-		kprintf("usage: acpi-eval PATH [ARG...] (at most %d arguments)\n", ACPI_EVAL_MAX_ARGS);
+	if (shell_arg_name(argv[0], "path", shell_arg(argc, argv, 1)))
 		return -EINVAL;
-	}
+	if (argc - 2 > ACPI_EVAL_MAX_ARGS)
+		return shell_arg_error(argv[0], "at most %d arguments", ACPI_EVAL_MAX_ARGS);
 	for (int i = 2; i < argc; i++) {
 		rc = parse_arg(argv[i], &args[i - 2], false);
 		list.count++;
 		if (rc) {
-			kprintf("acpi-eval: argument %d '%s': not a number, s:TEXT, b:HEX, u:UUID or p:E,E,...\n",
+			shell_arg_error(
+				argv[0],
+				"argument %d '%s': not a number, s:TEXT, b:HEX, u:UUID or p:E,E,...",
 				i - 1, argv[i]);
 			goto out;
 		}

@@ -310,19 +310,17 @@ static int cmd_read_labels(int argc, char **argv)
 	int rc;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-x"))
+		if (shell_arg_flag(argv[i], "-x", NULL))
 			hex = true;
-		else if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json"))
+		else if (shell_arg_flag(argv[i], "-j", "--json"))
 			json = true;
-		else if (!name)
-			name = argv[i];
+		else if (name || argv[i][0] == '-')
+			return shell_arg_unexpected(argv[0], argv[i]);
 		else
-			name = "";
+			name = argv[i];
 	}
-	if (!name || !*name) {
-		kprintf("usage: read-labels nmemX [-x] [-j]\n");
+	if (shell_arg_name(argv[0], "DIMM", name))
 		return -EINVAL;
-	}
 	d = nvdimm_find(name);
 	if (!d) {
 		kprintf("read-labels: no DIMM %s\n", name);
@@ -419,11 +417,8 @@ static int cmd_acpi_nvdimms(int argc, char **argv)
 {
 	u32 roots = 0;
 
-	(void)argv;
-	if (argc != 1) {
-		kprintf("usage: acpi-nvdimms\n");
+	if (shell_args_max(argc, argv, 1))
 		return -EINVAL;
-	}
 	if (acpica_init())
 		return -ENODEV;
 	acpi_get_devices("ACPI0012", list_root, &roots, NULL);

@@ -56,11 +56,8 @@ int acpica_reset(void)
 
 static int cmd_reboot(int argc, char **argv)
 {
-	(void)argv;
-	if (argc != 1) {
-		kprintf("usage: reboot\n");
+	if (shell_args_max(argc, argv, 1))
 		return -EINVAL;
-	}
 	return acpica_reset();
 }
 SHELL_COMMAND(SHELL_SYSTEM, "reboot", cmd_reboot, "reboot",

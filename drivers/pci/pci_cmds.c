@@ -71,12 +71,10 @@ static void print_caps(const struct pci_dev *d)
 
 static int cmd_lspci(int argc, char **argv)
 {
-	bool verbose = argc > 1 && !strcmp(argv[1], "-v");
+	bool verbose = argc > 1 && shell_arg_flag(argv[1], "-v", NULL);
 
-	if (argc > 2 || (argc == 2 && !verbose)) {
-		kprintf("usage: lspci [-v]\n");
+	if (shell_args_max(argc, argv, verbose ? 2 : 1))
 		return -EINVAL;
-	}
 	for (unsigned int i = 0; i < pci_count(); i++) {
 		const struct pci_dev *d = pci_get(i);
 		char name[8];

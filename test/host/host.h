@@ -12,6 +12,14 @@
 
 /* Everything written to the console since the last reset. */
 const char *host_console_text(void);
+/* Run a shell command line through the dispatcher (shell_exec), the console reset first. */
+int host_shell(const char *line);
+/*
+ * Run line; true if it returned -EINVAL and printed exactly `error` and the
+ * usage line of its command, each on a line of its own (else it says, on stderr,
+ * what came instead).
+ */
+bool host_shell_refused(const char *line, const char *error);
 /* Make arch_cpu_id() return `cpu` (< ARCH_MAX_CPUS) in the calling thread: tests with threads as CPUs. */
 void host_set_cpu_id(u32 cpu);
 void host_console_reset(void);
