@@ -115,8 +115,8 @@ $(NEWLIB)/lib/libc.a: tools/build-newlib.sh
 $(LWIP_LIB): FORCE | $(NEWLIB)/lib/libc.a
 	@LWIP_CFLAGS='$(KCODEGEN)' tools/build-lwip.sh $(LWIP_DIR)
 
-# net/ (the glue to lwIP) needs lwIP's headers, pmemk's lwipopts.h first.
-NET_KOBJS := $(filter $(BUILD)/kernel/net/%,$(KOBJS))
+# net/ (the glue to lwIP) and the network benchmark need lwIP's headers, pmemk's lwipopts.h first.
+NET_KOBJS := $(filter $(BUILD)/kernel/net/% $(BUILD)/kernel/bench/net_%,$(KOBJS))
 $(NET_KOBJS): KCFLAGS += -Inet/lwip/include -I$(LWIP_DIR)/include
 $(NET_KOBJS): | $(LWIP_LIB)
 
@@ -197,7 +197,7 @@ HOST_REAL_ARCH := $(sort $(foreach v,$(filter UNIT_REAL_ARCH_%,$(.VARIABLES)),$(
 # Tests that run shell commands link the commands' files whole: only the
 # dispatcher reaches a command (through its linker section), so the archive
 # alone would leave them out.
-UNIT_LINK_test_shell_nvdimm := nvdimm/pfn_dev_cmds.c nvdimm/list.c nvdimm/dax_dev.c nvdimm/pmem_cmds.c
+UNIT_LINK_test_shell_nvdimm := nvdimm/pfn_dev_cmds.c nvdimm/list.c nvdimm/dax_cmds.c nvdimm/pmem_cmds.c
 UNIT_LINK_test_shell_block := nvdimm/pmem_cmds.c nvdimm/memremap_cmds.c nvdimm/memmap_cmds.c \
 	nvdimm/pfn_dev_cmds.c
 unit_objs = $(patsubst %,$(BUILD)/host/%.o,$(UNIT_REAL_ARCH_$(1)) $(UNIT_LINK_$(1)))

@@ -117,6 +117,8 @@ void shell_idle_wait(bool work);
  */
 #define CONSOLE_POLL_NS 1000000ull
 int console_poll(void);
+/* Ctrl-C typed on the console (console_poll): for commands that wait; other bytes are dropped. */
+bool shell_interrupted(void);
 
 #define SHELL_MAX_ARGS 32
 #define SHELL_LINE_MAX 512

@@ -68,6 +68,11 @@ int console_poll(void)
 	return c;
 }
 
+bool shell_interrupted(void)
+{
+	return console_poll() == 3;
+}
+
 /* The next console byte; the idle work runs while there is none. */
 static int wait_byte(void)
 {

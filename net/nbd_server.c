@@ -1,8 +1,9 @@
 /*
- * The NBD server on lwIP (TCP port 10809): the exports table bound to pmem
- * block devices, one protocol engine (net/nbd_proto.c) per connection, and
- * the shell commands and nbd.export= parameter that configure it. Nothing
- * is served unless configured.
+ * The NBD server's connections on lwIP (TCP port 10809): who may connect
+ * (nbd.allow=), one protocol engine (net/nbd_proto.c) per connection fed
+ * from lwIP's receive buffers and sending once per poll pass, each client
+ * holding its export's device while connected. The exports are
+ * nbd_exports.c's, the commands nbd_cmds.c's.
  *
  * Every kind of block device is served: raw (pmemN), fsdax (pmemNm),
  * devdax (daxN.0) and sector (pmemNs). The export and each client connected
@@ -27,32 +28,15 @@
 
 #include <lwip/tcp.h>
 
-#include "nbd.h"
+#include "arch.h"
+#include "nbd_priv.h"
 #include "net.h"
 #include "net_priv.h"
-#include "arch.h"
 #include "params.h"
-#include "pmem.h"
 #include "printk.h"
-#include "nd_dax.h"
-#include "shell.h"
 
-#define NBD_MAX_EXPORTS 8
 #define NBD_MAX_CLIENTS 32
 #define STASH TCP_WND	/* received bytes not yet acknowledged to TCP: at most the window */
-
-struct srv_export {
-	bool used;		/* slots are never moved: clients point into them */
-	struct nbd_export exp;
-	struct pmem_device *dev;
-	struct pmem_hold hold;
-	struct dax_mapping map;	/* devdax: the whole device, mapped while exported */
-	const u8 *base;		/* where READ data is sent from by reference; NULL: copied */
-	const char *how;	/* how READ data goes, for nbd-list */
-	char name[24];
-	char who[PMEM_HOLDER_LEN];	/* how its hold names it */
-	unsigned int clients;
-};
 
 struct client {
 	struct tcp_pcb *pcb;
@@ -70,26 +54,8 @@ struct client {
 	u64 t_last_ack;			/* arch_cycles() of the latest acknowledgement of its data */
 };
 
-static struct srv_export exports_tab[NBD_MAX_EXPORTS];
 static struct client clients[NBD_MAX_CLIENTS];
 static struct tcp_pcb *listener;
-static const char *boot_exports;
-static bool zero_copy = true;
-
-static int nbd_zerocopy_param(const char *val)
-{
-	if (val && !strcmp(val, "off"))
-		zero_copy = false;
-	else if (!val || !strcmp(val, "on"))
-		zero_copy = true;
-	else {
-		pr_err("nbd.zerocopy=%s: on or off\n", val);
-		return -EINVAL;
-	}
-	return 0;
-}
-KERNEL_PARAM("nbd.zerocopy", nbd_zerocopy_param,
-	     "on (default): READ data goes from pmem to the NIC without a copy; off: copied");
 
 /* nbd.allow=: who may connect (host order); no list: anyone. */
 #define NBD_MAX_ALLOW 16
@@ -113,62 +79,6 @@ static int nbd_allow_param(const char *val)
 }
 KERNEL_PARAM("nbd.allow", nbd_allow_param,
 	     "who may connect to the NBD server: A.B.C.D[/LEN],... (default: anyone)");
-
-static int exp_read(void *ctx, u64 off, void *buf, u32 len)
-{
-	return pmem_rw(((struct srv_export *)ctx)->dev, off, buf, len, PMEM_READ);
-}
-
-static int exp_write(void *ctx, u64 off, const void *buf, u32 len)
-{
-	return pmem_rw(((struct srv_export *)ctx)->dev, off, (void *)buf, len, PMEM_WRITE);
-}
-
-/* WRITE data as it arrives, straight from lwIP's buffers: durable at the engine's flush. */
-static int exp_write_bytes(void *ctx, u64 off, const void *buf, u32 len)
-{
-	return pmem_write_bytes(((struct srv_export *)ctx)->dev, off, buf, len);
-}
-
-/* A zero-copy READ's pages: their struct pages are stored first if still deferred. */
-static void exp_pages_ready(void *ctx, u64 off, u64 len)
-{
-	pmem_pages_ready(&((struct srv_export *)ctx)->hold, off, len);
-}
-
-static int exp_flush(void *ctx)
-{
-	pmem_durable(((struct srv_export *)ctx)->dev);
-	return 0;
-}
-
-static struct srv_export *export_find(const char *name)
-{
-	for (unsigned int i = 0; i < NBD_MAX_EXPORTS; i++)
-		if (exports_tab[i].used && !strcmp(exports_tab[i].name, name))
-			return &exports_tab[i];
-	return NULL;
-}
-
-static const struct nbd_export *tab_lookup(void *arg, const char *name)
-{
-	(void)arg;
-	struct srv_export *e = export_find(name);
-	return e ? &e->exp : NULL;
-}
-
-static const struct nbd_export *tab_nth(void *arg, unsigned int i)
-{
-	(void)arg;
-	for (unsigned int k = 0; k < NBD_MAX_EXPORTS; k++)
-		if (exports_tab[k].used && i-- == 0)
-			return &exports_tab[k].exp;
-	return NULL;
-}
-
-static const struct nbd_exports exports_ops = { tab_lookup, tab_nth, NULL };
-
-/* ---- connections ---- */
 
 /* What closed connections did, for nbd-list. */
 static struct nbd_stats totals;
@@ -389,7 +299,7 @@ static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 	return ERR_OK;
 }
 
-bool nbd_server_run_pending(void)
+static bool nbd_server_run_pending(void)
 {
 	bool ran = false;
 
@@ -404,6 +314,7 @@ bool nbd_server_run_pending(void)
 	}
 	return ran;
 }
+NET_POLL_PASS(nbd_server_run_pending);
 
 static err_t on_poll(void *arg, struct tcp_pcb *pcb)
 {
@@ -478,7 +389,7 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	for (unsigned int i = 0; i < NBD_MAX_CLIENTS && !cl; i++)
 		if (!clients[i].used)
 			cl = &clients[i];
-	if (cl && !nbd_conn_init(&cl->conn, &exports_ops) && !(cl->stash = malloc(STASH)))
+	if (cl && !nbd_conn_init(&cl->conn, &nbd_exports_ops) && !(cl->stash = malloc(STASH)))
 		nbd_conn_free(&cl->conn);
 	if (!cl || !cl->stash) {
 		pr_warn("nbd: refusing %s:%u: %s\n", ipaddr_ntoa(&pcb->remote_ip), pcb->remote_port,
@@ -488,7 +399,7 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	}
 	cl->used = true;
 	cl->pcb = pcb;
-	cl->conn.zero_copy = zero_copy;
+	cl->conn.zero_copy = nbd_zero_copy;
 	tcp_arg(pcb, cl);
 	tcp_recv(pcb, on_recv);
 	tcp_sent(pcb, on_sent);
@@ -499,7 +410,7 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	return ERR_OK;
 }
 
-static int listen_start(void)
+int nbd_listen(void)
 {
 	if (listener)
 		return 0;
@@ -524,201 +435,29 @@ static int listen_start(void)
 	return 0;
 }
 
-/* ---- exports ---- */
-
-/*
- * Hold the device for the export and find where its READ data comes from:
- * the direct map (raw, fsdax), the devdax mapping of the whole device
- * (devdax), or nowhere (a BTT's: copied). A line and an error otherwise.
- */
-static int export_source(struct srv_export *e, struct pmem_device *dev)
+/* "allowed: ...": who may connect, and how many did not. */
+static void allow_list(void)
 {
-	struct nd_pfn *dax = nd_dax_find(dev->name);
-	int err;
-
-	snprintf(e->who, sizeof(e->who), "NBD: nbd-unexport %s first", dev->name);
-	err = pmem_hold(dev, PMEM_HOLD_EXPORT, e->who, &e->hold);
-	if (err) {
-		pr_err("nbd: %s is going away, not exported\n", dev->name);
-		return err;
-	}
-	e->dev = dev;
-	e->map.slot = -1;
-	if (dev->rw) {
-		e->how = "copied through the BTT";
-	} else if (dax && &dax->pmem == dev) {
-		err = dax_map(dax, 0, dev->size, e->who, &e->map);
-		if (err) {
-			pr_err("nbd: %s: cannot map the devdax device (error %d), not exported\n",
-			       dev->name, err);
-			pmem_release(&e->hold);
-			return err;
-		}
-		e->base = e->map.kaddr;
-		e->how = zero_copy ? "zero copy from the devdax mapping" : "copied (nbd.zerocopy=off)";
-	} else {
-		e->base = pmem_read_ref(&e->hold);
-		e->how = zero_copy ? "zero copy" : "copied (nbd.zerocopy=off)";
-	}
-	return 0;
-}
-
-static int export_add(const char *spec)
-{
-	char name[24];
-	size_t n = strcspn(spec, ":");
-	bool ro = false;
-
-	if (spec[n]) {
-		if (strcmp(spec + n, ":ro")) {
-			pr_err("nbd: export %s: only :ro may follow the device name\n", spec);
-			return -EINVAL;
-		}
-		ro = true;
-	}
-	if (!n || n >= sizeof(name)) {
-		pr_err("nbd: export '%s': not a device name\n", spec);
-		return -EINVAL;
-	}
-	memcpy(name, spec, n);
-	name[n] = '\0';
-	if (export_find(name)) {
-		pr_err("nbd: %s is exported already\n", name);
-		return -EEXIST;
-	}
-	struct srv_export *e = NULL;
-	for (unsigned int i = 0; i < NBD_MAX_EXPORTS && !e; i++)
-		if (!exports_tab[i].used)
-			e = &exports_tab[i];
-	if (!e) {
-		pr_err("nbd: %d exports at most\n", NBD_MAX_EXPORTS);
-		return -ENOSPC;
-	}
-	struct pmem_device *dev = pmem_find(name);
-	if (!dev) {
-		pr_err("nbd: no block device %s\n", name);
-		return -ENODEV;
-	}
-	if (dev->sector_size & (dev->sector_size - 1) || dev->sector_size > 4096) {
-		pr_err("nbd: %s: sector size %u is not a power of two up to 4096\n", name,
-		       dev->sector_size);
-		return -EINVAL;
-	}
-	memset(e, 0, sizeof(*e));
-	int err = export_source(e, dev);
-	if (err)
-		return err;
-	memcpy(e->name, name, n + 1);
-	/* A BTT's writes go through it whole sectors at a time: gathered. */
-	e->exp = (struct nbd_export){ e->name, dev->size, dev->sector_size, ro || dev->ro,
-				      e, exp_read, exp_write, exp_flush, e->base != NULL,
-				      dev->rw ? NULL : exp_write_bytes,
-				      dev->pgmap ? exp_pages_ready : NULL };
-	e->used = true;
-	pr_info("nbd: exporting %s (%llu bytes, %s, READ %s)\n", name, dev->size,
-		e->exp.ro ? "read-only" : "read-write", e->how);
-	listen_start();	/* without a NIC: a line; the export stays configured */
-	return 0;
-}
-
-static int export_remove(const char *name)
-{
-	struct srv_export *e = export_find(name);
-
-	if (!e) {
-		pr_err("nbd: %s is not exported\n", name);
-		return -ENOENT;
-	}
-	if (e->clients) {
-		pr_err("nbd: %s: busy: exported to %u client%s\n", name, e->clients,
-		       e->clients == 1 ? "" : "s");
-		return -EBUSY;
-	}
-	/* Clients still haggling hold no pointer to it; connected ones are counted above. */
-	dax_unmap(&e->map);
-	pmem_release(&e->hold);
-	e->used = false;
-	pr_info("nbd: %s no longer exported\n", name);
-	return 0;
-}
-
-static int nbd_export_param(const char *val)
-{
-	if (!val || !*val) {
-		pr_err("nbd.export= needs DEV[:ro],...\n");
-		return -EINVAL;
-	}
-	boot_exports = val;
-	return 0;
-}
-KERNEL_PARAM("nbd.export", nbd_export_param,
-	     "serve block devices over NBD on port 10809: DEV[:ro],... (e.g. pmem1m:ro)");
-
-void nbd_boot(void)
-{
-	char spec[64];
-
-	for (const char *p = boot_exports; p && *p;) {
-		size_t n = strcspn(p, ",");
-		if (n < sizeof(spec)) {
-			memcpy(spec, p, n);
-			spec[n] = '\0';
-			export_add(spec);
-		} else {
-			pr_err("nbd.export: entry longer than %zu characters ignored\n", sizeof(spec) - 1);
-		}
-		p += n + (p[n] == ',');
-	}
-}
-
-static int cmd_nbd_export(int argc, char **argv)
-{
-	if (shell_arg_name(argv[0], "device", shell_arg(argc, argv, 1)) ||
-	    shell_args_max(argc, argv, 2))
-		return -EINVAL;
-	return export_add(argv[1]);
-}
-SHELL_COMMAND(SHELL_NET, "nbd-export", cmd_nbd_export, "nbd-export DEV[:ro]",
-	      "serve a block device over NBD (port 10809)");
-
-static int cmd_nbd_unexport(int argc, char **argv)
-{
-	if (shell_arg_name(argv[0], "device", shell_arg(argc, argv, 1)) ||
-	    shell_args_max(argc, argv, 2))
-		return -EINVAL;
-	return export_remove(argv[1]);
-}
-SHELL_COMMAND(SHELL_NET, "nbd-unexport", cmd_nbd_unexport, "nbd-unexport DEV",
-	      "stop serving it (refused while clients are connected to it)");
-
-static int cmd_nbd_list(int argc, char **argv)
-{
-	if (shell_args_max(argc, argv, 1))
-		return -EINVAL;
-	if (!tab_nth(NULL, 0))
-		kprintf("nbd: nothing exported\n");
-	for (unsigned int i = 0; i < NBD_MAX_EXPORTS; i++) {
-		const struct srv_export *e = &exports_tab[i];
-		if (!e->used)
-			continue;
-		kprintf("%s %llu bytes %s, READ %s, %u client%s\n", e->name, e->exp.size,
-			e->exp.ro ? "ro" : "rw", e->how, e->clients, e->clients == 1 ? "" : "s");
-	}
 	if (!allow_set) {
 		kprintf("allowed: anyone (no nbd.allow=)\n");
-	} else {
-		kprintf("allowed:");
-		for (unsigned int i = 0; i < nr_allow; i++) {
-			char c[20];
-			cidr_format(&allow[i], c, sizeof(c));
-			kprintf(" %s", c);
-		}
-		kprintf("%s; %llu connection%s refused\n", nr_allow ? "" : " nobody (nbd.allow= was invalid)",
-			refused, refused == 1 ? "" : "s");
+		return;
 	}
+	kprintf("allowed:");
+	for (unsigned int i = 0; i < nr_allow; i++) {
+		char c[20];
+		cidr_format(&allow[i], c, sizeof(c));
+		kprintf(" %s", c);
+	}
+	kprintf("%s; %llu connection%s refused\n", nr_allow ? "" : " nobody (nbd.allow= was invalid)",
+		refused, refused == 1 ? "" : "s");
+}
+
+void nbd_connections_list(void)
+{
+	allow_list();
 	kprintf("closed connections: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy); zero copy %s\n",
 		totals.reads, totals.bytes_read, totals.bytes_by_ref, totals.writes, totals.bytes_written,
-		totals.bytes_direct, zero_copy ? "on" : "off");
+		totals.bytes_direct, nbd_zero_copy ? "on" : "off");
 	for (unsigned int i = 0; i < NBD_MAX_CLIENTS; i++) {
 		const struct client *cl = &clients[i];
 		if (!cl->used)
@@ -730,71 +469,4 @@ static int cmd_nbd_list(int argc, char **argv)
 			s->reads, s->bytes_read, s->bytes_by_ref, s->writes, s->bytes_written,
 			s->bytes_direct, s->flushes, s->errors);
 	}
-	return 0;
 }
-SHELL_COMMAND(SHELL_NET, "nbd-list", cmd_nbd_list, "nbd-list",
-	      "NBD exports with their clients, and each client's requests");
-
-/*
- * The in-guest baseline for the benchmark (tools/bench-net): what the CPU
- * alone does with the export's bytes, 64 KiB at a time as a copying server
- * would, through the device's media path (nsio.h). Read: from the pmem
- * into one RAM buffer. Write: the durable copy (one flush at the end) of
- * bytes just read from the same place back into it, so the device's data
- * stays as it was (refused on a read-only device);
- * only the write copies are timed. An untimed read pass first: a fresh
- * sparse backing file costs the host a page fault per first touch.
- */
-static int cmd_nbd_memcpy(int argc, char **argv)
-{
-	u64 size;
-
-	if (shell_arg_name(argv[0], "device", shell_arg(argc, argv, 1)) ||
-	    shell_arg_size(argv[0], "bytes", shell_arg(argc, argv, 2), 1, ~0ull, &size) ||
-	    shell_args_max(argc, argv, 3))
-		return -EINVAL;
-	struct pmem_device *dev = pmem_find(argv[1]);
-	if (!dev || dev->rw) {
-		kprintf("nbd-memcpy: %s: no block device with direct access\n", argv[1]);
-		return -ENODEV;
-	}
-	const u32 chunk = 64u << 10;
-	size = MIN(size, dev->size) & ~(u64)(chunk - 1);
-	u8 *buf = malloc(chunk);
-	if (!buf || !size) {
-		free(buf);
-		kprintf("nbd-memcpy: %s: nothing to copy\n", argv[1]);
-		return -ENOMEM;
-	}
-	const struct nsio *io = &dev->io;
-	int err = 0;
-	for (u64 off = 0; off < size && !err; off += chunk)	/* untimed: the host's first touch */
-		err = nsio_read(io, off, buf, chunk);
-	u64 t0 = arch_cycles();
-	for (u64 off = 0; off < size && !err; off += chunk)
-		err = nsio_read(io, off, buf, chunk);
-	u64 rd = arch_cycles_to_ns(arch_cycles() - t0), wc = 0;
-	for (u64 off = 0; off < size && !err; off += chunk) {
-		err = nsio_read(io, off, buf, chunk);
-		u64 c = arch_cycles();
-		if (!err)
-			err = nsio_write_unflushed(io, off, buf, chunk, PMEM_WR_OTHER);
-		wc += arch_cycles() - c;
-	}
-	u64 c = arch_cycles();
-	nsio_flush(io);
-	wc += arch_cycles() - c;
-	u64 wr = arch_cycles_to_ns(wc);
-	if (err) {
-		free(buf);
-		kprintf("nbd-memcpy: %s: %s (error %d)\n", argv[1],
-			err == -EROFS ? "read-only" : "cannot copy", err);
-		return err;
-	}
-	free(buf);
-	kprintf("nbd-memcpy: %s: %llu bytes: read %llu KiB/s, write %llu KiB/s\n", argv[1], size,
-		rd ? size * 1000000000ull / rd / 1024 : 0, wr ? size * 1000000000ull / wr / 1024 : 0);
-	return 0;
-}
-SHELL_COMMAND(SHELL_NET, "nbd-memcpy", cmd_nbd_memcpy, "nbd-memcpy DEV BYTES",
-	      "benchmark baseline: memcpy DEV's first BYTES into RAM, and the durable copy back");

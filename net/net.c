@@ -236,6 +236,11 @@ static void link_watch(void)
 	}
 }
 
+unsigned int net_if_count(void)
+{
+	return net_nr_ifs;
+}
+
 bool net_poll(void)
 {
 	static u32 last_link_check;
@@ -243,8 +248,9 @@ bool net_poll(void)
 	if (!net_ready)
 		return false;
 	bool work = netdev_poll_all(64);
-	work |= nbd_server_run_pending();	/* after the pass's ACKs: one send each */
-	work |= net_source_run_pending();	/* and the benchmark's raw TCP source alike */
+	/* After the pass's ACKs: one send each (the NBD server, the benchmark's raw TCP source). */
+	for (bool (*const *fn)(void) = __start_net_poll_pass; fn < __stop_net_poll_pass; fn++)
+		work |= (*fn)();
 	sys_check_timeouts();
 	netdev_flush_all();	/* everything the pass queued, one doorbell per NIC */
 	u32 now = sys_now();

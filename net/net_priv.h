@@ -24,9 +24,5 @@ extern unsigned int net_nr_ifs;
 err_t net_output_copy(struct net_if *ni, struct pbuf *p);
 bool net_if_has_addr(const struct net_if *ni);
 bool net_wait_dhcp(u32 ms);
-/* nbd_server.c: send for the clients whose data was acknowledged in this poll pass. */
-bool nbd_server_run_pending(void);	/* true if it sent for any */
-/* net_cmds.c: the same for the benchmark's net-source. */
-bool net_source_run_pending(void);
 
 #endif
