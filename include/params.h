@@ -41,6 +41,13 @@ int params_parse(const char *cmdline);
  */
 char *cmdline_next_arg(char *args, char **param, char **val);
 
+/*
+ * A parameter that is one word of `words` (NULL-terminated): its index.
+ * A bare NAME (val NULL) means words[bare], or is refused when bare < 0.
+ * Otherwise -EINVAL after one line: "NAME=VAL: expected A, B or C".
+ */
+int param_choice(const char *name, const char *val, const char *const *words, int bare);
+
 /* Parse a size with Linux's memparse rules: C number, then K/M/G/T/P/E. */
 int parse_size(const char *s, u64 *out, const char **end);
 

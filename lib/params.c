@@ -1,4 +1,6 @@
 /* Dispatch the kernel command line to the parameters modules registered. */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "params.h"
@@ -37,4 +39,22 @@ int params_parse(const char *cmdline)
 			rejected++;
 	}
 	return rejected;
+}
+
+int param_choice(const char *name, const char *val, const char *const *words, int bare)
+{
+	char list[96] = "";
+	size_t used = 0;
+	int n = 0;
+
+	if (!val && bare >= 0)
+		return bare;
+	for (; words[n]; n++)
+		if (val && !strcmp(val, words[n]))
+			return n;
+	for (int i = 0; i < n && used < sizeof(list); i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", words[i],
+					 i + 2 < n ? ", " : i + 1 < n ? " or " : "");
+	pr_err("%s=%s: expected %s\n", name, val ? val : "", list);
+	return -EINVAL;
 }

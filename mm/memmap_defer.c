@@ -57,12 +57,12 @@ bool memmap_init_deferred = true;
 
 static int memmap_init_param(const char *val)
 {
-	if (val && (!strcmp(val, "deferred") || !strcmp(val, "sync"))) {
-		memmap_init_deferred = !strcmp(val, "deferred");
-		return 0;
-	}
-	pr_err("memmap_init=%s: expected deferred or sync\n", val ? val : "");
-	return -1;
+	static const char *const words[] = { "deferred", "sync", NULL };
+	int w = param_choice("memmap_init", val, words, -1);
+
+	if (w >= 0)
+		memmap_init_deferred = w == 0;
+	return w < 0 ? w : 0;
 }
 KERNEL_PARAM("memmap_init", memmap_init_param,
 	     "struct pages of pfn devices: deferred (default: the device is usable at once, idle CPUs "

@@ -280,12 +280,12 @@ bool memmap_parallel = true;
 
 static int memmap_parallel_param(const char *val)
 {
-	if (val && (!strcmp(val, "on") || !strcmp(val, "off"))) {
-		memmap_parallel = !strcmp(val, "on");
-		return 0;
-	}
-	pr_err("memmap_parallel=%s: expected on or off\n", val ? val : "");
-	return -1;
+	static const char *const words[] = { "on", "off", NULL };
+	int w = param_choice("memmap_parallel", val, words, -1);
+
+	if (w >= 0)
+		memmap_parallel = w == 0;
+	return w < 0 ? w : 0;
 }
 KERNEL_PARAM("memmap_parallel", memmap_parallel_param,
 	     "struct page init on every idle CPU in section-sized jobs: on (default) or off (the boot CPU alone)");

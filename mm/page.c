@@ -68,16 +68,12 @@ u64 memmap_init_range_pmem(u64 start_pfn, u64 end_pfn, const struct page *tmpl)
 
 static int memmap_pmem_param(const char *val)
 {
-	if (val && !strcmp(val, "diff")) {
-		memmap_pmem_rewrite = false;
-		return 0;
-	}
-	if (val && !strcmp(val, "rewrite")) {
-		memmap_pmem_rewrite = true;
-		return 0;
-	}
-	pr_err("memmap_pmem=%s: expected diff or rewrite\n", val ? val : "");
-	return -1;
+	static const char *const words[] = { "diff", "rewrite", NULL };
+	int w = param_choice("memmap_pmem", val, words, -1);
+
+	if (w >= 0)
+		memmap_pmem_rewrite = w == 1;
+	return w < 0 ? w : 0;
 }
 KERNEL_PARAM("memmap_pmem", memmap_pmem_param,
 	     "struct pages in pmem: diff (store only what differs, default) or rewrite (all, as Linux 6.1)");

@@ -20,15 +20,12 @@ static const char *boot_exports;
 
 static int nbd_zerocopy_param(const char *val)
 {
-	if (val && !strcmp(val, "off"))
-		nbd_zero_copy = false;
-	else if (!val || !strcmp(val, "on"))
-		nbd_zero_copy = true;
-	else {
-		pr_err("nbd.zerocopy=%s: on or off\n", val);
-		return -EINVAL;
-	}
-	return 0;
+	static const char *const words[] = { "on", "off", NULL };
+	int w = param_choice("nbd.zerocopy", val, words, 0);
+
+	if (w >= 0)
+		nbd_zero_copy = w == 0;
+	return w < 0 ? w : 0;
 }
 KERNEL_PARAM("nbd.zerocopy", nbd_zerocopy_param,
 	     "on (default): READ data goes from pmem to the NIC without a copy; off: copied");

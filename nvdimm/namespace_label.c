@@ -29,15 +29,12 @@ static bool labels_off;
 
 static int nd_labels_param(const char *val)
 {
-	if (val && !strcmp(val, "off"))
-		labels_off = true;
-	else if (val && !strcmp(val, "on"))
-		labels_off = false;
-	else {
-		pr_err("nd.labels=%s: expected on or off\n", val ? val : "");
-		return -EINVAL;
-	}
-	return 0;
+	static const char *const words[] = { "on", "off", NULL };
+	int w = param_choice("nd.labels", val, words, -1);
+
+	if (w >= 0)
+		labels_off = w == 1;
+	return w < 0 ? w : 0;
 }
 KERNEL_PARAM("nd.labels", nd_labels_param,
 	     "on (default): namespaces from the DIMMs' labels; off: label-less, labels not read");

@@ -1,4 +1,4 @@
-/* Host tests: command-line splitting (Linux quoting rules) and parse_size. */
+/* Host tests: command-line splitting (Linux quoting rules), parse_size and param_choice. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,6 +6,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <errno.h>
+
+#include "host.h"
 #include "params.h"
 
 static void split(const char *line, const char **want, int nwant)
@@ -93,6 +96,24 @@ static void parse_size_rejects_garbage(void **state)
 	assert_int_not_equal(parse_size("17179869184G", &v, NULL), 0);	/* 2^64 */
 }
 
+/* One word of a list: its index; a bare name as the setter says; else one line naming them all. */
+static void param_choice_words(void **state)
+{
+	static const char *const two[] = { "on", "off", NULL };
+	static const char *const three[] = { "diff", "rewrite", "keep", NULL };
+
+	(void)state;
+	assert_int_equal(param_choice("x", "off", two, -1), 1);
+	assert_int_equal(param_choice("x", NULL, two, 0), 0);
+	host_console_reset();
+	assert_int_equal(param_choice("nd.labels", NULL, two, -1), -EINVAL);
+	assert_true(host_console_has("nd.labels=: expected on or off\n"));
+	host_console_reset();
+	assert_int_equal(param_choice("memmap_pmem", "Diff", three, -1), -EINVAL);
+	assert_true(host_console_has("memmap_pmem=Diff: expected diff, rewrite or keep\n"));
+	assert_int_equal(param_choice("x", "on ", two, -1), -EINVAL);	/* no trailing garbage */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -103,6 +124,7 @@ int main(void)
 		cmocka_unit_test(cmdline_empty),
 		cmocka_unit_test(parse_size_suffixes),
 		cmocka_unit_test(parse_size_rejects_garbage),
+		cmocka_unit_test(param_choice_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
