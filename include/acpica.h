@@ -14,12 +14,6 @@
 int acpica_poweroff(void);
 
 /*
- * Write the FADT reset value to the FADT reset register (ACPI 6.4 §4.8.3.6,
- * FADT RESET_REG_SUP). Returns only on failure, after one line.
- */
-int acpica_reset(void);
-
-/*
  * Before the regions are published (kmain, after nfit_probe): unless
  * nd.labels=off, read the label area of every DIMM whose _DSM implements
  * Get Namespace Label Size and Data (functions 4, 5) into memory for the

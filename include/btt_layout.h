@@ -92,16 +92,6 @@ struct btt_arena_geom {
 /* External sector sizes Linux's BTT accepts (512 520 528 4096 4104 4160 4224). */
 bool btt_lbasize_supported(u32 lbasize);
 
-/* roundup(external, 64): the size of a data block. */
-u32 btt_internal_lbasize(u32 external_lbasize);
-
-/*
- * Lay out one arena of `size` bytes as Linux's alloc_arena (FACTS-2 §1.3):
- * info, data, map, log, info2. off and nextoff are left 0. -EINVAL for an
- * unsupported lbasize or nfree, -ENOSPC when no block fits.
- */
-int btt_arena_lay_out(u64 size, u32 lbasize, u32 nfree, struct btt_arena_geom *g);
-
 /*
  * Lay out the BTT space of `rawsize` bytes (namespace size minus the
  * initial offset) as Linux's create_arenas: arenas of min(512 GiB, what

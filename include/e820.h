@@ -60,9 +60,6 @@ struct e820_keep {
 	struct boot_reserved r[E820_KEEP_MAX];
 };
 
-/* Fill *k from what the boot path recorded in *bi. */
-void e820_keep_from_boot(struct e820_keep *k, const struct boot_info *bi);
-
 /*
  * Apply one memmap= value (comma-separated specs, Linux syntax:
  * nn!ss nn@ss nn#ss nn$ss nn). Each bad spec prints one line naming it and

@@ -302,9 +302,6 @@ void nd_namespace_raw_uuid_json(const struct nd_namespace_io *ns, struct nd_json
  */
 void nd_list(unsigned int what, const char *region, const char *dimm);
 
-/* The `list` shell command: list [-D] [-R] [-N] [-v] [-r regionN] [-d nmemN]. */
-int nd_list_cmd(int argc, char **argv);
-
 /*
  * The device model lock (recursive; LOCK_RANK_ND, include/spinlock.h):
  * held by whoever reads or changes the buses, DIMMs, regions, namespaces,

@@ -110,7 +110,6 @@ u16 pci_read16(const struct pci_dev *d, u8 reg);
 u8 pci_read8(const struct pci_dev *d, u8 reg);
 void pci_write32(const struct pci_dev *d, u8 reg, u32 val);
 void pci_write16(const struct pci_dev *d, u8 reg, u16 val);
-void pci_write8(const struct pci_dev *d, u8 reg, u8 val);
 
 /*
  * The offset of the first capability with this id after offset `after`

@@ -110,7 +110,6 @@ void pmem_detach_wait(struct pmem_device *dev);
  * or that takes a hold on it next (pmem_hold checks it is still there).
  */
 struct pmem_device *pmem_find(const char *name);
-struct pmem_device *pmem_next(struct pmem_device *prev);
 
 /* What a hold keeps (pmem_hold); zeroed when nothing is held. */
 struct pmem_hold {

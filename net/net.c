@@ -72,6 +72,8 @@ static bool frag_phys(const void *va, u64 *pa)
 	return true;
 }
 
+static err_t net_output_copy(struct net_if *ni, struct pbuf *p);
+
 /* lwIP's linkoutput: the pbuf chain as the frame's fragments. */
 static err_t linkoutput(struct netif *netif, struct pbuf *p)
 {
@@ -108,7 +110,7 @@ static err_t linkoutput(struct netif *netif, struct pbuf *p)
 }
 
 /* A chain of more fragments than the NIC takes: one copy into a single pbuf. */
-err_t net_output_copy(struct net_if *ni, struct pbuf *p)
+static err_t net_output_copy(struct net_if *ni, struct pbuf *p)
 {
 	struct pbuf *c = pbuf_clone(PBUF_RAW, PBUF_RAM, p);
 
@@ -268,7 +270,7 @@ bool net_if_has_addr(const struct net_if *ni)
 }
 
 /* Wait for DHCP on the interfaces that use it, up to ms; true if all have an address. */
-bool net_wait_dhcp(u32 ms)
+static bool net_wait_dhcp(u32 ms)
 {
 	u32 t0 = sys_now();
 

@@ -21,8 +21,6 @@ struct net_if {
 extern struct net_if net_ifs[NETDEV_MAX];
 extern unsigned int net_nr_ifs;
 
-err_t net_output_copy(struct net_if *ni, struct pbuf *p);
 bool net_if_has_addr(const struct net_if *ni);
-bool net_wait_dhcp(u32 ms);
 
 #endif

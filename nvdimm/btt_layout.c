@@ -19,13 +19,14 @@ bool btt_lbasize_supported(u32 lbasize)
 	return false;
 }
 
-u32 btt_internal_lbasize(u32 external_lbasize)
+/* roundup(external, 64): the size of a data block. */
+static u32 btt_internal_lbasize(u32 external_lbasize)
 {
 	return (u32)ALIGN_UP((u64)external_lbasize, BTT_INT_LBA_ALIGN);
 }
 
 /* FACTS-2 §1.3, steps 1-6: all offsets from the arena's info block. */
-int btt_arena_lay_out(u64 size, u32 lbasize, u32 nfree, struct btt_arena_geom *g)
+static int btt_arena_lay_out(u64 size, u32 lbasize, u32 nfree, struct btt_arena_geom *g)
 {
 	u64 logsize = ALIGN_UP((u64)nfree * BTT_LOG_GROUP, BTT_PAGE);
 	u64 avail = ALIGN_DOWN(size, BTT_PAGE);

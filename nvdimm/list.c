@@ -395,7 +395,8 @@ static int parse_args(int argc, char **argv, struct list_opts *o, bool *buses)
 	return 0;
 }
 
-int nd_list_cmd(int argc, char **argv)
+/* The `list` shell command: list [-D] [-R] [-N] [-v] [-r regionN] [-d nmemN]. */
+static int nd_list_cmd(int argc, char **argv)
 {
 	struct list_opts o = { 0 };
 	bool buses = false;

@@ -302,23 +302,6 @@ struct pmem_device *pmem_find(const char *name)
 	return dev;
 }
 
-struct pmem_device *pmem_next(struct pmem_device *prev)
-{
-	struct pmem_device *next = NULL;
-	int i = 0;
-
-	spin_lock(&pmem_lock);
-	if (prev) {
-		while (i < PMEM_MAX_DEVICES && devices[i] != prev)
-			i++;
-		i++;
-	}
-	for (; i < PMEM_MAX_DEVICES && !next; i++)
-		next = devices[i];
-	spin_unlock(&pmem_lock);
-	return next;
-}
-
 /* ---- I/O ---- */
 
 /* One bounds check covers every request: aligned, inside, no wrap. */

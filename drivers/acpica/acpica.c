@@ -91,7 +91,8 @@ static void print_bytes(const u8 *p, u32 n, int depth)
 		kprintf("\n");
 }
 
-void acpica_print_object(const union acpi_object *o, int depth)
+/* Print an evaluation result, packages recursively, at indent depth. */
+static void acpica_print_object(const union acpi_object *o, int depth)
 {
 	print_indent(depth);
 	switch (o->type) {

@@ -181,8 +181,8 @@ static union acpi_object *nvdimm_dsm(acpi_handle dev, u32 fn, const void *in, u3
  * Read a DIMM's whole label area through _DSM 4 and 5: *area (malloc'd),
  * *size, *max_xfer, *chunks. 0, or a negative errno after one line.
  */
-int nvdimm_dsm_read_labels(u32 handle, u8 **area, u32 *size, u32 *max_xfer, u32 *chunks,
-			   const char *who)
+static int nvdimm_dsm_read_labels(u32 handle, u8 **area, u32 *size, u32 *max_xfer,
+				  u32 *chunks, const char *who)
 {
 	acpi_handle dev;
 	union acpi_object *o;

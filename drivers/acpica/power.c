@@ -31,7 +31,11 @@ int acpica_poweroff(void)
 	return -EIO;
 }
 
-int acpica_reset(void)
+/*
+ * Write the FADT reset value to the FADT reset register (ACPI 6.4 §4.8.3.6,
+ * FADT RESET_REG_SUP). Returns only on failure, after one line.
+ */
+static int acpica_reset(void)
 {
 	acpi_status st;
 

@@ -184,7 +184,8 @@ static int memmap_check_room(const struct e820_table *t, const struct memmap_spe
 	return 0;
 }
 
-void e820_keep_from_boot(struct e820_keep *k, const struct boot_info *bi)
+/* Fill *k from what the boot path recorded in *bi. */
+static void e820_keep_from_boot(struct e820_keep *k, const struct boot_info *bi)
 {
 	u32 n = MIN(bi->nr_reserved, (u32)BOOT_MAX_RESERVED);
 

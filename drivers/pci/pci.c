@@ -41,11 +41,6 @@ void pci_write16(const struct pci_dev *d, u8 reg, u16 val)
 	arch_pci_cfg_write(d->bus, d->dev, d->fn, reg & 0xFE, 2, val);
 }
 
-void pci_write8(const struct pci_dev *d, u8 reg, u8 val)
-{
-	arch_pci_cfg_write(d->bus, d->dev, d->fn, reg, 1, val);
-}
-
 const char *pci_name(const struct pci_dev *d, char *buf)
 {
 	snprintf(buf, 8, "%02x:%02x.%x", d->bus, d->dev & 31, d->fn & 7);
