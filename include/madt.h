@@ -71,7 +71,7 @@ struct madt_info {
 
 /*
  * Parse a MADT of `len` readable bytes into *out (its checksum is the
- * caller's: acpi_map_table checked it). Each bad entry prints one line and
+ * caller's: sdt_map checked it). Each bad entry prints one line and
  * is skipped; framing that leaves no way to the next entry stops the walk
  * with one line, keeping what came before. Returns 0; -ENODEV when it is
  * not a MADT (signature, or shorter than its header); -EINVAL when an entry
@@ -86,7 +86,7 @@ const struct madt_cpu *madt_find_cpu(const struct madt_info *m, u32 apic_id);
 extern struct madt_info madt;
 
 /*
- * Parse the first MADT of acpi_tables into `madt` and print one summary
+ * Parse the first MADT of fw_tables into `madt` and print one summary
  * line. Returns 0, or -ENODEV when there is none (one line printed: the
  * machine then runs on the boot CPU alone).
  */

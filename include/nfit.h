@@ -353,7 +353,7 @@ int nfit_register(const struct nfit_table *t, struct nd_bus *bus);
 u32 nfit_dimm_flags(u16 memdev_flags);
 
 /*
- * The NFIT provider, run by kmain after acpi_init(): parse every NFIT found,
+ * The NFIT provider, run by kmain after fw_tables_init(): parse every NFIT found,
  * register a bus for each and its DIMMs and regions. A table with a DIMM
  * handle an earlier table registered is refused whole, with one line (the
  * first wins, as Linux reads only the first). Returns regions added.

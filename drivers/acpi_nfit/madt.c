@@ -199,8 +199,8 @@ int madt_parse(const void *table, size_t len, struct madt_info *out)
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if (len > ACPI_TABLE_MAX_LEN)
-		len = ACPI_TABLE_MAX_LEN;
+	if (len > SDT_MAX_LEN)
+		len = SDT_MAX_LEN;
 	err = check_header(table, len, out, &end);
 	if (err)
 		return err;
@@ -224,8 +224,8 @@ int madt_parse(const void *table, size_t len, struct madt_info *out)
 
 int madt_init(void)
 {
-	const struct acpi_table *at = acpi_find_table(&acpi_tables, "APIC", 0);
-	const struct acpi_table_header *h = at ? acpi_table_header(at) : NULL;
+	const struct fw_table *at = fw_table_find(&fw_tables, "APIC", 0);
+	const struct sdt_header *h = at ? fw_table_map(at) : NULL;
 
 	memset(&madt, 0, sizeof(madt));
 	if (!h) {

@@ -320,7 +320,7 @@ int nfit_register(const struct nfit_table *t, struct nd_bus *bus)
 	return added;
 }
 
-static void print_summary(const struct acpi_table *at, const struct nfit_table *t)
+static void print_summary(const struct fw_table *at, const struct nfit_table *t)
 {
 	pr_info("nfit: NFIT at %#llx (%u bytes): %u SPA, %u MEMDEV, %u DCR, %u IDT, %u SMBIOS, %u BDW, %u FLUSH, %s CAPS%s\n",
 		at->pa, at->length, t->nr_spa, t->nr_memdev, t->nr_dcr, t->nr_idt, t->nr_smbios,
@@ -353,12 +353,12 @@ static const struct nvdimm *handle_registered(const struct nfit_table *t)
 int nfit_probe(void)
 {
 	static struct nfit_table parsed;	/* reused: registration copies what it keeps */
-	const struct acpi_table *at;
+	const struct fw_table *at;
 	const struct nvdimm *d;
 	int added = 0;
 
-	for (u32 n = 0; (at = acpi_find_table(&acpi_tables, "NFIT", n)); n++) {
-		const struct acpi_table_header *h = acpi_table_header(at);
+	for (u32 n = 0; (at = fw_table_find(&fw_tables, "NFIT", n)); n++) {
+		const struct sdt_header *h = fw_table_map(at);
 		if (!h || nfit_parse(h, at->length, &parsed) == -ENODEV)
 			continue;
 		print_summary(at, &parsed);

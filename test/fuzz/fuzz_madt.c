@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 		}                                                       \
 	} while (0)
 
-/* acpi.c (linked for acpi_find_table) needs the symbol; nothing maps here. */
+/* acpi.c (linked for fw_table_find) needs the symbol; nothing maps here. */
 int direct_map_add(u64 pa, u64 len)
 {
 	(void)pa;

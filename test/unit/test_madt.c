@@ -60,7 +60,7 @@ static void check_qemu_one_cpu(const char *path)
 	u8 *t = read_fixture(path, &len);
 
 	assert_int_equal(len, 120);
-	assert_int_equal(acpi_checksum(t, len), 0);
+	assert_int_equal(sdt_checksum(t, len), 0);
 	assert_int_equal(madt_parse(t, len, &m), 0);
 	assert_int_equal(m.length, 120);
 	assert_int_equal(m.lapic_address, 0xfee00000);
@@ -140,7 +140,7 @@ static int finish_parse(void)
 {
 	memcpy(buf + 4, &blen, 4);
 	buf[9] = 0;
-	buf[9] = (u8)(0x100 - acpi_checksum(buf, blen));
+	buf[9] = (u8)(0x100 - sdt_checksum(buf, blen));
 	return madt_parse(buf, blen, &m);
 }
 

@@ -39,7 +39,7 @@ static int reset(void **state)
 	nd_reset();
 	memblock_reset();
 	memset(&e820_table, 0, sizeof(e820_table));
-	memset(&acpi_tables, 0, sizeof(acpi_tables));
+	memset(&fw_tables, 0, sizeof(fw_tables));
 	memset(phys_to_virt(0xe0000), 0, 0x20000);
 	host_console_reset();
 	return 0;
@@ -255,22 +255,22 @@ static void check_decode(const struct fixture *fx)
 static void fix_checksum(u8 *p, size_t len, size_t at)
 {
 	p[at] = 0;
-	p[at] = (u8)(0x100 - acpi_checksum(p, len));
+	p[at] = (u8)(0x100 - sdt_checksum(p, len));
 }
 
 static void install_tables(const u64 *tables, u32 n)
 {
 	u8 *rsdt = phys_to_virt(RSDT_PA), *rsdp = phys_to_virt(0xf5a10);
-	struct acpi_table_header h = { .length = ACPI_HEADER_LEN + 4 * n, .revision = 1 };
+	struct sdt_header h = { .length = SDT_HEADER_LEN + 4 * n, .revision = 1 };
 	u32 addr = RSDT_PA;
 
 	memcpy(h.signature, "RSDT", 4);
 	memcpy(rsdt, &h, sizeof(h));
 	for (u32 i = 0; i < n; i++) {
 		u32 pa = (u32)tables[i];
-		memcpy(rsdt + ACPI_HEADER_LEN + 4 * i, &pa, 4);
+		memcpy(rsdt + SDT_HEADER_LEN + 4 * i, &pa, 4);
 	}
-	fix_checksum(rsdt, h.length, offsetof(struct acpi_table_header, checksum));
+	fix_checksum(rsdt, h.length, offsetof(struct sdt_header, checksum));
 	memset(rsdp, 0, 20);
 	memcpy(rsdp, "RSD PTR BOCHS ", 14);
 	memcpy(rsdp + 16, &addr, 4);
@@ -283,7 +283,7 @@ static void boot_with_nfit(const void *nfit, size_t len)
 
 	memcpy(phys_to_virt(NFIT_PA), nfit, len);
 	install_tables(&pa, 1);
-	acpi_init(&bi);
+	fw_tables_init(&bi);
 	nfit_probe();
 	e820_pmem_register(&e820_table);
 	nvdimm_publish();
@@ -1193,7 +1193,7 @@ static void nfit_acpi_bad_checksum_table_skipped(void **state)
 	((u8 *)phys_to_virt(t[0]))[100] ^= 1;
 	memcpy(phys_to_virt(t[1]), fx.bin, fx.bin_len);
 	install_tables(t, 2);
-	acpi_init(&bi);
+	fw_tables_init(&bi);
 	nfit_probe();
 	e820_pmem_register(&e820_table);
 	nvdimm_publish();
@@ -1213,7 +1213,7 @@ static void nfit_listed_twice_registers_once(void **state)
 	load_fixture(&fx, "one-1G");
 	memcpy(phys_to_virt(NFIT_PA), fx.bin, fx.bin_len);
 	install_tables(t, 2);
-	acpi_init(&bi);
+	fw_tables_init(&bi);
 	nfit_probe();
 	nvdimm_publish();
 	assert_true(
@@ -1250,7 +1250,7 @@ static void nfit_second_table_with_taken_handle_refused(void **state)
 	add_dcr(3, 0xabce, NFIT_DCR_LEN);
 	memcpy(phys_to_virt(t[2]), tb.buf, tb.len);
 	install_tables(t, 3);
-	acpi_init(&bi);
+	fw_tables_init(&bi);
 	nfit_probe();
 	nvdimm_publish();
 	assert_true(host_console_has(
@@ -1314,7 +1314,7 @@ static void e820_only_without_acpi(void **state)
 {
 	(void)state;
 	e820_add(&e820_table, 0x40000000, 512 * MiB, E820_TYPE_PRAM);
-	acpi_init(&bi);
+	fw_tables_init(&bi);
 	nfit_probe();
 	e820_pmem_register(&e820_table);
 	nvdimm_publish();
