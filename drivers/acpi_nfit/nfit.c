@@ -13,6 +13,7 @@
 
 #include "nfit.h"
 #include "printk.h"
+#include "subtable.h"
 #include "unaligned.h"
 
 /* §5.2.25.2 table 5.133, in table byte order (FACTS §3.5). */
@@ -79,7 +80,6 @@ static const u16 base_len[NFIT_TYPE_NR] = {
 };
 
 struct walk {
-	const u8 *base;
 	struct nfit_table *out;
 	u32 full_said;		/* bit per type: "array full" already printed */
 };
@@ -87,6 +87,12 @@ struct walk {
 static const char *type_name(u16 type)
 {
 	return type < NFIT_TYPE_NR ? type_names[type] : "subtable";
+}
+
+/* Unknown types need their type and length fields only. */
+static u16 min_len(u16 type)
+{
+	return type < NFIT_TYPE_NR ? base_len[type] : sizeof(struct nfit_sub_header);
 }
 
 /*
@@ -359,103 +365,54 @@ static const parse_fn parsers[NFIT_TYPE_NR] = {
 	[NFIT_TYPE_FLUSH] = parse_flush, [NFIT_TYPE_CAPS] = parse_caps,
 };
 
-/*
- * Check one subtable's framing: a length of 0, past the table's end or
- * below its type's fixed part leaves nothing to find the next subtable by,
- * so the walk stops there. 0 if the walk may go on, else print why not.
- */
-static int check_subtable(const u8 *sub, u32 off, u32 end, u16 *length)
+/* One framed subtable (subtable_fn): unknown types are skipped with a line. */
+static int parse_subtable(void *ctx, u16 type, u32 off, const u8 *sub, u16 length)
 {
-	struct nfit_sub_header h;
+	struct walk *w = ctx;
 
-	if (end - off < sizeof(h)) {
-		pr_warn("nfit: %u stray bytes at offset %#x, walk stopped\n", end - off, off);
-		return -EINVAL;
+	if (type >= NFIT_TYPE_NR) {
+		pr_warn("nfit: unknown subtable type %u at offset %#x (%u bytes), skipped\n", type,
+			off, length);
+		w->out->nr_unknown++;
+		return 0;
 	}
-	memcpy(&h, sub, sizeof(h));
-	if (h.length == 0) {
-		pr_warn("nfit: %s (type %u) at offset %#x has length 0, walk stopped\n",
-			type_name(h.type), h.type, off);
+	if (check_content(type, sub, off, length))
 		return -EINVAL;
-	}
-	if (h.length > end - off) {
-		pr_warn("nfit: %s (type %u) at offset %#x: length %u runs past the table end %#x, walk stopped\n",
-			type_name(h.type), h.type, off, h.length, end);
-		return -EINVAL;
-	}
-	u16 need = h.type < NFIT_TYPE_NR ? base_len[h.type] : sizeof(h);
-	if (h.length < need) {
-		pr_warn("nfit: %s (type %u) at offset %#x: length %u below its minimum %u, walk stopped\n",
-			type_name(h.type), h.type, off, h.length, need);
-		return -EINVAL;
-	}
-	*length = h.length;
+	parsers[type](w, off, sub, length);
 	return 0;
 }
 
-/* The header (§5.2.6): signature, and how many bytes the walk may use. */
-static int check_header(const u8 *p, size_t len, struct nfit_table *out, u32 *end)
-{
-	u32 hdr_len;
-
-	if (len < NFIT_HEADER_LEN || memcmp(p, "NFIT", 4) != 0) {
-		pr_warn("nfit: not an NFIT (%zu bytes%s)\n", len,
-			len >= 4 && memcmp(p, "NFIT", 4) != 0 ? ", bad signature" : "");
-		return -ENODEV;
-	}
-	hdr_len = get_le32(p + 4);
-	out->revision = p[8];
-	memcpy(out->oem_id, p + 10, 6);
-	memcpy(out->oem_table_id, p + 16, 8);
-	if (hdr_len < NFIT_HEADER_LEN) {
-		pr_warn("nfit: header length %u is shorter than the header itself\n", hdr_len);
-		out->truncated = true;
-		return -EINVAL;
-	}
-	*end = hdr_len;
-	if (hdr_len > len) {
-		pr_warn("nfit: header length %u but only %zu bytes present, walking those\n",
-			hdr_len, len);
-		*end = (u32)len;
-		out->truncated = true;
-	}
-	out->length = *end;
-	return 0;
-}
+static const struct subtable_layout nfit_layout = {
+	.log = "nfit",
+	.signature = "NFIT",
+	.a_table = "an NFIT",
+	.header_len = NFIT_HEADER_LEN,
+	.field_size = 2,
+	.short_stops = true,
+	.min_len = min_len,
+	.name = type_name,
+};
 
 int nfit_parse(const void *table, size_t len, struct nfit_table *out)
 {
-	struct walk w = { .base = table, .out = out };
-	u32 off = NFIT_HEADER_LEN, end = 0;
-	u16 length;
+	struct walk w = { .out = out };
+	struct subtable_walk sw;
+	const u8 *p = table;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if (len > UINT32_MAX)
-		len = UINT32_MAX;
-	err = check_header(table, len, out, &end);
+	err = subtable_walk(&nfit_layout, table, len, parse_subtable, &w, &sw);
+	if (err == -ENODEV)
+		return err;
+	/* §5.2.6: the SDT header's revision and OEM IDs. */
+	out->revision = p[8];
+	memcpy(out->oem_id, p + 10, 6);
+	memcpy(out->oem_table_id, p + 16, 8);
+	out->length = sw.length;
+	out->truncated = sw.truncated;
+	out->nr_rejected = sw.nr_rejected;
 	if (err)
 		return err;
-	while (off < end) {
-		const u8 *sub = w.base + off;
-		if (check_subtable(sub, off, end, &length)) {
-			out->truncated = true;
-			break;
-		}
-		u16 type = get_le16(sub);
-		if (type >= NFIT_TYPE_NR) {
-			pr_warn("nfit: unknown subtable type %u at offset %#x (%u bytes), skipped\n",
-				type, off, length);
-			out->nr_unknown++;
-		} else if (check_content(type, sub, off, length)) {
-			out->nr_rejected++;
-		} else {
-			parsers[type](&w, off, sub, length);
-		}
-		off += length;
-	}
-	if (out->truncated || out->nr_rejected)
-		return -EINVAL;
 	return out->nr_dropped ? -ENOSPC : 0;
 }
 
