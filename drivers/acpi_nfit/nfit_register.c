@@ -51,37 +51,27 @@ static void collect_handles(const struct nfit_table *t, struct dimm_map *m)
 }
 
 /*
- * Linux's nfit "id": vendor and serial as big-endian numbers, with the
- * manufacturing location and date when the DCR says they are valid.
+ * What the core keeps of a DIMM's control region (§5.2.25.6): vendor,
+ * serial, manufacturing location and date (for the interleave-set cookie)
+ * and Linux's nfit "id": vendor and serial as big-endian numbers, with the
+ * location and date when the DCR says they are valid.
  */
-static void format_unique_id(struct nvdimm *d)
-{
-	unsigned int vendor = __builtin_bswap16(d->vendor_id);
-	unsigned long serial = __builtin_bswap32(d->serial);
-
-	if (d->valid_fields & NFIT_DCR_MFG_VALID)
-		snprintf(d->unique_id, sizeof(d->unique_id), "%04x-%02x-%04x-%08lx", vendor,
-			 d->manufacturing_location,
-			 (unsigned int)__builtin_bswap16(d->manufacturing_date), serial);
-	else
-		snprintf(d->unique_id, sizeof(d->unique_id), "%04x-%08lx", vendor, serial);
-}
-
 static void set_dcr(struct nvdimm *d, const struct nfit_dcr *dcr)
 {
+	unsigned int vendor = __builtin_bswap16(dcr->vendor_id);
+	unsigned long serial = __builtin_bswap32(dcr->serial_number);
+
 	d->has_dcr = true;
 	d->vendor_id = dcr->vendor_id;
-	d->device_id = dcr->device_id;
-	d->revision_id = dcr->revision_id;
-	d->subsystem_vendor_id = dcr->subsystem_vendor_id;
-	d->subsystem_device_id = dcr->subsystem_device_id;
-	d->subsystem_revision_id = dcr->subsystem_revision_id;
-	d->valid_fields = dcr->valid_fields;
+	d->serial = dcr->serial_number;
 	d->manufacturing_location = dcr->manufacturing_location;
 	d->manufacturing_date = dcr->manufacturing_date;
-	d->serial = dcr->serial_number;
-	d->format_code = dcr->code;
-	format_unique_id(d);
+	if (dcr->valid_fields & NFIT_DCR_MFG_VALID)
+		snprintf(d->unique_id, sizeof(d->unique_id), "%04x-%02x-%04x-%08lx", vendor,
+			 dcr->manufacturing_location,
+			 (unsigned int)__builtin_bswap16(dcr->manufacturing_date), serial);
+	else
+		snprintf(d->unique_id, sizeof(d->unique_id), "%04x-%08lx", vendor, serial);
 }
 
 static void set_flush_hints(struct nvdimm *d, const struct nfit_table *t)
