@@ -8,6 +8,7 @@
 #ifndef PMEMK_MADT_H
 #define PMEMK_MADT_H
 
+#include "subtable.h"
 #include "types.h"
 
 /* §5.2.12 table 5.43: 36-byte SDT header, u32 local APIC address, u32 flags. */
@@ -54,7 +55,12 @@ struct madt_ioapic {
 };
 
 struct madt_info {
-	u32 length;		/* bytes parsed: min(header length, buffer) */
+	/*
+	 * The walk: bytes parsed (min(header length, buffer)), whether it
+	 * stopped early, entries rejected (short, bad ID, duplicate, bad
+	 * override) and good ones dropped (array full).
+	 */
+	struct subtable_walk walk;
 	u32 flags;		/* MADT_PCAT_COMPAT */
 	u64 lapic_address;	/* the header's, or the type 5 override's */
 	bool lapic_override;	/* a type 5 entry gave lapic_address */
@@ -62,9 +68,6 @@ struct madt_info {
 	u32 nr_enabled;		/* of those, with MADT_CPU_ENABLED */
 	u32 nr_ioapics;
 	u32 nr_other;		/* well framed entries of types not read */
-	u32 nr_rejected;	/* well framed but bad (ID, duplicate, short): skipped */
-	u32 nr_dropped;		/* good entries dropped because an array was full */
-	bool truncated;		/* the walk stopped before the end */
 	struct madt_cpu cpu[MADT_MAX_CPUS];
 	struct madt_ioapic ioapic[MADT_MAX_IOAPICS];
 };

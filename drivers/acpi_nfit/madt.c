@@ -66,8 +66,7 @@ static int add_cpu(struct walk *w, u32 off, u32 apic_id, u32 uid, u32 flags, boo
 		if (!w->cpus_full_said)
 			pr_warn("madt: more than %d CPUs, the rest dropped\n", MADT_MAX_CPUS);
 		w->cpus_full_said = true;
-		m->nr_dropped++;
-		return 0;
+		return -ENOSPC;
 	}
 	m->cpu[m->nr_cpus++] = (struct madt_cpu){ .apic_id = apic_id, .uid = uid, .flags = flags,
 						   .x2apic = x2apic, .offset = off };
@@ -76,7 +75,7 @@ static int add_cpu(struct walk *w, u32 off, u32 apic_id, u32 uid, u32 flags, boo
 	return 0;
 }
 
-static void parse_ioapic(struct walk *w, u32 off, const u8 *e)
+static int parse_ioapic(struct walk *w, u32 off, const u8 *e)
 {
 	struct madt_info *m = w->out;
 
@@ -85,18 +84,15 @@ static void parse_ioapic(struct walk *w, u32 off, const u8 *e)
 			pr_warn("madt: more than %d I/O APICs, the rest dropped\n",
 				MADT_MAX_IOAPICS);
 		w->ioapics_full_said = true;
-		m->nr_dropped++;
-		return;
+		return -ENOSPC;
 	}
 	m->ioapic[m->nr_ioapics++] = (struct madt_ioapic){
 		.id = e[2], .address = get_le32(e + 4), .gsi_base = get_le32(e + 8), .offset = off
 	};
+	return 0;
 }
 
-/*
- * §5.2.12.8: a 64-bit address replaces the header's 32-bit one (madt_parse
- * reads that only when there is no override); one is enough.
- */
+/* §5.2.12.8: a 64-bit address replaces the header's 32-bit one; one is enough. */
 static int parse_lapic_addr(struct madt_info *m, u32 off, const u8 *e)
 {
 	u64 pa = get_le64(e + 4);
@@ -115,7 +111,7 @@ static int parse_lapic_addr(struct madt_info *m, u32 off, const u8 *e)
 	return 0;
 }
 
-/* One framed entry (subtable_fn): -EINVAL rejects it, with its line. */
+/* One framed entry (subtable_layout.entry): -EINVAL rejects it, -ENOSPC drops it. */
 static int parse_entry(void *ctx, u16 type, u32 off, const u8 *e, u16 length)
 {
 	struct walk *w = ctx;
@@ -127,8 +123,7 @@ static int parse_entry(void *ctx, u16 type, u32 off, const u8 *e, u16 length)
 	case MADT_TYPE_X2APIC:
 		return add_cpu(w, off, get_le32(e + 4), get_le32(e + 12), get_le32(e + 8), true);
 	case MADT_TYPE_IOAPIC:
-		parse_ioapic(w, off, e);
-		return 0;
+		return parse_ioapic(w, off, e);
 	case MADT_TYPE_LAPIC_ADDR:
 		return parse_lapic_addr(w->out, off, e);
 	default:
@@ -137,38 +132,27 @@ static int parse_entry(void *ctx, u16 type, u32 off, const u8 *e, u16 length)
 	}
 }
 
+/* §5.2.12 table 5.43: after the SDT header, the local APIC address and flags. */
+static void read_header(void *ctx, const u8 *table)
+{
+	struct madt_info *m = ((struct walk *)ctx)->out;
+
+	m->lapic_address = get_le32(table + 36);
+	m->flags = get_le32(table + 40);
+}
+
 static const struct subtable_layout madt_layout = {
-	.log = "madt",
-	.signature = "APIC",
-	.a_table = "a MADT",
-	.header_len = MADT_HEADER_LEN,
-	.field_size = 1,
-	.short_stops = false,
-	.min_len = min_len,
-	.name = NULL,
+	.log = "madt", .signature = "APIC", .a_table = "a MADT", .header_len = MADT_HEADER_LEN,
+	.field_size = 1, .short_stops = false, .min_len = min_len, .name = NULL,
+	.header = read_header, .entry = parse_entry,
 };
 
 int madt_parse(const void *table, size_t len, struct madt_info *out)
 {
 	struct walk w = { .out = out };
-	struct subtable_walk sw;
-	const u8 *p = table;
-	int err;
 
 	memset(out, 0, sizeof(*out));
-	err = subtable_walk(&madt_layout, table, len, parse_entry, &w, &sw);
-	if (err == -ENODEV)
-		return err;
-	/* §5.2.12 table 5.43: after the SDT header, u32 local APIC address, u32 flags. */
-	if (!out->lapic_override)
-		out->lapic_address = get_le32(p + 36);
-	out->flags = get_le32(p + 40);
-	out->length = sw.length;
-	out->truncated = sw.truncated;
-	out->nr_rejected = sw.nr_rejected;
-	if (err)
-		return err;
-	return out->nr_dropped ? -ENOSPC : 0;
+	return subtable_walk(&madt_layout, table, len, &w, &out->walk);
 }
 
 int madt_init(void)

@@ -275,21 +275,20 @@ static int register_spa(const struct nfit_table *t, const struct nfit_spa *spa,
  * Say why an SPA makes no region, at a level the default console shows
  * (console_loglevel prints below LOGLEVEL_DEBUG): a range of a known
  * non-pmem type (volatile, control region, virtual disk or CD...) is
- * information; an unknown GUID is a warning, printed as the GUID reads
- * (its first three fields little-endian in the table, FACTS §3.5).
+ * information; an unknown GUID is a warning, printed as the GUID reads.
  */
 static void say_not_pmem(const struct nfit_spa *spa)
 {
-	const u8 *g = spa->range_guid;
+	char guid[NFIT_GUID_TEXT_LEN];
 
 	if (spa->type != NFIT_SPA_UNKNOWN) {
 		pr_info("nfit: SPA range %u at offset %#x: %s, not a pmem region, skipped\n",
 			spa->range_index, spa->offset, nfit_spa_type_name(spa->type));
 		return;
 	}
-	pr_warn("nfit: SPA range %u at offset %#x: unknown range type %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x, skipped\n",
-		spa->range_index, spa->offset, g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8],
-		g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+	nfit_guid_text(spa->range_guid, guid);
+	pr_warn("nfit: SPA range %u at offset %#x: unknown range type %s, skipped\n",
+		spa->range_index, spa->offset, guid);
 }
 
 int nfit_register(const struct nfit_table *t, struct nd_bus *bus)
@@ -315,7 +314,7 @@ static void print_summary(const struct fw_table *at, const struct nfit_table *t)
 	pr_info("nfit: NFIT at %#llx (%u bytes): %u SPA, %u MEMDEV, %u DCR, %u IDT, %u SMBIOS, %u BDW, %u FLUSH, %s CAPS%s\n",
 		at->pa, at->length, t->nr_spa, t->nr_memdev, t->nr_dcr, t->nr_idt, t->nr_smbios,
 		t->nr_bdw, t->nr_flush, t->caps.present ? "1" : "no",
-		t->truncated ? " (walk stopped early)" : "");
+		t->walk.truncated ? " (walk stopped early)" : "");
 }
 
 /*

@@ -1,5 +1,5 @@
 /*
- * The walk over an ACPI table's type-length entries (subtable.h): the
+ * The walk over an ACPI table's type-length entries (include/subtable.h): the
  * header's signature and length (ACPI 6.4 §5.2.6), then each entry framed
  * by its type and length fields before the caller sees it. NFIT
  * (§5.2.25) and MADT (§5.2.12) differ only in what struct subtable_layout
@@ -44,8 +44,8 @@ static void name_entry(const struct subtable_layout *l, u16 type, char *buf, siz
 		snprintf(buf, size, "entry type %u", type);
 }
 
-/* The header: signature, and the end of the walk (*end). */
-static int check_header(const struct subtable_layout *l, const u8 *p, size_t len,
+/* The header: signature, its fixed part read, and the end of the walk (*end). */
+static int check_header(const struct subtable_layout *l, const u8 *p, size_t len, void *ctx,
 			struct subtable_walk *w, u32 *end)
 {
 	bool sig_ok = len >= 4 && memcmp(p, l->signature, 4) == 0;
@@ -55,6 +55,8 @@ static int check_header(const struct subtable_layout *l, const u8 *p, size_t len
 			len >= 4 && !sig_ok ? ", bad signature" : "");
 		return -ENODEV;
 	}
+	if (l->header)
+		l->header(ctx, p);
 	u32 hdr_len = get_le32(p + SDT_LENGTH_OFF);
 	if (hdr_len < l->header_len) {
 		pr_warn("%s: header length %u is shorter than the header itself\n", l->log,
@@ -115,8 +117,8 @@ static enum frame check_frame(const struct subtable_layout *l, const u8 *sub, u3
 	return FRAME_SHORT;
 }
 
-int subtable_walk(const struct subtable_layout *l, const void *table, size_t len, subtable_fn fn,
-		  void *ctx, struct subtable_walk *w)
+int subtable_walk(const struct subtable_layout *l, const void *table, size_t len, void *ctx,
+		  struct subtable_walk *w)
 {
 	const u8 *p = table;
 	struct entry e;
@@ -124,7 +126,7 @@ int subtable_walk(const struct subtable_layout *l, const void *table, size_t len
 	int err;
 
 	memset(w, 0, sizeof(*w));
-	err = check_header(l, p, MIN(len, (size_t)UINT32_MAX), w, &end);
+	err = check_header(l, p, MIN(len, (size_t)UINT32_MAX), ctx, w, &end);
 	if (err)
 		return err;
 	for (u32 off = l->header_len; off < end; off += e.length) {
@@ -133,8 +135,13 @@ int subtable_walk(const struct subtable_layout *l, const void *table, size_t len
 			w->truncated = true;
 			break;
 		}
-		if (f == FRAME_SHORT || fn(ctx, e.type, off, p + off, e.length))
+		err = f == FRAME_SHORT ? -EINVAL : l->entry(ctx, e.type, off, p + off, e.length);
+		if (err == -EINVAL)
 			w->nr_rejected++;
+		else if (err == -ENOSPC)
+			w->nr_dropped++;
 	}
-	return w->truncated || w->nr_rejected ? -EINVAL : 0;
+	if (w->truncated || w->nr_rejected)
+		return -EINVAL;
+	return w->nr_dropped ? -ENOSPC : 0;
 }

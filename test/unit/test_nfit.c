@@ -131,7 +131,7 @@ static void check_spa_line(char **tok, int n, const char *copy, const struct nfi
 	assert_int_equal(F("attr"), s->memory_mapping);
 	assert_non_null(strstr(copy, "persistent memory"));
 	assert_int_equal(s->type, NFIT_SPA_PM);
-	assert_false(s->has_cookie);
+	assert_false(s->flags & NFIT_SPA_COOKIE_VALID);
 }
 
 static void check_memdev_line(char **tok, int n, const char *copy, const struct nfit_memdev *m)
@@ -167,7 +167,7 @@ static void check_caps_line(char **tok, int n, const char *copy, const struct nf
 	assert_true(c->present);
 	assert_int_equal(F("len"), NFIT_CAPS_LEN);
 	assert_int_equal(F("highest_valid_bit"), c->highest_capability);
-	assert_int_equal(F("capabilities"), c->raw);
+	assert_int_equal(F("capabilities"), c->capabilities);
 }
 
 /* The parsed subtable of a kind at a table offset. */
@@ -426,8 +426,8 @@ static void fixture_test(void **state)
 
 	load_fixture(&fx, *state);
 	assert_int_equal(nfit_parse(fx.bin, fx.bin_len, &nt), 0);
-	assert_int_equal(nt.length, fx.bin_len);
-	assert_false(nt.truncated);
+	assert_int_equal(nt.walk.length, fx.bin_len);
+	assert_false(nt.walk.truncated);
 	check_decode(&fx);
 	boot_with_nfit(fx.bin, fx.bin_len);
 	assert_int_equal(nd_region_count(), nt.nr_spa);
@@ -473,7 +473,7 @@ static u32 tb_add(const void *sub, u32 len)
 
 static u32 add_spa(u16 index, u64 base, u64 length, const u8 *guid)
 {
-	struct acpi_nfit_spa s = {
+	struct nfit_spa s = {
 		.h = { NFIT_TYPE_SPA, NFIT_SPA_LEN }, .range_index = index,
 		.flags = NFIT_SPA_CONTROL_ONLY | NFIT_SPA_PROXIMITY_VALID, .proximity_domain = 1,
 		.address = base, .length = length, .memory_mapping = 0x8008,
@@ -485,7 +485,7 @@ static u32 add_spa(u16 index, u64 base, u64 length, const u8 *guid)
 
 static u32 add_memdev(u32 handle, u16 spa, u16 dcr, u64 size, u64 offset, u16 ways, u16 flags)
 {
-	struct acpi_nfit_memdev m = {
+	struct nfit_memdev m = {
 		.h = { NFIT_TYPE_MEMDEV, NFIT_MEMDEV_LEN }, .device_handle = handle,
 		.physical_id = (u16)(0x20 + handle), .range_index = spa, .region_index = dcr,
 		.region_size = size, .region_offset = offset, .address = 0x1000 * handle,
@@ -497,7 +497,7 @@ static u32 add_memdev(u32 handle, u16 spa, u16 dcr, u64 size, u64 offset, u16 wa
 
 static u32 add_dcr(u16 index, u32 serial, u16 len)
 {
-	struct acpi_nfit_dcr d = {
+	struct nfit_dcr d = {
 		.h = { NFIT_TYPE_DCR, len }, .region_index = index, .vendor_id = 0x8086,
 		.device_id = 1, .revision_id = 1, .serial_number = serial, .code = 0x0201,
 	};
@@ -537,7 +537,7 @@ static void nfit_zero_length_subtable_stops_walk(void **state)
 	u32 off = add_raw(NFIT_TYPE_SPA, 0, 56);
 	add_spa(4, 8 * GiB, 1 * GiB, guid_pm);
 	assert_int_equal(nfit_parse(tb.buf, tb.len, &nt), -EINVAL);
-	assert_true(nt.truncated);
+	assert_true(nt.walk.truncated);
 	assert_int_equal(nt.nr_spa, 1);
 	assert_int_equal(nt.nr_memdev, 1);
 	assert_int_equal(nt.nr_dcr, 1);
@@ -596,7 +596,7 @@ static void nfit_truncated_table(void **state)
 		free(cut);
 		assert_true(err == 0 || err == -EINVAL || err == -ENODEV);
 		assert_true(nt.nr_spa <= 2 && nt.nr_memdev <= 2 && nt.nr_dcr <= 2);
-		assert_true(nt.length <= len);
+		assert_true(nt.walk.length <= len);
 	}
 	free_fixture(&fx);
 }
@@ -667,7 +667,7 @@ static void nfit_below_minimum_stops_walk(void **state)
 		assert_int_equal(nfit_parse(tb.buf, tb.len, &nt), -EINVAL);
 		if (!host_console_has(cases[i].msg))
 			fail_msg("case %zu: no \"%s\" in: %s", i, cases[i].msg, host_console_text());
-		assert_true(nt.truncated);
+		assert_true(nt.walk.truncated);
 		assert_int_equal(nt.nr_spa, 0);
 	}
 }
@@ -719,8 +719,8 @@ static void nfit_inconsistent_subtable_rejected_walk_goes_on(void **state)
 		if (!host_console_has(cases[i].msg))
 			fail_msg("case %zu: no \"%s\" in: %s", i, cases[i].msg,
 				 host_console_text());
-		assert_false(nt.truncated);
-		assert_int_equal(nt.nr_rejected, 1);
+		assert_false(nt.walk.truncated);
+		assert_int_equal(nt.walk.nr_rejected, 1);
 		assert_int_equal(nt.nr_spa, 1); /* the good SPA after it */
 		assert_int_equal(nt.spa[0].address, 4 * GiB);
 		assert_int_equal(nt.nr_idt + nt.nr_flush, 0);
@@ -818,7 +818,7 @@ static void nfit_non_pmem_spa_one_line_each(void **state)
  */
 static void nfit_spa_64_byte_form(void **state)
 {
-	struct acpi_nfit_spa s = {
+	struct nfit_spa s = {
 		.h = { NFIT_TYPE_SPA, NFIT_SPA_COOKIE_LEN }, .range_index = 7,
 		.flags = NFIT_SPA_COOKIE_VALID, .address = 0x180000000ULL, .length = 256 * MiB,
 		.memory_mapping = 0x8008, .location_cookie = 0x1122334455667788ULL,
@@ -840,12 +840,12 @@ static void nfit_spa_64_byte_form(void **state)
 	s.address += 256 * MiB;
 	tb_add(&s, NFIT_SPA_LEN);
 	assert_int_equal(nfit_parse(tb.buf, tb.len, &nt), -EINVAL);
-	assert_int_equal(nt.nr_rejected, 2);
+	assert_int_equal(nt.walk.nr_rejected, 2);
 	assert_int_equal(nt.nr_spa, 2);
-	assert_true(nt.spa[0].has_cookie);
+	assert_true(nt.spa[0].flags & NFIT_SPA_COOKIE_VALID);
 	assert_int_equal(nt.spa[0].location_cookie, 0x1122334455667788ULL);
 	assert_int_equal(nt.spa[0].type, NFIT_SPA_PM);
-	assert_false(nt.spa[1].has_cookie);
+	assert_false(nt.spa[1].flags & NFIT_SPA_COOKIE_VALID);
 	assert_int_equal(nt.spa[1].range_index, 9);
 	assert_int_equal(nt.spa[1].address, 0x1a0000000ULL);
 	char msg[160];
@@ -885,16 +885,16 @@ static void nfit_dcr_32_byte_form(void **state)
 /* A full DCR with windows, its block data window, interleave and SMBIOS. */
 static void nfit_block_window_structures(void **state)
 {
-	struct acpi_nfit_dcr d = {
+	struct nfit_dcr d = {
 		.h = { NFIT_TYPE_DCR, NFIT_DCR_LEN }, .region_index = 5, .vendor_id = 0x8086,
 		.valid_fields = NFIT_DCR_MFG_VALID, .manufacturing_location = 0xa5,
 		.manufacturing_date = 0x1234, .serial_number = 0x01020304, .code = 0x0201,
 		.windows = 2, .window_size = 0x2000, .command_offset = 0x100, .command_size = 8,
 		.status_offset = 0x200, .status_size = 4, .flags = 1,
 	};
-	struct acpi_nfit_bdw b = {
+	struct nfit_bdw b = {
 		.h = { NFIT_TYPE_BDW, NFIT_BDW_LEN }, .region_index = 5, .windows = 2,
-		.offset = 0x1000, .size = 0x2000, .capacity = 1 * GiB, .start_address = 0x40000,
+		.window_offset = 0x1000, .size = 0x2000, .capacity = 1 * GiB, .start_address = 0x40000,
 	};
 	u8 idt[NFIT_IDT_LEN + 12] = { NFIT_TYPE_IDT, 0, sizeof(idt), 0, 9, 0, 0, 0, 3, 0, 0, 0,
 				      0, 1, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0 };
@@ -1138,7 +1138,7 @@ static void nfit_platform_capabilities(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct acpi_nfit_caps c = { .h = { NFIT_TYPE_CAPS, NFIT_CAPS_LEN },
+		struct nfit_caps c = { .h = { NFIT_TYPE_CAPS, NFIT_CAPS_LEN },
 					    .highest_capability = cases[i].highest,
 					    .capabilities = cases[i].caps };
 		tb_init();
@@ -1146,7 +1146,7 @@ static void nfit_platform_capabilities(void **state)
 		c.capabilities = 1;
 		tb_add(&c, NFIT_CAPS_LEN);	/* a second one is ignored */
 		assert_int_equal(nfit_parse(tb.buf, tb.len, &nt), -ENOSPC);
-		assert_int_equal(nt.caps.raw, cases[i].caps);
+		assert_int_equal(nt.caps.capabilities, cases[i].caps);
 		assert_int_equal(nfit_caps_persistence(&nt.caps), cases[i].want);
 	}
 	assert_true(host_console_has("nfit: second CAPS at offset 0x38 ignored"));
@@ -1162,7 +1162,7 @@ static void nfit_arrays_full(void **state)
 	add_dcr(3, 1, NFIT_DCR_SHORT_LEN);
 	assert_int_equal(nfit_parse(tb.buf, tb.len, &nt), -ENOSPC);
 	assert_int_equal(nt.nr_spa, NFIT_MAX_SPA);
-	assert_int_equal(nt.nr_dropped, 3);
+	assert_int_equal(nt.walk.nr_dropped, 3);
 	assert_int_equal(nt.nr_dcr, 1);
 	assert_true(host_console_has("nfit: more than 32 SPA subtables, the rest dropped"));
 	const char *first = strstr(host_console_text(), "more than 32 SPA");
