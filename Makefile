@@ -193,9 +193,15 @@ unit_lib = $(BUILD)/host/$(if $(filter $(1),$(CORE_UNIT_TESTS)),libcore.a,libpor
 # movnti, sfence) are unprivileged.
 UNIT_REAL_ARCH_test_persist := arch/x86_64/persist.c
 HOST_REAL_ARCH := $(sort $(foreach v,$(filter UNIT_REAL_ARCH_%,$(.VARIABLES)),$($(v))))
-unit_objs = $(patsubst %,$(BUILD)/host/%.o,$(UNIT_REAL_ARCH_$(1)))
+# Helpers some tests share (test/unit/*.c not named test_*), linked the same way.
+NFIT_TEST_HELPERS := test/unit/nfit_tests.c
+UNIT_HELPERS_test_nfit := $(NFIT_TEST_HELPERS)
+UNIT_HELPERS_test_nfit_subtables := $(NFIT_TEST_HELPERS)
+UNIT_HELPERS_test_nfit_register := $(NFIT_TEST_HELPERS)
+HOST_UNIT_HELPERS := $(sort $(foreach v,$(filter UNIT_HELPERS_%,$(.VARIABLES)),$($(v))))
+unit_objs = $(patsubst %,$(BUILD)/host/%.o,$(UNIT_REAL_ARCH_$(1)) $(UNIT_HELPERS_$(1)))
 # Objects, not intermediates: keep them between builds.
-.SECONDARY: $(patsubst %,$(BUILD)/host/%.o,$(HOST_REAL_ARCH))
+.SECONDARY: $(patsubst %,$(BUILD)/host/%.o,$(HOST_REAL_ARCH) $(HOST_UNIT_HELPERS))
 
 .SECONDEXPANSION:
 $(BUILD)/host/unit/%: test/unit/%.c $$(call unit_lib,%) $$(call unit_objs,%)
@@ -381,4 +387,4 @@ clean:
 	rm -rf $(BUILD)/efi $(BUILD)/esp $(BUILD)/BOOTX64.EFI $(BUILD)/netboot $(BUILD)/efi-cache $(BUILD)/netboot-cache
 	rm -rf $(BUILD)/bench $(BUILD)/linux/scenarios
 
--include $(KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d) $(TSAN_CORE:.o=.d) $(SCALE_CORE:.o=.d) $(BUILD)/tools/pmemk-crashcheck.d $(patsubst %,$(BUILD)/host/%.d,$(HOST_REAL_ARCH))
+-include $(KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d) $(TSAN_CORE:.o=.d) $(SCALE_CORE:.o=.d) $(BUILD)/tools/pmemk-crashcheck.d $(patsubst %,$(BUILD)/host/%.d,$(HOST_REAL_ARCH) $(HOST_UNIT_HELPERS))
