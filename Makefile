@@ -194,15 +194,21 @@ unit_lib = $(BUILD)/host/$(if $(filter $(1),$(CORE_UNIT_TESTS)),libcore.a,libpor
 # movnti, sfence) are unprivileged.
 UNIT_REAL_ARCH_test_persist := arch/x86_64/persist.c
 HOST_REAL_ARCH := $(sort $(foreach v,$(filter UNIT_REAL_ARCH_%,$(.VARIABLES)),$($(v))))
-# Tests that run shell commands link the commands' files whole: only the
-# dispatcher reaches a command (through its linker section), so the archive
-# alone would leave them out.
+# Files linked whole into one test, besides its archive: the files of the
+# commands a test runs (only the dispatcher reaches a command, through its
+# linker section, so the archive alone would leave them out), and helpers
+# some tests share (test/unit/*.c not named test_*).
 UNIT_LINK_test_shell_nvdimm := nvdimm/pfn_dev_cmds.c nvdimm/list.c nvdimm/dax_cmds.c nvdimm/pmem_cmds.c
 UNIT_LINK_test_shell_block := nvdimm/pmem_cmds.c nvdimm/memremap_cmds.c nvdimm/memmap_cmds.c \
 	nvdimm/pfn_dev_cmds.c
+NFIT_TEST_HELPERS := test/unit/nfit_tests.c
+UNIT_LINK_test_nfit := $(NFIT_TEST_HELPERS)
+UNIT_LINK_test_nfit_subtables := $(NFIT_TEST_HELPERS)
+UNIT_LINK_test_nfit_register := $(NFIT_TEST_HELPERS)
+HOST_UNIT_LINK := $(sort $(foreach v,$(filter UNIT_LINK_%,$(.VARIABLES)),$($(v))))
 unit_objs = $(patsubst %,$(BUILD)/host/%.o,$(UNIT_REAL_ARCH_$(1)) $(UNIT_LINK_$(1)))
 # Objects, not intermediates: keep them between builds.
-.SECONDARY: $(patsubst %,$(BUILD)/host/%.o,$(HOST_REAL_ARCH))
+.SECONDARY: $(patsubst %,$(BUILD)/host/%.o,$(HOST_REAL_ARCH) $(HOST_UNIT_LINK))
 
 .SECONDEXPANSION:
 $(BUILD)/host/unit/%: test/unit/%.c $$(call unit_lib,%) $$(call unit_objs,%)
@@ -391,4 +397,4 @@ clean:
 	rm -rf $(BUILD)/efi $(BUILD)/esp $(BUILD)/BOOTX64.EFI $(BUILD)/netboot $(BUILD)/efi-cache $(BUILD)/netboot-cache
 	rm -rf $(BUILD)/bench $(BUILD)/linux/scenarios
 
--include $(KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d) $(TSAN_CORE:.o=.d) $(SCALE_CORE:.o=.d) $(BUILD)/tools/pmemk-crashcheck.d $(patsubst %,$(BUILD)/host/%.d,$(HOST_REAL_ARCH))
+-include $(KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d) $(TSAN_CORE:.o=.d) $(SCALE_CORE:.o=.d) $(BUILD)/tools/pmemk-crashcheck.d $(patsubst %,$(BUILD)/host/%.d,$(HOST_REAL_ARCH) $(HOST_UNIT_LINK))

@@ -10,7 +10,7 @@
 #include "types.h"
 
 /* §5.2.5.3 Root System Description Pointer. */
-struct acpi_rsdp {
+struct rsdp {
 	char signature[8];	/* "RSD PTR " */
 	u8 checksum;		/* bytes 0-19 */
 	char oem_id[6];
@@ -22,11 +22,11 @@ struct acpi_rsdp {
 	u8 reserved[3];
 } __packed;
 
-#define ACPI_RSDP_V1_LEN 20
-#define ACPI_RSDP_V2_LEN 36
+#define RSDP_V1_LEN 20
+#define RSDP_V2_LEN 36
 
 /* §5.2.6 System Description Table Header. */
-struct acpi_table_header {
+struct sdt_header {
 	char signature[4];
 	u32 length;
 	u8 revision;
@@ -38,15 +38,15 @@ struct acpi_table_header {
 	u32 creator_revision;
 } __packed;
 
-#define ACPI_HEADER_LEN 36
+#define SDT_HEADER_LEN 36
 /* No sane table is bigger (QEMU's DSDT is 8 KiB; real ones reach ~1 MiB). */
-#define ACPI_TABLE_MAX_LEN (16 * MiB)
-#define ACPI_MAX_TABLES 64
+#define SDT_MAX_LEN (16 * MiB)
+#define FW_TABLES_MAX 64
 /* Root table entries read at most (more could not be listed anyway, unless most are bad). */
-#define ACPI_MAX_ROOT_ENTRIES (4 * ACPI_MAX_TABLES)
+#define FW_ROOT_ENTRIES_MAX (4 * FW_TABLES_MAX)
 
 /* One table listed by the root table that passed its checks. */
-struct acpi_table {
+struct fw_table {
 	char signature[5];
 	u64 pa;
 	u32 length;
@@ -55,28 +55,28 @@ struct acpi_table {
 	char oem_table_id[9];
 };
 
-struct acpi_tables {
+struct fw_tables {
 	const char *rsdp_source;	/* "multiboot2", "EFI", "BIOS"; NULL: none */
 	u64 rsdp_pa;			/* 0 when only a copy was given */
 	u8 rsdp_revision;
 	char root_signature[5];		/* "XSDT" or "RSDT" */
 	u64 root_pa;
 	u32 nr;
-	struct acpi_table table[ACPI_MAX_TABLES];
+	struct fw_table table[FW_TABLES_MAX];
 };
 
-/* What acpi_init() found. */
-extern struct acpi_tables acpi_tables;
+/* What fw_tables_init() found. */
+extern struct fw_tables fw_tables;
 
 /*
  * Make [pa, pa+len) readable through the direct map and return its address,
  * or NULL (nothing printed) when the range wraps, lies beyond the CPU's
  * physical address width or cannot be mapped.
  */
-const void *acpi_map(u64 pa, u64 len);
+const void *fw_map(u64 pa, u64 len);
 
 /* Sum of `len` bytes mod 256 (0 for a good ACPI checksum). */
-u8 acpi_checksum(const void *p, size_t len);
+u8 sdt_checksum(const void *p, size_t len);
 
 /*
  * Validate an RSDP of `len` readable bytes: signature, the v1 checksum, and
@@ -85,7 +85,7 @@ u8 acpi_checksum(const void *p, size_t len);
  * A v2 RSDP whose v2 part is bad but v1 part good is accepted as v1: *rsdp
  * then gets revision 0 and no XSDT.
  */
-int acpi_rsdp_check(const void *p, size_t len, struct acpi_rsdp *rsdp);
+int rsdp_check(const void *p, size_t len, struct rsdp *rsdp);
 
 struct boot_info;
 /*
@@ -96,34 +96,34 @@ struct boot_info;
  * before them, an address (Linux's form) is the only place looked at.
  * Fills *rsdp, *pa (0 for a copy) and *source. -ENODEV when none is found.
  */
-int acpi_find_rsdp(const struct boot_info *bi, struct acpi_rsdp *rsdp, u64 *pa,
+int rsdp_find(const struct boot_info *bi, struct rsdp *rsdp, u64 *pa,
 		   const char **source);
 
 /* The single sources, for tests. -ENODEV when the source has none. */
-int acpi_rsdp_from_efi(u64 system_table, struct acpi_rsdp *rsdp, u64 *pa);
-int acpi_rsdp_scan_bios(struct acpi_rsdp *rsdp, u64 *pa);
+int rsdp_from_efi(u64 system_table, struct rsdp *rsdp, u64 *pa);
+int rsdp_scan_bios(struct rsdp *rsdp, u64 *pa);
 
 /*
  * Map and check the table at `pa`: header first, then its length (>= 36,
- * <= ACPI_TABLE_MAX_LEN), then its checksum. Returns the mapped header, or
+ * <= SDT_MAX_LEN), then its checksum. Returns the mapped header, or
  * NULL after printing one line naming `what` and the problem.
  */
-const struct acpi_table_header *acpi_map_table(u64 pa, const char *what);
+const struct sdt_header *sdt_map(u64 pa, const char *what);
 
 /*
  * Walk the root table the RSDP names (XSDT when rev >= 2 and it is good,
  * else the RSDT) into *out; each bad entry prints one line and is skipped.
  * Returns 0, or -ENODEV when neither root table is usable.
  */
-int acpi_load_tables(const struct acpi_rsdp *rsdp, struct acpi_tables *out);
+int fw_tables_load(const struct rsdp *rsdp, struct fw_tables *out);
 
 /* The n-th (0-based) table with `sig`, or NULL. */
-const struct acpi_table *acpi_find_table(const struct acpi_tables *t, const char *sig, u32 n);
+const struct fw_table *fw_table_find(const struct fw_tables *t, const char *sig, u32 n);
 
 /* The mapped header of a listed table (checked when it was listed). */
-const struct acpi_table_header *acpi_table_header(const struct acpi_table *t);
+const struct sdt_header *fw_table_map(const struct fw_table *t);
 
-/* Find the RSDP, list the tables into acpi_tables and print them Linux-style. */
-void acpi_init(const struct boot_info *bi);
+/* Find the RSDP, list the tables into fw_tables and print them Linux-style. */
+void fw_tables_init(const struct boot_info *bi);
 
 #endif

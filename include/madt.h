@@ -8,6 +8,7 @@
 #ifndef PMEMK_MADT_H
 #define PMEMK_MADT_H
 
+#include "subtable.h"
 #include "types.h"
 
 /* §5.2.12 table 5.43: 36-byte SDT header, u32 local APIC address, u32 flags. */
@@ -54,7 +55,12 @@ struct madt_ioapic {
 };
 
 struct madt_info {
-	u32 length;		/* bytes parsed: min(header length, buffer) */
+	/*
+	 * The walk: bytes parsed (min(header length, buffer)), whether it
+	 * stopped early, entries rejected (short, bad ID, duplicate, bad
+	 * override) and good ones dropped (array full).
+	 */
+	struct subtable_walk walk;
 	u32 flags;		/* MADT_PCAT_COMPAT */
 	u64 lapic_address;	/* the header's, or the type 5 override's */
 	bool lapic_override;	/* a type 5 entry gave lapic_address */
@@ -62,16 +68,13 @@ struct madt_info {
 	u32 nr_enabled;		/* of those, with MADT_CPU_ENABLED */
 	u32 nr_ioapics;
 	u32 nr_other;		/* well framed entries of types not read */
-	u32 nr_rejected;	/* well framed but bad (ID, duplicate, short): skipped */
-	u32 nr_dropped;		/* good entries dropped because an array was full */
-	bool truncated;		/* the walk stopped before the end */
 	struct madt_cpu cpu[MADT_MAX_CPUS];
 	struct madt_ioapic ioapic[MADT_MAX_IOAPICS];
 };
 
 /*
  * Parse a MADT of `len` readable bytes into *out (its checksum is the
- * caller's: acpi_map_table checked it). Each bad entry prints one line and
+ * caller's: sdt_map checked it). Each bad entry prints one line and
  * is skipped; framing that leaves no way to the next entry stops the walk
  * with one line, keeping what came before. Returns 0; -ENODEV when it is
  * not a MADT (signature, or shorter than its header); -EINVAL when an entry
@@ -86,7 +89,7 @@ const struct madt_cpu *madt_find_cpu(const struct madt_info *m, u32 apic_id);
 extern struct madt_info madt;
 
 /*
- * Parse the first MADT of acpi_tables into `madt` and print one summary
+ * Parse the first MADT of fw_tables into `madt` and print one summary
  * line. Returns 0, or -ENODEV when there is none (one line printed: the
  * machine then runs on the boot CPU alone).
  */

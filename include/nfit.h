@@ -1,13 +1,15 @@
 /*
- * The NVDIMM Firmware Interface Table (ACPI 6.4 §5.2.25): on-table layouts
- * of every subtable type 0-7 and the parsed form the rest of the kernel
- * uses. nfit_parse() is a pure function of the bytes it is given (no
- * mapping, no heap), so the host tests and the fuzzer run it as is.
+ * The NVDIMM Firmware Interface Table (ACPI 6.4 §5.2.25): every subtable
+ * type 0-7, each one struct that is both its on-table layout and the
+ * parsed form the rest of the kernel uses. nfit_parse() is a pure function
+ * of the bytes it is given (no mapping, no heap), so the host tests and
+ * the fuzzer run it as is.
  */
 #ifndef PMEMK_NFIT_H
 #define PMEMK_NFIT_H
 
 #include "nvdimm.h"
+#include "subtable.h"
 #include "types.h"
 
 /* §5.2.25: 36-byte SDT header + 4 reserved bytes; subtables follow. */
@@ -31,143 +33,6 @@ struct nfit_sub_header {
 	u16 type;
 	u16 length;
 } __packed;
-
-/* §5.2.25.2 System Physical Address (SPA) Range Structure: 56 bytes, 64 with the cookie. */
-struct acpi_nfit_spa {
-	struct nfit_sub_header h;
-	u16 range_index;
-	u16 flags;
-	u32 reserved;
-	u32 proximity_domain;
-	u8 range_guid[16];
-	u64 address;
-	u64 length;
-	u64 memory_mapping;
-	u64 location_cookie;	/* only when NFIT_SPA_COOKIE_VALID */
-} __packed;
-
-#define NFIT_SPA_LEN 56
-#define NFIT_SPA_COOKIE_LEN 64
-#define NFIT_SPA_CONTROL_ONLY (1 << 0)	/* for hot add / online only */
-#define NFIT_SPA_PROXIMITY_VALID (1 << 1)
-#define NFIT_SPA_COOKIE_VALID (1 << 2)	/* ACPI 6.4: location cookie present */
-
-/* §5.2.25.3 NVDIMM Region Mapping Structure (memory device to SPA range map). */
-struct acpi_nfit_memdev {
-	struct nfit_sub_header h;
-	u32 device_handle;
-	u16 physical_id;
-	u16 region_id;
-	u16 range_index;
-	u16 region_index;	/* NVDIMM Control Region Structure Index */
-	u64 region_size;
-	u64 region_offset;
-	u64 address;		/* DPA of the region */
-	u16 interleave_index;
-	u16 interleave_ways;
-	u16 flags;
-	u16 reserved;
-} __packed;
-
-#define NFIT_MEMDEV_LEN 48
-/* NVDIMM State Flags, §5.2.25.3 table 5.134. */
-#define NFIT_MEM_SAVE_FAILED (1 << 0)
-#define NFIT_MEM_RESTORE_FAILED (1 << 1)
-#define NFIT_MEM_FLUSH_FAILED (1 << 2)
-#define NFIT_MEM_NOT_ARMED (1 << 3)	/* writes may not persist: read-only */
-#define NFIT_MEM_HEALTH_OBSERVED (1 << 4)
-#define NFIT_MEM_HEALTH_ENABLED (1 << 5)
-#define NFIT_MEM_MAP_FAILED (1 << 6)
-
-/* §5.2.25.4 Interleave Structure: 16 bytes + 4 per line. */
-struct acpi_nfit_idt {
-	struct nfit_sub_header h;
-	u16 interleave_index;
-	u16 reserved;
-	u32 line_count;
-	u32 line_size;
-	/* u32 line_offset[line_count] follows */
-} __packed;
-
-#define NFIT_IDT_LEN 16
-
-/* §5.2.25.5 SMBIOS Management Information Structure: 8 bytes + data. */
-struct acpi_nfit_smbios {
-	struct nfit_sub_header h;
-	u32 reserved;
-	/* SMBIOS table data follows */
-} __packed;
-
-#define NFIT_SMBIOS_LEN 8
-
-/* §5.2.25.6 NVDIMM Control Region Structure: 80 bytes, or 32 with no windows. */
-struct acpi_nfit_dcr {
-	struct nfit_sub_header h;
-	u16 region_index;
-	u16 vendor_id;
-	u16 device_id;
-	u16 revision_id;
-	u16 subsystem_vendor_id;
-	u16 subsystem_device_id;
-	u16 subsystem_revision_id;
-	u8 valid_fields;
-	u8 manufacturing_location;
-	u16 manufacturing_date;
-	u8 reserved[2];
-	u32 serial_number;
-	u16 code;		/* Region Format Interface Code */
-	u16 windows;		/* Number of Block Control Windows */
-	/* the 32-byte form ends here */
-	u64 window_size;
-	u64 command_offset;
-	u64 command_size;
-	u64 status_offset;
-	u64 status_size;
-	u16 flags;
-	u8 reserved1[6];
-} __packed;
-
-#define NFIT_DCR_LEN 80
-#define NFIT_DCR_SHORT_LEN 32
-#define NFIT_DCR_MFG_VALID (1 << 0)	/* manufacturing location/date valid */
-
-/* §5.2.25.7 NVDIMM Block Data Window Region Structure: 40 bytes. */
-struct acpi_nfit_bdw {
-	struct nfit_sub_header h;
-	u16 region_index;
-	u16 windows;
-	u64 offset;
-	u64 size;
-	u64 capacity;
-	u64 start_address;
-} __packed;
-
-#define NFIT_BDW_LEN 40
-
-/* §5.2.25.8 Flush Hint Address Structure: 16 bytes + 8 per hint. */
-struct acpi_nfit_flush {
-	struct nfit_sub_header h;
-	u32 device_handle;
-	u16 hint_count;
-	u8 reserved[6];
-	/* u64 hint_address[hint_count] follows */
-} __packed;
-
-#define NFIT_FLUSH_LEN 16
-
-/* §5.2.25.9 Platform Capabilities Structure: 16 bytes (ACPI 6.2+). */
-struct acpi_nfit_caps {
-	struct nfit_sub_header h;
-	u8 highest_capability;
-	u8 reserved[3];
-	u32 capabilities;
-	u32 reserved2;
-} __packed;
-
-#define NFIT_CAPS_LEN 16
-#define NFIT_CAP_CACHE_FLUSH (1 << 0)	/* CPU caches are in the persistence domain */
-#define NFIT_CAP_MEM_FLUSH (1 << 1)	/* the memory controller is (ADR) */
-#define NFIT_CAP_MEM_MIRRORING (1 << 2)
 
 /* The Address Range Type GUIDs of §5.2.25.2 table 5.133 (FACTS §3.5). */
 enum nfit_spa_type {
@@ -193,108 +58,202 @@ enum nfit_spa_type {
 #define NFIT_MAX_FLUSH 64
 #define NFIT_MAX_FLUSH_HINTS 16
 
-/* Parsed forms: the table's fields, host-endian, plus where each came from. */
+/*
+ * Each subtable type has one struct, the on-table layout and the parsed
+ * form at once: first the subtable's own bytes as §5.2.25 lays them out
+ * (packed, little-endian as on x86-64), which nfit_parse() copies in one
+ * piece (a shorter form reads as zero past its length); then, from
+ * `offset` on, what pmemk adds. The asserts after each pin the table part
+ * to the spec's length. The tests build tables from the same structs,
+ * copying their first NFIT_*_LEN bytes.
+ */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "NFIT fields are copied as they are");
+
+/* §5.2.25.2 System Physical Address (SPA) Range Structure: 56 bytes, 64 with the cookie. */
+#define NFIT_SPA_LEN 56
+#define NFIT_SPA_COOKIE_LEN 64
 struct nfit_spa {
+	struct __packed {
+		struct nfit_sub_header h;
+		u16 range_index;
+		u16 flags;
+		u32 reserved;
+		u32 proximity_domain;
+		u8 range_guid[16];	/* table byte order */
+		u64 address;
+		u64 length;
+		u64 memory_mapping;
+		u64 location_cookie;	/* only with NFIT_SPA_COOKIE_VALID (64 bytes) */
+	};
 	u32 offset;		/* of the subtable in the NFIT */
-	u16 range_index;
-	u16 flags;
-	u32 proximity_domain;
-	u8 range_guid[16];
-	enum nfit_spa_type type;
-	u64 address;
-	u64 length;
-	u64 memory_mapping;
-	bool has_cookie;
-	u64 location_cookie;
+	enum nfit_spa_type type;	/* from range_guid */
 };
+_Static_assert(offsetof(struct nfit_spa, offset) == NFIT_SPA_COOKIE_LEN, "SPA layout");
 
+#define NFIT_SPA_CONTROL_ONLY (1 << 0)	/* for hot add / online only */
+#define NFIT_SPA_PROXIMITY_VALID (1 << 1)
+#define NFIT_SPA_COOKIE_VALID (1 << 2)	/* ACPI 6.4: location cookie present */
+
+/* §5.2.25.3 NVDIMM Region Mapping Structure (memory device to SPA range map). */
+#define NFIT_MEMDEV_LEN 48
 struct nfit_memdev {
+	struct __packed {
+		struct nfit_sub_header h;
+		u32 device_handle;
+		u16 physical_id;
+		u16 region_id;
+		u16 range_index;
+		u16 region_index;	/* NVDIMM Control Region Structure Index */
+		u64 region_size;
+		u64 region_offset;
+		u64 address;		/* DPA of the region */
+		u16 interleave_index;
+		u16 interleave_ways;
+		u16 flags;
+		u16 reserved;
+	};
 	u32 offset;
-	u32 device_handle;
-	u16 physical_id;
-	u16 region_id;
-	u16 range_index;
-	u16 region_index;
-	u64 region_size;
-	u64 region_offset;
-	u64 address;
-	u16 interleave_index;
-	u16 interleave_ways;
-	u16 flags;
 };
+_Static_assert(offsetof(struct nfit_memdev, offset) == NFIT_MEMDEV_LEN, "MEMDEV layout");
 
+/* NVDIMM State Flags, §5.2.25.3 table 5.134. */
+#define NFIT_MEM_SAVE_FAILED (1 << 0)
+#define NFIT_MEM_RESTORE_FAILED (1 << 1)
+#define NFIT_MEM_FLUSH_FAILED (1 << 2)
+#define NFIT_MEM_NOT_ARMED (1 << 3)	/* writes may not persist: read-only */
+#define NFIT_MEM_HEALTH_OBSERVED (1 << 4)
+#define NFIT_MEM_HEALTH_ENABLED (1 << 5)
+#define NFIT_MEM_MAP_FAILED (1 << 6)
+
+/* §5.2.25.4 Interleave Structure: 16 bytes + 4 per line. */
+#define NFIT_IDT_LEN 16
 struct nfit_idt {
+	struct __packed {
+		struct nfit_sub_header h;
+		u16 interleave_index;
+		u16 reserved;
+		u32 line_count;		/* as the table says; line_offset keeps the first */
+		u32 line_size;
+		/* u32 line_offset[line_count] follows */
+	};
 	u32 offset;
-	u16 interleave_index;
-	u32 line_count;		/* as the table says; line_offset keeps the first ones */
-	u32 line_size;
 	u32 line_offset[NFIT_MAX_IDT_LINES];
 };
+_Static_assert(offsetof(struct nfit_idt, offset) == NFIT_IDT_LEN, "IDT layout");
 
+/* §5.2.25.5 SMBIOS Management Information Structure: 8 bytes + data. */
+#define NFIT_SMBIOS_LEN 8
 struct nfit_smbios {
+	struct __packed {
+		struct nfit_sub_header h;
+		u32 reserved;
+		/* SMBIOS table data follows */
+	};
 	u32 offset;
 	u32 data_offset;	/* of the SMBIOS data in the NFIT */
 	u32 data_length;
 };
+_Static_assert(offsetof(struct nfit_smbios, offset) == NFIT_SMBIOS_LEN, "SMBIOS layout");
 
+/* §5.2.25.6 NVDIMM Control Region Structure: 80 bytes, or 32 with no windows. */
+#define NFIT_DCR_LEN 80
+#define NFIT_DCR_SHORT_LEN 32
 struct nfit_dcr {
+	struct __packed {
+		struct nfit_sub_header h;
+		u16 region_index;
+		u16 vendor_id;
+		u16 device_id;
+		u16 revision_id;
+		u16 subsystem_vendor_id;
+		u16 subsystem_device_id;
+		u16 subsystem_revision_id;
+		u8 valid_fields;
+		u8 manufacturing_location;
+		u16 manufacturing_date;
+		u8 reserved[2];
+		u32 serial_number;
+		u16 code;	/* Region Format Interface Code */
+		u16 windows;	/* Number of Block Control Windows */
+		/* the 32-byte form ends here */
+		u64 window_size;
+		u64 command_offset;
+		u64 command_size;
+		u64 status_offset;
+		u64 status_size;
+		u16 flags;
+		u8 reserved1[6];
+	};
 	u32 offset;
-	u16 length;		/* 80, or 32 for the short form */
-	u16 region_index;
-	u16 vendor_id;
-	u16 device_id;
-	u16 revision_id;
-	u16 subsystem_vendor_id;
-	u16 subsystem_device_id;
-	u16 subsystem_revision_id;
-	u8 valid_fields;
-	u8 manufacturing_location;
-	u16 manufacturing_date;
-	u32 serial_number;
-	u16 code;
-	u16 windows;
-	u64 window_size;
-	u64 command_offset;
-	u64 command_size;
-	u64 status_offset;
-	u64 status_size;
-	u16 flags;
+	u16 length;		/* the form: 80, or 32 for the short one */
 };
+_Static_assert(offsetof(struct nfit_dcr, offset) == NFIT_DCR_LEN, "DCR layout");
 
+#define NFIT_DCR_MFG_VALID (1 << 0)	/* manufacturing location/date valid */
+
+/* §5.2.25.7 NVDIMM Block Data Window Region Structure: 40 bytes. */
+#define NFIT_BDW_LEN 40
 struct nfit_bdw {
+	struct __packed {
+		struct nfit_sub_header h;
+		u16 region_index;
+		u16 windows;
+		u64 window_offset;	/* Block Data Window Start Offset */
+		u64 size;
+		u64 capacity;
+		u64 start_address;
+	};
 	u32 offset;
-	u16 region_index;
-	u16 windows;
-	u64 window_offset;
-	u64 size;
-	u64 capacity;
-	u64 start_address;
 };
+_Static_assert(offsetof(struct nfit_bdw, offset) == NFIT_BDW_LEN, "BDW layout");
 
+/* §5.2.25.8 Flush Hint Address Structure: 16 bytes + 8 per hint. */
+#define NFIT_FLUSH_LEN 16
 struct nfit_flush {
+	struct __packed {
+		struct nfit_sub_header h;
+		u32 device_handle;
+		u16 hint_count;		/* as the table says; hint keeps the first ones */
+		u8 reserved[6];
+		/* u64 hint_address[hint_count] follows */
+	};
 	u32 offset;
-	u32 device_handle;
-	u16 hint_count;		/* as the table says; hint keeps the first ones */
 	u64 hint[NFIT_MAX_FLUSH_HINTS];
 };
+_Static_assert(offsetof(struct nfit_flush, offset) == NFIT_FLUSH_LEN, "FLUSH layout");
 
+/* §5.2.25.9 Platform Capabilities Structure: 16 bytes (ACPI 6.2+). */
+#define NFIT_CAPS_LEN 16
 struct nfit_caps {
+	struct __packed {
+		struct nfit_sub_header h;
+		u8 highest_capability;
+		u8 reserved[3];
+		u32 capabilities;	/* as in the table */
+		u32 reserved2;
+	};
+	u32 offset;
 	bool present;
-	u8 highest_capability;
-	u32 raw;		/* as in the table */
-	u32 capabilities;	/* masked to the bits at or below highest_capability */
+	u32 valid;		/* capabilities, only the bits up to highest_capability */
 };
+_Static_assert(offsetof(struct nfit_caps, offset) == NFIT_CAPS_LEN, "CAPS layout");
+
+#define NFIT_CAP_CACHE_FLUSH (1 << 0)	/* CPU caches are in the persistence domain */
+#define NFIT_CAP_MEM_FLUSH (1 << 1)	/* the memory controller is (ADR) */
+#define NFIT_CAP_MEM_MIRRORING (1 << 2)
 
 struct nfit_table {
-	u32 length;		/* bytes parsed: min(header length, buffer) */
+	/*
+	 * The walk: bytes parsed (min(header length, buffer)), whether it
+	 * stopped early, subtables rejected (inconsistent with their own
+	 * flags or counts) and valid ones dropped (an array full).
+	 */
+	struct subtable_walk walk;
 	u8 revision;
 	char oem_id[7];
 	char oem_table_id[9];
 	u32 nr_spa, nr_memdev, nr_idt, nr_smbios, nr_dcr, nr_bdw, nr_flush;
 	u32 nr_unknown;		/* subtables of types > 7, skipped by length */
-	u32 nr_rejected; /* well framed but inconsistent (flags, counts): skipped */
-	u32 nr_dropped;		/* valid subtables dropped because an array was full */
-	bool truncated;		/* the walk stopped before the end */
 	struct nfit_spa spa[NFIT_MAX_SPA];
 	struct nfit_memdev memdev[NFIT_MAX_MEMDEV];
 	struct nfit_idt idt[NFIT_MAX_IDT];
@@ -313,17 +272,26 @@ struct nfit_table {
  *  -ENODEV   not an NFIT (signature) or shorter than its 40-byte header:
  *            nothing parsed;
  *  -EINVAL   a subtable with length 0, below its type's minimum or running
- *            past the end stopped the walk (out->truncated); everything
- *            before it is kept; or out->nr_rejected subtables were well
+ *            past the end stopped the walk (out->walk.truncated); everything
+ *            before it is kept; or out->walk.nr_rejected subtables were well
  *            framed but disagreed with their own flags or counts (an SPA
  *            not 56 bytes, or 64 with the location cookie; an interleave
  *            with 0 lines or too short for them; a DCR with windows in 32
  *            bytes; flush hints past the length): those alone are skipped;
- *  -ENOSPC   an array was full: out->nr_dropped valid subtables dropped,
+ *  -ENOSPC   an array was full: out->walk.nr_dropped valid subtables dropped,
  *            the rest parsed.
  * -EINVAL wins over -ENOSPC when both happen.
  */
 int nfit_parse(const void *table, size_t len, struct nfit_table *out);
+
+/* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" and its NUL. */
+#define NFIT_GUID_TEXT_LEN 37
+
+/*
+ * A GUID in table byte order as the spec writes it, lower case: its first
+ * three fields are little-endian in the table (FACTS §3.5).
+ */
+void nfit_guid_text(const u8 guid[16], char text[NFIT_GUID_TEXT_LEN]);
 
 /* The range type for a GUID in table byte order (FACTS §3.5). */
 enum nfit_spa_type nfit_spa_type_from_guid(const u8 guid[16]);
@@ -353,7 +321,7 @@ int nfit_register(const struct nfit_table *t, struct nd_bus *bus);
 u32 nfit_dimm_flags(u16 memdev_flags);
 
 /*
- * The NFIT provider, run by kmain after acpi_init(): parse every NFIT found,
+ * The NFIT provider, run by kmain after fw_tables_init(): parse every NFIT found,
  * register a bus for each and its DIMMs and regions. A table with a DIMM
  * handle an earlier table registered is refused whole, with one line (the
  * first wins, as Linux reads only the first). Returns regions added.

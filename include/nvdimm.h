@@ -68,12 +68,10 @@ struct nvdimm {
 	u32 handle;		/* NFIT device handle (_ADR) */
 	u16 phys_id;		/* SMBIOS type-17 handle */
 	bool has_dcr;		/* the fields below come from a control region */
-	u16 vendor_id, device_id, revision_id;
-	u16 subsystem_vendor_id, subsystem_device_id, subsystem_revision_id;
-	u8 valid_fields, manufacturing_location;
+	u16 vendor_id;		/* with the next three: the interleave-set cookie's */
+	u8 manufacturing_location;
 	u16 manufacturing_date;
 	u32 serial;
-	u16 format_code;
 	char unique_id[24];	/* Linux's "vvvv-ssssssss" (empty without a DCR) */
 	u32 flags;		/* enum nd_dimm_flags */
 	u32 nr_flush_hints;

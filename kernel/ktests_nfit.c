@@ -16,14 +16,14 @@
 #include "nvdimm.h"
 #include "printk.h"
 
-KTEST(acpi_listed_tables_check_out)
+KTEST(fw_tables_listed_check_out)
 {
-	for (u32 i = 0; i < acpi_tables.nr; i++) {
-		const struct acpi_table *t = &acpi_tables.table[i];
-		const struct acpi_table_header *h = acpi_table_header(t);
+	for (u32 i = 0; i < fw_tables.nr; i++) {
+		const struct fw_table *t = &fw_tables.table[i];
+		const struct sdt_header *h = fw_table_map(t);
 		KT_ASSERT(h != NULL);
 		KT_EXPECT_EQ(h->length, t->length);
-		KT_EXPECT_EQ(acpi_checksum(h, h->length), 0);
+		KT_EXPECT_EQ(sdt_checksum(h, h->length), 0);
 		KT_EXPECT_EQ(memcmp(h->signature, t->signature, 4), 0);
 	}
 }
@@ -32,13 +32,13 @@ KTEST(acpi_listed_tables_check_out)
 static bool nfit_has_range(u64 start, u64 size)
 {
 	static struct nfit_table t;	/* too big for the stack */
-	const struct acpi_table *at;
+	const struct fw_table *at;
 	int loglevel = console_loglevel;
 
-	for (u32 n = 0; (at = acpi_find_table(&acpi_tables, "NFIT", n)); n++) {
+	for (u32 n = 0; (at = fw_table_find(&fw_tables, "NFIT", n)); n++) {
 		/* Its complaints were printed at boot already. */
 		console_loglevel = LOGLEVEL_WARNING;
-		nfit_parse(acpi_table_header(at), at->length, &t);
+		nfit_parse(fw_table_map(at), at->length, &t);
 		console_loglevel = loglevel;
 		for (u32 i = 0; i < t.nr_spa; i++)
 			if (t.spa[i].type == NFIT_SPA_PM && t.spa[i].address == start &&

@@ -180,7 +180,7 @@ void kmain(const struct boot_info *bi)
 	 * nvdimm core, the NFIT first (it owns the ranges it describes), then
 	 * e820 for the pmem it does not cover; then the regions are published.
 	 */
-	acpi_init(bi);
+	fw_tables_init(bi);
 	/* The other CPUs: listed by the MADT, started, parked (nothing runs on them yet). */
 	madt_init();
 	smp_init(bi);

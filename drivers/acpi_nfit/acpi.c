@@ -1,7 +1,7 @@
 /*
  * ACPI tables (ACPI 6.4 §5.2.6-5.2.8): map and check each table, walk the
  * XSDT (RSDT when there is no usable XSDT) and list every good table in
- * acpi_tables. A bad table prints one line and is skipped.
+ * fw_tables. A bad table prints one line and is skipped.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,9 +13,9 @@
 #include "direct_map.h"
 #include "printk.h"
 
-struct acpi_tables acpi_tables;
+struct fw_tables fw_tables;
 
-u8 acpi_checksum(const void *p, size_t len)
+u8 sdt_checksum(const void *p, size_t len)
 {
 	const u8 *b = p;
 	u8 sum = 0;
@@ -33,7 +33,7 @@ static u64 phys_limit(void)
 	return 1ULL << MIN(bits, 52U);
 }
 
-const void *acpi_map(u64 pa, u64 len)
+const void *fw_map(u64 pa, u64 len)
 {
 	if (pa + len < pa || pa + len > phys_limit())
 		return NULL;
@@ -50,9 +50,9 @@ static void sig_text(char out[5], const char sig[4])
 	out[4] = 0;
 }
 
-const struct acpi_table_header *acpi_map_table(u64 pa, const char *what)
+const struct sdt_header *sdt_map(u64 pa, const char *what)
 {
-	const struct acpi_table_header *h = pa ? acpi_map(pa, ACPI_HEADER_LEN) : NULL;
+	const struct sdt_header *h = pa ? fw_map(pa, SDT_HEADER_LEN) : NULL;
 	char sig[5];
 
 	if (!pa) {
@@ -65,17 +65,17 @@ const struct acpi_table_header *acpi_map_table(u64 pa, const char *what)
 	}
 	sig_text(sig, h->signature);
 	u32 len = h->length;
-	if (len < ACPI_HEADER_LEN || len > ACPI_TABLE_MAX_LEN) {
+	if (len < SDT_HEADER_LEN || len > SDT_MAX_LEN) {
 		pr_warn("ACPI: %s %s at %#llx: length %u out of range, skipped\n", what, sig, pa,
 			len);
 		return NULL;
 	}
-	if (!acpi_map(pa, len)) {
+	if (!fw_map(pa, len)) {
 		pr_warn("ACPI: %s %s at %#llx: %u bytes cannot be mapped, skipped\n", what, sig, pa,
 			len);
 		return NULL;
 	}
-	u8 sum = acpi_checksum(h, len);
+	u8 sum = sdt_checksum(h, len);
 	if (sum) {
 		pr_warn("ACPI: %s %s at %#llx: bad checksum (sum %#x), skipped\n", what, sig, pa,
 			sum);
@@ -85,9 +85,9 @@ const struct acpi_table_header *acpi_map_table(u64 pa, const char *what)
 }
 
 /* The root table at pa if it maps, checks and carries `sig`. */
-static const struct acpi_table_header *map_root(u64 pa, const char *sig)
+static const struct sdt_header *map_root(u64 pa, const char *sig)
 {
-	const struct acpi_table_header *h = acpi_map_table(pa, sig);
+	const struct sdt_header *h = sdt_map(pa, sig);
 
 	if (h && memcmp(h->signature, sig, 4) != 0) {
 		char found[5];
@@ -98,9 +98,9 @@ static const struct acpi_table_header *map_root(u64 pa, const char *sig)
 	return h;
 }
 
-static void list_table(struct acpi_tables *out, u64 pa, const struct acpi_table_header *h)
+static void list_table(struct fw_tables *out, u64 pa, const struct sdt_header *h)
 {
-	struct acpi_table *t = &out->table[out->nr++];
+	struct fw_table *t = &out->table[out->nr++];
 
 	memset(t, 0, sizeof(*t));
 	memcpy(t->signature, h->signature, 4);
@@ -116,7 +116,7 @@ static void list_table(struct acpi_tables *out, u64 pa, const struct acpi_table_
  * listed twice would otherwise be parsed twice: its DIMMs registered twice
  * under one handle) is skipped with one line.
  */
-static bool listed_before(const struct acpi_tables *out, u64 pa, const char *what)
+static bool listed_before(const struct fw_tables *out, u64 pa, const char *what)
 {
 	if (pa == out->root_pa) {
 		pr_warn("ACPI: %s at %#llx is the %s itself, skipped\n", what, pa,
@@ -134,42 +134,42 @@ static bool listed_before(const struct acpi_tables *out, u64 pa, const char *wha
 }
 
 /* Every entry of the root table (§5.2.7 RSDT: u32, §5.2.8 XSDT: unaligned u64). */
-static void walk_root(const struct acpi_table_header *root, u32 entry_size,
-		      struct acpi_tables *out)
+static void walk_root(const struct sdt_header *root, u32 entry_size,
+		      struct fw_tables *out)
 {
-	const u8 *entries = (const u8 *)root + ACPI_HEADER_LEN;
-	u32 n = (root->length - ACPI_HEADER_LEN) / entry_size;
+	const u8 *entries = (const u8 *)root + SDT_HEADER_LEN;
+	u32 n = (root->length - SDT_HEADER_LEN) / entry_size;
 	char what[32];
 
-	if ((root->length - ACPI_HEADER_LEN) % entry_size)
+	if ((root->length - SDT_HEADER_LEN) % entry_size)
 		pr_warn("ACPI: %s length %u is not a whole number of entries, tail ignored\n",
 			out->root_signature, root->length);
 	/* Each bad entry prints a line: a corrupt root must not flood the console. */
-	if (n > ACPI_MAX_ROOT_ENTRIES) {
+	if (n > FW_ROOT_ENTRIES_MAX) {
 		pr_warn("ACPI: %s has %u entries, only the first %d are read\n",
-			out->root_signature, n, ACPI_MAX_ROOT_ENTRIES);
-		n = ACPI_MAX_ROOT_ENTRIES;
+			out->root_signature, n, FW_ROOT_ENTRIES_MAX);
+		n = FW_ROOT_ENTRIES_MAX;
 	}
 	for (u32 i = 0; i < n; i++) {
 		u64 pa = 0;
 		memcpy(&pa, entries + (size_t)i * entry_size, entry_size);
-		if (out->nr >= ACPI_MAX_TABLES) {
+		if (out->nr >= FW_TABLES_MAX) {
 			pr_warn("ACPI: more than %d tables, the last %u ignored\n",
-				ACPI_MAX_TABLES, n - i);
+				FW_TABLES_MAX, n - i);
 			break;
 		}
 		snprintf(what, sizeof(what), "%s entry %u", out->root_signature, i);
 		if (pa && listed_before(out, pa, what))
 			continue;
-		const struct acpi_table_header *h = acpi_map_table(pa, what);
+		const struct sdt_header *h = sdt_map(pa, what);
 		if (h)
 			list_table(out, pa, h);
 	}
 }
 
-int acpi_load_tables(const struct acpi_rsdp *rsdp, struct acpi_tables *out)
+int fw_tables_load(const struct rsdp *rsdp, struct fw_tables *out)
 {
-	const struct acpi_table_header *root = NULL;
+	const struct sdt_header *root = NULL;
 	u32 entry_size = 8;
 
 	out->nr = 0;
@@ -194,7 +194,7 @@ int acpi_load_tables(const struct acpi_rsdp *rsdp, struct acpi_tables *out)
 	return 0;
 }
 
-const struct acpi_table *acpi_find_table(const struct acpi_tables *t, const char *sig, u32 n)
+const struct fw_table *fw_table_find(const struct fw_tables *t, const char *sig, u32 n)
 {
 	for (u32 i = 0; i < t->nr; i++)
 		if (memcmp(t->table[i].signature, sig, 4) == 0 && n-- == 0)
@@ -202,16 +202,16 @@ const struct acpi_table *acpi_find_table(const struct acpi_tables *t, const char
 	return NULL;
 }
 
-const struct acpi_table_header *acpi_table_header(const struct acpi_table *t)
+const struct sdt_header *fw_table_map(const struct fw_table *t)
 {
-	return acpi_map(t->pa, t->length);
+	return fw_map(t->pa, t->length);
 }
 
 /*
  * Linux's line:
  * "ACPI: NFIT 0x000000007FFE1A25 0000E0 (v01 BOCHS  BXPC     00000001 BXPC 00000001)"
  */
-static void print_table(u64 pa, const struct acpi_table_header *h)
+static void print_table(u64 pa, const struct sdt_header *h)
 {
 	char sig[5];
 
@@ -221,9 +221,9 @@ static void print_table(u64 pa, const struct acpi_table_header *h)
 		h->creator_revision);
 }
 
-static void print_rsdp(const struct acpi_tables *t, const struct acpi_rsdp *rsdp)
+static void print_rsdp(const struct fw_tables *t, const struct rsdp *rsdp)
 {
-	u32 len = rsdp->revision >= 2 ? rsdp->length : ACPI_RSDP_V1_LEN;
+	u32 len = rsdp->revision >= 2 ? rsdp->length : RSDP_V1_LEN;
 
 	if (t->rsdp_pa)
 		pr_info("ACPI: RSDP 0x%016llX %06X (v%02u %-6.6s) from %s\n", t->rsdp_pa, len,
@@ -233,23 +233,23 @@ static void print_rsdp(const struct acpi_tables *t, const struct acpi_rsdp *rsdp
 			rsdp->revision, rsdp->oem_id);
 }
 
-void acpi_init(const struct boot_info *bi)
+void fw_tables_init(const struct boot_info *bi)
 {
-	struct acpi_tables *t = &acpi_tables;
-	struct acpi_rsdp rsdp;
+	struct fw_tables *t = &fw_tables;
+	struct rsdp rsdp;
 
 	memset(t, 0, sizeof(*t));
-	if (acpi_find_rsdp(bi, &rsdp, &t->rsdp_pa, &t->rsdp_source)) {
+	if (rsdp_find(bi, &rsdp, &t->rsdp_pa, &t->rsdp_source)) {
 		pr_warn("ACPI: no RSDP found: no NFIT, pmem from e820 only\n");
 		return;
 	}
 	t->rsdp_revision = rsdp.revision;
 	print_rsdp(t, &rsdp);
-	if (acpi_load_tables(&rsdp, t)) {
+	if (fw_tables_load(&rsdp, t)) {
 		pr_warn("ACPI: no usable RSDT or XSDT: no NFIT, pmem from e820 only\n");
 		return;
 	}
-	print_table(t->root_pa, acpi_map(t->root_pa, ACPI_HEADER_LEN));
+	print_table(t->root_pa, fw_map(t->root_pa, SDT_HEADER_LEN));
 	for (u32 i = 0; i < t->nr; i++)
-		print_table(t->table[i].pa, acpi_table_header(&t->table[i]));
+		print_table(t->table[i].pa, fw_table_map(&t->table[i]));
 }

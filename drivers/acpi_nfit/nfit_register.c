@@ -51,37 +51,27 @@ static void collect_handles(const struct nfit_table *t, struct dimm_map *m)
 }
 
 /*
- * Linux's nfit "id": vendor and serial as big-endian numbers, with the
- * manufacturing location and date when the DCR says they are valid.
+ * What the core keeps of a DIMM's control region (§5.2.25.6): vendor,
+ * serial, manufacturing location and date (for the interleave-set cookie)
+ * and Linux's nfit "id": vendor and serial as big-endian numbers, with the
+ * location and date when the DCR says they are valid.
  */
-static void format_unique_id(struct nvdimm *d)
-{
-	unsigned int vendor = __builtin_bswap16(d->vendor_id);
-	unsigned long serial = __builtin_bswap32(d->serial);
-
-	if (d->valid_fields & NFIT_DCR_MFG_VALID)
-		snprintf(d->unique_id, sizeof(d->unique_id), "%04x-%02x-%04x-%08lx", vendor,
-			 d->manufacturing_location,
-			 (unsigned int)__builtin_bswap16(d->manufacturing_date), serial);
-	else
-		snprintf(d->unique_id, sizeof(d->unique_id), "%04x-%08lx", vendor, serial);
-}
-
 static void set_dcr(struct nvdimm *d, const struct nfit_dcr *dcr)
 {
+	unsigned int vendor = __builtin_bswap16(dcr->vendor_id);
+	unsigned long serial = __builtin_bswap32(dcr->serial_number);
+
 	d->has_dcr = true;
 	d->vendor_id = dcr->vendor_id;
-	d->device_id = dcr->device_id;
-	d->revision_id = dcr->revision_id;
-	d->subsystem_vendor_id = dcr->subsystem_vendor_id;
-	d->subsystem_device_id = dcr->subsystem_device_id;
-	d->subsystem_revision_id = dcr->subsystem_revision_id;
-	d->valid_fields = dcr->valid_fields;
+	d->serial = dcr->serial_number;
 	d->manufacturing_location = dcr->manufacturing_location;
 	d->manufacturing_date = dcr->manufacturing_date;
-	d->serial = dcr->serial_number;
-	d->format_code = dcr->code;
-	format_unique_id(d);
+	if (dcr->valid_fields & NFIT_DCR_MFG_VALID)
+		snprintf(d->unique_id, sizeof(d->unique_id), "%04x-%02x-%04x-%08lx", vendor,
+			 dcr->manufacturing_location,
+			 (unsigned int)__builtin_bswap16(dcr->manufacturing_date), serial);
+	else
+		snprintf(d->unique_id, sizeof(d->unique_id), "%04x-%08lx", vendor, serial);
 }
 
 static void set_flush_hints(struct nvdimm *d, const struct nfit_table *t)
@@ -285,21 +275,20 @@ static int register_spa(const struct nfit_table *t, const struct nfit_spa *spa,
  * Say why an SPA makes no region, at a level the default console shows
  * (console_loglevel prints below LOGLEVEL_DEBUG): a range of a known
  * non-pmem type (volatile, control region, virtual disk or CD...) is
- * information; an unknown GUID is a warning, printed as the GUID reads
- * (its first three fields little-endian in the table, FACTS §3.5).
+ * information; an unknown GUID is a warning, printed as the GUID reads.
  */
 static void say_not_pmem(const struct nfit_spa *spa)
 {
-	const u8 *g = spa->range_guid;
+	char guid[NFIT_GUID_TEXT_LEN];
 
 	if (spa->type != NFIT_SPA_UNKNOWN) {
 		pr_info("nfit: SPA range %u at offset %#x: %s, not a pmem region, skipped\n",
 			spa->range_index, spa->offset, nfit_spa_type_name(spa->type));
 		return;
 	}
-	pr_warn("nfit: SPA range %u at offset %#x: unknown range type %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x, skipped\n",
-		spa->range_index, spa->offset, g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8],
-		g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+	nfit_guid_text(spa->range_guid, guid);
+	pr_warn("nfit: SPA range %u at offset %#x: unknown range type %s, skipped\n",
+		spa->range_index, spa->offset, guid);
 }
 
 int nfit_register(const struct nfit_table *t, struct nd_bus *bus)
@@ -320,12 +309,12 @@ int nfit_register(const struct nfit_table *t, struct nd_bus *bus)
 	return added;
 }
 
-static void print_summary(const struct acpi_table *at, const struct nfit_table *t)
+static void print_summary(const struct fw_table *at, const struct nfit_table *t)
 {
 	pr_info("nfit: NFIT at %#llx (%u bytes): %u SPA, %u MEMDEV, %u DCR, %u IDT, %u SMBIOS, %u BDW, %u FLUSH, %s CAPS%s\n",
 		at->pa, at->length, t->nr_spa, t->nr_memdev, t->nr_dcr, t->nr_idt, t->nr_smbios,
 		t->nr_bdw, t->nr_flush, t->caps.present ? "1" : "no",
-		t->truncated ? " (walk stopped early)" : "");
+		t->walk.truncated ? " (walk stopped early)" : "");
 }
 
 /*
@@ -353,12 +342,12 @@ static const struct nvdimm *handle_registered(const struct nfit_table *t)
 int nfit_probe(void)
 {
 	static struct nfit_table parsed;	/* reused: registration copies what it keeps */
-	const struct acpi_table *at;
+	const struct fw_table *at;
 	const struct nvdimm *d;
 	int added = 0;
 
-	for (u32 n = 0; (at = acpi_find_table(&acpi_tables, "NFIT", n)); n++) {
-		const struct acpi_table_header *h = acpi_table_header(at);
+	for (u32 n = 0; (at = fw_table_find(&fw_tables, "NFIT", n)); n++) {
+		const struct sdt_header *h = fw_table_map(at);
 		if (!h || nfit_parse(h, at->length, &parsed) == -ENODEV)
 			continue;
 		print_summary(at, &parsed);

@@ -1,7 +1,7 @@
 /*
  * Finding the RSDP (ACPI 6.4 §5.2.5.1): the boot loader's copy, else the
  * EFI configuration table (UEFI 2.10 §4.3, §4.6), else the legacy BIOS
- * areas. Every candidate is checked (acpi_rsdp_check) before use.
+ * areas. Every candidate is checked (rsdp_check) before use.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -18,7 +18,7 @@
 static enum { RSDP_AUTO, RSDP_EFI, RSDP_BIOS, RSDP_ADDR } rsdp_from;
 static u64 rsdp_param_pa;
 
-static int acpi_rsdp_param(const char *val)
+static int rsdp_param(const char *val)
 {
 	char *end;
 
@@ -37,45 +37,45 @@ static int acpi_rsdp_param(const char *val)
 	}
 	return 0;
 }
-KERNEL_PARAM("acpi_rsdp", acpi_rsdp_param,
+KERNEL_PARAM("acpi_rsdp", rsdp_param,
 	     "where to take the RSDP from: auto, efi, bios, or a physical address");
 
-int acpi_rsdp_check(const void *p, size_t len, struct acpi_rsdp *rsdp)
+int rsdp_check(const void *p, size_t len, struct rsdp *rsdp)
 {
 	const u8 *b = p;
 	u32 length;
 
-	if (len < ACPI_RSDP_V1_LEN || memcmp(b, "RSD PTR ", 8) != 0)
+	if (len < RSDP_V1_LEN || memcmp(b, "RSD PTR ", 8) != 0)
 		return -ENODEV;
-	if (acpi_checksum(b, ACPI_RSDP_V1_LEN)) {
+	if (sdt_checksum(b, RSDP_V1_LEN)) {
 		pr_warn("ACPI: RSDP with a bad checksum ignored\n");
 		return -EINVAL;
 	}
 	memset(rsdp, 0, sizeof(*rsdp));
-	memcpy(rsdp, b, ACPI_RSDP_V1_LEN);
+	memcpy(rsdp, b, RSDP_V1_LEN);
 	if (rsdp->revision < 2)
 		return 0;
 	/* §5.2.5.3: revision 2 adds the length, the XSDT and the extended checksum. */
-	if (len < ACPI_RSDP_V2_LEN) {
+	if (len < RSDP_V2_LEN) {
 		pr_warn("ACPI: RSDP v%u but only %zu bytes of it, using it as ACPI 1.0\n",
 			rsdp->revision, len);
 		rsdp->revision = 0;
 		return 0;
 	}
-	memcpy(&length, b + offsetof(struct acpi_rsdp, length), sizeof(length));
-	if (length < ACPI_RSDP_V2_LEN || length > len) {
+	memcpy(&length, b + offsetof(struct rsdp, length), sizeof(length));
+	if (length < RSDP_V2_LEN || length > len) {
 		pr_warn("ACPI: RSDP v%u length %u unusable, using it as ACPI 1.0\n",
 			rsdp->revision, length);
 		rsdp->revision = 0;
 		return 0;
 	}
-	if (acpi_checksum(b, length)) {
+	if (sdt_checksum(b, length)) {
 		pr_warn("ACPI: RSDP v%u extended checksum bad, using it as ACPI 1.0 (RSDT only)\n",
 			rsdp->revision);
 		rsdp->revision = 0;
 		return 0;
 	}
-	memcpy(rsdp, b, ACPI_RSDP_V2_LEN);
+	memcpy(rsdp, b, RSDP_V2_LEN);
 	return 0;
 }
 
@@ -95,19 +95,19 @@ static const u8 acpi10_guid[16] = { 0x30, 0x2d, 0x9d, 0xeb, 0x88, 0x2d, 0xd3, 0x
 				    0x9a, 0x16, 0x00, 0x90, 0x27, 0x3f, 0xc1, 0x4d };
 
 /* The RSDP a configuration-table entry points to, if it checks out. */
-static int rsdp_at(u64 pa, struct acpi_rsdp *rsdp)
+static int rsdp_at(u64 pa, struct rsdp *rsdp)
 {
-	const void *p = acpi_map(pa, ACPI_RSDP_V2_LEN);
+	const void *p = fw_map(pa, RSDP_V2_LEN);
 
 	if (!p) {
 		pr_warn("ACPI: RSDP pointer %#llx cannot be mapped\n", pa);
 		return -EINVAL;
 	}
-	return acpi_rsdp_check(p, ACPI_RSDP_V2_LEN, rsdp);
+	return rsdp_check(p, RSDP_V2_LEN, rsdp);
 }
 
 /* Search the configuration table for one GUID. */
-static int config_table_rsdp(const u8 *cfg, u64 n, const u8 guid[16], struct acpi_rsdp *rsdp,
+static int config_table_rsdp(const u8 *cfg, u64 n, const u8 guid[16], struct rsdp *rsdp,
 			     u64 *pa)
 {
 	for (u64 i = 0; i < n; i++) {
@@ -123,9 +123,9 @@ static int config_table_rsdp(const u8 *cfg, u64 n, const u8 guid[16], struct acp
 	return -ENODEV;
 }
 
-int acpi_rsdp_from_efi(u64 system_table, struct acpi_rsdp *rsdp, u64 *pa)
+int rsdp_from_efi(u64 system_table, struct rsdp *rsdp, u64 *pa)
 {
-	const u8 *st = system_table ? acpi_map(system_table, EFI_ST_LEN) : NULL;
+	const u8 *st = system_table ? fw_map(system_table, EFI_ST_LEN) : NULL;
 
 	if (!st)
 		return -ENODEV;
@@ -138,7 +138,7 @@ int acpi_rsdp_from_efi(u64 system_table, struct acpi_rsdp *rsdp, u64 *pa)
 	}
 	u64 n = get_le64(st + EFI_ST_NR_TABLES), cfg_pa = get_le64(st + EFI_ST_CONFIG_TABLE);
 	const u8 *cfg = n <= EFI_MAX_CONFIG_TABLES ?
-			acpi_map(cfg_pa, n * EFI_CONFIG_ENTRY_LEN) : NULL;
+			fw_map(cfg_pa, n * EFI_CONFIG_ENTRY_LEN) : NULL;
 	if (!cfg) {
 		pr_warn("ACPI: EFI configuration table (%llu entries at %#llx) unusable\n", n,
 			cfg_pa);
@@ -150,15 +150,15 @@ int acpi_rsdp_from_efi(u64 system_table, struct acpi_rsdp *rsdp, u64 *pa)
 }
 
 /* §5.2.5.1: scan [start, start+len) at 16-byte boundaries. */
-static int scan_area(u64 start, u64 len, struct acpi_rsdp *rsdp, u64 *pa)
+static int scan_area(u64 start, u64 len, struct rsdp *rsdp, u64 *pa)
 {
 	/* A v2 RSDP starting near the end may extend past the area. */
-	const u8 *p = acpi_map(start, len + ACPI_RSDP_V2_LEN);
+	const u8 *p = fw_map(start, len + RSDP_V2_LEN);
 
 	if (!p)
 		return -ENODEV;
 	for (u64 off = 0; off < len; off += 16) {
-		if (acpi_rsdp_check(p + off, ACPI_RSDP_V2_LEN, rsdp) == 0) {
+		if (rsdp_check(p + off, RSDP_V2_LEN, rsdp) == 0) {
 			*pa = start + off;
 			return 0;
 		}
@@ -168,9 +168,9 @@ static int scan_area(u64 start, u64 len, struct acpi_rsdp *rsdp, u64 *pa)
 
 #define BDA_EBDA_SEGMENT 0x40e	/* real-mode segment of the EBDA */
 
-int acpi_rsdp_scan_bios(struct acpi_rsdp *rsdp, u64 *pa)
+int rsdp_scan_bios(struct rsdp *rsdp, u64 *pa)
 {
-	const u8 *bda = acpi_map(BDA_EBDA_SEGMENT, 2);
+	const u8 *bda = fw_map(BDA_EBDA_SEGMENT, 2);
 
 	if (bda) {
 		u64 ebda = (u64)((u32)bda[0] | (u32)bda[1] << 8) << 4;
@@ -183,7 +183,7 @@ int acpi_rsdp_scan_bios(struct acpi_rsdp *rsdp, u64 *pa)
 }
 
 /* acpi_rsdp=ADDR: that address only. */
-static int rsdp_from_param(struct acpi_rsdp *rsdp, u64 *pa, const char **source)
+static int rsdp_from_param(struct rsdp *rsdp, u64 *pa, const char **source)
 {
 	*source = "acpi_rsdp=";
 	if (rsdp_at(rsdp_param_pa, rsdp)) {
@@ -195,24 +195,24 @@ static int rsdp_from_param(struct acpi_rsdp *rsdp, u64 *pa, const char **source)
 	return 0;
 }
 
-int acpi_find_rsdp(const struct boot_info *bi, struct acpi_rsdp *rsdp, u64 *pa,
+int rsdp_find(const struct boot_info *bi, struct rsdp *rsdp, u64 *pa,
 		   const char **source)
 {
 	*pa = 0;
 	if (rsdp_from == RSDP_ADDR)
 		return rsdp_from_param(rsdp, pa, source);
 	if (rsdp_from == RSDP_AUTO && bi->rsdp_len &&
-	    acpi_rsdp_check(bi->rsdp, bi->rsdp_len, rsdp) == 0) {
+	    rsdp_check(bi->rsdp, bi->rsdp_len, rsdp) == 0) {
 		/* Whoever put the copy in boot_info: GRUB's tag or our EFI loader. */
 		*source = bi->path == BOOT_EFI_STUB ? "EFI loader" : "multiboot2";
 		return 0;
 	}
 	if (rsdp_from != RSDP_BIOS && bi->efi_system_table &&
-	    acpi_rsdp_from_efi(bi->efi_system_table, rsdp, pa) == 0) {
+	    rsdp_from_efi(bi->efi_system_table, rsdp, pa) == 0) {
 		*source = "EFI";
 		return 0;
 	}
-	if (rsdp_from != RSDP_EFI && acpi_rsdp_scan_bios(rsdp, pa) == 0) {
+	if (rsdp_from != RSDP_EFI && rsdp_scan_bios(rsdp, pa) == 0) {
 		*source = "BIOS";
 		return 0;
 	}

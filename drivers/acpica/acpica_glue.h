@@ -1,8 +1,9 @@
 /*
  * Between ACPICA's world and pmemk's: the files that include ACPICA's
- * headers (<acpi/acpi.h>) cannot include pmemk's acpi.h (both define
- * struct acpi_table_header), so what they need of pmemk's ACPI layer comes
- * through these plain functions (rsdp.c).
+ * headers (<acpi/acpi.h>) do not include pmemk's acpi.h. Both describe the
+ * same firmware tables, each its own way, and keeping them apart keeps the
+ * two from being mixed up; what those files need of pmemk's table list
+ * comes through these plain functions (rsdp.c).
  */
 #ifndef PMEMK_ACPICA_GLUE_H
 #define PMEMK_ACPICA_GLUE_H
@@ -11,8 +12,9 @@
 
 /*
  * Physical address of an RSDP naming the root table pmemk's own table
- * walk chose (acpi_init): the firmware's RSDP when its address is known,
- * else a copy rebuilt in kernel memory (multiboot2 passes only a copy).
+ * walk chose (fw_tables_init): the firmware's RSDP when its address is
+ * known, else a copy rebuilt in kernel memory (multiboot2 passes only a
+ * copy).
  * 0 when pmemk found no ACPI tables.
  */
 u64 acpica_rsdp_pa(void);

@@ -11,11 +11,11 @@
 #include "printk.h"
 #include <string.h>
 
-static struct acpi_rsdp rebuilt __aligned(16);
+static struct rsdp rebuilt __aligned(16);
 
 u64 acpica_rsdp_pa(void)
 {
-	const struct acpi_tables *t = &acpi_tables;
+	const struct fw_tables *t = &fw_tables;
 
 	if (!t->rsdp_source || !t->root_pa)
 		return 0;
@@ -26,13 +26,13 @@ u64 acpica_rsdp_pa(void)
 	memcpy(rebuilt.oem_id, "PMEMK ", 6);
 	if (!strcmp(t->root_signature, "XSDT")) {
 		rebuilt.revision = 2;
-		rebuilt.length = ACPI_RSDP_V2_LEN;
+		rebuilt.length = RSDP_V2_LEN;
 		rebuilt.xsdt_address = t->root_pa;
 	} else {
 		rebuilt.revision = 0;
 		rebuilt.rsdt_address = (u32)t->root_pa;
 	}
-	rebuilt.checksum = (u8)-acpi_checksum(&rebuilt, ACPI_RSDP_V1_LEN);
-	rebuilt.extended_checksum = (u8)-acpi_checksum(&rebuilt, ACPI_RSDP_V2_LEN);
+	rebuilt.checksum = (u8)-sdt_checksum(&rebuilt, RSDP_V1_LEN);
+	rebuilt.extended_checksum = (u8)-sdt_checksum(&rebuilt, RSDP_V2_LEN);
 	return virt_to_phys(&rebuilt);
 }

@@ -20,7 +20,8 @@ $(BUILD)/fuzz/fuzz_memmap: test/fuzz/fuzz_memmap.c $(FUZZ_E820_SRCS) $(wildcard 
 
 # The NFIT harness: the ACPI/NFIT driver and the nvdimm core on top of it.
 # The parsers also build with -Wconversion (docs/STYLE.md).
-FUZZ_NFIT_PARSERS := drivers/acpi_nfit/nfit.c drivers/acpi_nfit/acpi.c drivers/acpi_nfit/rsdp.c
+FUZZ_NFIT_PARSERS := drivers/acpi_nfit/nfit.c drivers/acpi_nfit/subtable.c drivers/acpi_nfit/acpi.c \
+	drivers/acpi_nfit/rsdp.c
 FUZZ_ND_SRCS := nvdimm/nsio.c nvdimm/bus.c nvdimm/region.c nvdimm/namespace.c nvdimm/list.c nvdimm/label.c \
 	nvdimm/namespace_label.c
 FUZZ_NFIT_SRCS := $(wildcard drivers/acpi_nfit/*.c) drivers/e820/e820_pmem.c mm/memblock.c test/host/persist_host.c \
@@ -85,7 +86,7 @@ $(BUILD)/fuzz/fuzz_nbd: test/fuzz/fuzz_nbd.c $(FUZZ_NBD_PARSERS) $(wildcard incl
 	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_nbd.c $(FUZZ_NBD_PARSERS) -o $@
 
 # The MADT parser alone (CPUs, I/O APICs, the local APIC address).
-FUZZ_MADT_PARSERS := drivers/acpi_nfit/madt.c
+FUZZ_MADT_PARSERS := drivers/acpi_nfit/madt.c drivers/acpi_nfit/subtable.c
 
 FUZZ_BINS += $(BUILD)/fuzz/fuzz_madt
 

@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 /*
  * The kernel maps up to the CPU's width; this machine has only SIM_LIMIT,
  * and maps at most MAP_MAX at a time: a table may claim up to 16 MiB
- * (ACPI_TABLE_MAX_LEN), and summing that much per input would make the
+ * (SDT_MAX_LEN), and summing that much per input would make the
  * fuzzer crawl. Longer ones take the "cannot be mapped" path instead.
  */
 #define MAP_MAX (256 * KiB)
@@ -84,7 +84,7 @@ static u8 *at(u64 pa)
 static void fix_checksum(u8 *p, size_t len, size_t where)
 {
 	p[where] = 0;
-	p[where] = (u8)(0x100 - acpi_checksum(p, len));
+	p[where] = (u8)(0x100 - sdt_checksum(p, len));
 }
 
 /* A chunk number stands for its address. */
@@ -98,15 +98,15 @@ static void link_rsdp(u8 *r, u32 len)
 	u32 rsdt;
 	u64 xsdt;
 
-	if (len >= ACPI_RSDP_V1_LEN) {
-		memcpy(&rsdt, r + offsetof(struct acpi_rsdp, rsdt_address), 4);
+	if (len >= RSDP_V1_LEN) {
+		memcpy(&rsdt, r + offsetof(struct rsdp, rsdt_address), 4);
 		rsdt = (u32)link(rsdt);
-		memcpy(r + offsetof(struct acpi_rsdp, rsdt_address), &rsdt, 4);
+		memcpy(r + offsetof(struct rsdp, rsdt_address), &rsdt, 4);
 	}
-	if (len >= ACPI_RSDP_V2_LEN) {
-		memcpy(&xsdt, r + offsetof(struct acpi_rsdp, xsdt_address), 8);
+	if (len >= RSDP_V2_LEN) {
+		memcpy(&xsdt, r + offsetof(struct rsdp, xsdt_address), 8);
 		xsdt = link(xsdt);
-		memcpy(r + offsetof(struct acpi_rsdp, xsdt_address), &xsdt, 8);
+		memcpy(r + offsetof(struct rsdp, xsdt_address), &xsdt, 8);
 	}
 }
 
@@ -114,14 +114,14 @@ static void fix_rsdp(u8 *r, u32 len)
 {
 	u32 v2_len;
 
-	if (len < ACPI_RSDP_V1_LEN)
+	if (len < RSDP_V1_LEN)
 		return;
-	fix_checksum(r, ACPI_RSDP_V1_LEN, offsetof(struct acpi_rsdp, checksum));
-	if (len < ACPI_RSDP_V2_LEN || r[offsetof(struct acpi_rsdp, revision)] < 2)
+	fix_checksum(r, RSDP_V1_LEN, offsetof(struct rsdp, checksum));
+	if (len < RSDP_V2_LEN || r[offsetof(struct rsdp, revision)] < 2)
 		return;
-	memcpy(&v2_len, r + offsetof(struct acpi_rsdp, length), 4);
-	if (v2_len >= ACPI_RSDP_V2_LEN && v2_len <= len)
-		fix_checksum(r, v2_len, offsetof(struct acpi_rsdp, extended_checksum));
+	memcpy(&v2_len, r + offsetof(struct rsdp, length), 4);
+	if (v2_len >= RSDP_V2_LEN && v2_len <= len)
+		fix_checksum(r, v2_len, offsetof(struct rsdp, extended_checksum));
 }
 
 /* Root tables: entries that are chunk numbers become addresses. */
@@ -131,7 +131,7 @@ static void link_root(u8 *t, u32 len)
 
 	if (!esize)
 		return;
-	for (u32 off = ACPI_HEADER_LEN; off + esize <= len; off += esize) {
+	for (u32 off = SDT_HEADER_LEN; off + esize <= len; off += esize) {
 		u64 v = 0;
 		memcpy(&v, t + off, esize);
 		v = link(v);
@@ -146,7 +146,7 @@ static void place_table(u32 k, const u8 *src, u32 len, u8 flags)
 
 	memcpy(t, src, len);
 	chunk_len[k] = (u16)len;
-	if (len < ACPI_HEADER_LEN)
+	if (len < SDT_HEADER_LEN)
 		return;
 	if (flags & 8)
 		memcpy(t + 4, &len, 4);
@@ -176,7 +176,7 @@ static void place_efi(u64 rsdp_pa)
 
 static void place_rsdp(const u8 *src, u32 len, u8 flags)
 {
-	u8 r[ACPI_RSDP_V2_LEN] = { 0 };
+	u8 r[RSDP_V2_LEN] = { 0 };
 	u32 step = flags >> 4;
 	u16 seg = EBDA_SEG;
 
@@ -208,7 +208,7 @@ static void place_rsdp(const u8 *src, u32 len, u8 flags)
 static void clear_machine(void)
 {
 	for (u32 k = 0; k < nr_chunks; k++)
-		memset(at(CHUNK_PA(k)), 0, MAX(chunk_len[k], (u16)ACPI_RSDP_V2_LEN));
+		memset(at(CHUNK_PA(k)), 0, MAX(chunk_len[k], (u16)RSDP_V2_LEN));
 	memset(at(EFI_ST_PA), 0, 2 * PAGE_SIZE);
 	memset(at(BIOS_AREA), 0, BIOS_AREA_LEN);
 	memset(at(0x40e), 0, 2);
@@ -218,15 +218,15 @@ static void clear_machine(void)
 
 static void check_tables(void)
 {
-	const struct acpi_tables *t = &acpi_tables;
+	const struct fw_tables *t = &fw_tables;
 
-	CHECK(t->nr <= ACPI_MAX_TABLES);
+	CHECK(t->nr <= FW_TABLES_MAX);
 	for (u32 i = 0; i < t->nr; i++) {
-		const struct acpi_table *e = &t->table[i];
+		const struct fw_table *e = &t->table[i];
 		CHECK(e->pa && e->pa + e->length <= SIM_LIMIT);
-		CHECK(e->length >= ACPI_HEADER_LEN && e->length <= ACPI_TABLE_MAX_LEN);
+		CHECK(e->length >= SDT_HEADER_LEN && e->length <= SDT_MAX_LEN);
 		CHECK(!memcmp(at(e->pa), e->signature, 4));
-		CHECK(acpi_checksum(at(e->pa), e->length) == 0);
+		CHECK(sdt_checksum(at(e->pa), e->length) == 0);
 		for (u32 j = 0; j < i; j++)
 			CHECK(t->table[j].pa != e->pa);
 	}
@@ -267,7 +267,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	}
 	host_console_reset();
 	nd_reset();
-	acpi_init(&bi);
+	fw_tables_init(&bi);
 	check_tables();
 	nfit_probe();
 	nd_regions_publish();

@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 		}                                                       \
 	} while (0)
 
-/* acpi.c (linked for acpi_find_table) needs the symbol; nothing maps here. */
+/* acpi.c (linked for fw_table_find) needs the symbol; nothing maps here. */
 int direct_map_add(u64 pa, u64 len)
 {
 	(void)pa;
@@ -67,7 +67,7 @@ static void check_cpus(void)
 	for (u32 i = 0; i < m.nr_cpus; i++) {
 		const struct madt_cpu *c = &m.cpu[i];
 		CHECK(c->offset >= MADT_HEADER_LEN);
-		CHECK(c->offset + (c->x2apic ? MADT_X2APIC_LEN : MADT_LAPIC_LEN) <= m.length);
+		CHECK(c->offset + (c->x2apic ? MADT_X2APIC_LEN : MADT_LAPIC_LEN) <= m.walk.length);
 		CHECK(c->apic_id != (c->x2apic ? MADT_X2APIC_ID_BROADCAST : MADT_APIC_ID_BROADCAST));
 		CHECK(c->x2apic || (c->apic_id <= 0xff && c->uid <= 0xff));
 		CHECK(i == 0 || c->offset > m.cpu[i - 1].offset);
@@ -83,16 +83,16 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	int err = madt_parse(table, len, &m);
 
 	CHECK(err == 0 || err == -EINVAL || err == -ENODEV || err == -ENOSPC);
-	CHECK(m.length <= len);
+	CHECK(m.walk.length <= len);
 	CHECK(m.nr_cpus <= MADT_MAX_CPUS && m.nr_ioapics <= MADT_MAX_IOAPICS);
 	if (err == -ENODEV)
 		return 0;
-	CHECK((err == -EINVAL) == (m.truncated || m.nr_rejected > 0));
-	CHECK(err != -ENOSPC || m.nr_dropped > 0);
-	CHECK(err != 0 || m.nr_dropped == 0);
+	CHECK((err == -EINVAL) == (m.walk.truncated || m.walk.nr_rejected > 0));
+	CHECK(err != -ENOSPC || m.walk.nr_dropped > 0);
+	CHECK(err != 0 || m.walk.nr_dropped == 0);
 	check_cpus();
 	for (u32 i = 0; i < m.nr_ioapics; i++)
-		CHECK(m.ioapic[i].offset + MADT_IOAPIC_LEN <= m.length);
+		CHECK(m.ioapic[i].offset + MADT_IOAPIC_LEN <= m.walk.length);
 	CHECK(!m.lapic_override || (m.lapic_address && !(m.lapic_address & 0xfff)));
 	CHECK(m.lapic_override || m.lapic_address <= 0xffffffffu);
 	return 0;

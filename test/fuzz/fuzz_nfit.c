@@ -67,27 +67,28 @@ static void check_parse(int err, size_t len)
 	CHECK(nt.nr_idt <= NFIT_MAX_IDT && nt.nr_smbios <= NFIT_MAX_SMBIOS);
 	CHECK(nt.nr_dcr <= NFIT_MAX_DCR && nt.nr_bdw <= NFIT_MAX_BDW);
 	CHECK(nt.nr_flush <= NFIT_MAX_FLUSH);
-	CHECK(nt.length <= len);
-	CHECK((err == -EINVAL) == (nt.truncated || nt.nr_rejected > 0) || err == -ENODEV);
-	CHECK(err != -ENOSPC || nt.nr_dropped > 0);
+	CHECK(nt.walk.length <= len);
+	CHECK((err == -EINVAL) == (nt.walk.truncated || nt.walk.nr_rejected > 0) || err == -ENODEV);
+	CHECK(err != -ENOSPC || nt.walk.nr_dropped > 0);
 	for (u32 i = 0; i < nt.nr_spa; i++) {
-		CHECK(nt.spa[i].offset + NFIT_SPA_LEN <= nt.length);
-		CHECK(!nt.spa[i].has_cookie || nt.spa[i].offset + NFIT_SPA_COOKIE_LEN <= nt.length);
-		CHECK(!nt.spa[i].has_cookie || (nt.spa[i].flags & NFIT_SPA_COOKIE_VALID));
+		bool cookie = nt.spa[i].flags & NFIT_SPA_COOKIE_VALID;
+		CHECK(nt.spa[i].h.length == (cookie ? NFIT_SPA_COOKIE_LEN : NFIT_SPA_LEN));
+		CHECK(nt.spa[i].offset + nt.spa[i].h.length <= nt.walk.length);
+		CHECK(cookie || nt.spa[i].location_cookie == 0);
 		CHECK(i == 0 || nt.spa[i].offset > nt.spa[i - 1].offset);
 	}
 	for (u32 i = 0; i < nt.nr_memdev; i++)
-		CHECK(nt.memdev[i].offset + NFIT_MEMDEV_LEN <= nt.length);
+		CHECK(nt.memdev[i].offset + NFIT_MEMDEV_LEN <= nt.walk.length);
 	for (u32 i = 0; i < nt.nr_dcr; i++)
-		CHECK(nt.dcr[i].offset + nt.dcr[i].length <= nt.length);
+		CHECK(nt.dcr[i].offset + nt.dcr[i].length <= nt.walk.length);
 	for (u32 i = 0; i < nt.nr_flush; i++)
-		CHECK(nt.flush[i].offset + NFIT_FLUSH_LEN + 8ULL * nt.flush[i].hint_count <= nt.length);
+		CHECK(nt.flush[i].offset + NFIT_FLUSH_LEN + 8ULL * nt.flush[i].hint_count <= nt.walk.length);
 	for (u32 i = 0; i < nt.nr_idt; i++)
-		CHECK(nt.idt[i].offset + NFIT_IDT_LEN + 4ULL * nt.idt[i].line_count <= nt.length);
+		CHECK(nt.idt[i].offset + NFIT_IDT_LEN + 4ULL * nt.idt[i].line_count <= nt.walk.length);
 	for (u32 i = 0; i < nt.nr_smbios; i++)
-		CHECK(nt.smbios[i].data_offset + nt.smbios[i].data_length <= nt.length);
+		CHECK(nt.smbios[i].data_offset + nt.smbios[i].data_length <= nt.walk.length);
 	if (nt.caps.present && nt.caps.highest_capability < 31)
-		CHECK(!(nt.caps.capabilities >> (nt.caps.highest_capability + 1)));
+		CHECK(!(nt.caps.valid >> (nt.caps.highest_capability + 1)));
 }
 
 static void check_regions(void)

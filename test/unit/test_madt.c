@@ -60,9 +60,9 @@ static void check_qemu_one_cpu(const char *path)
 	u8 *t = read_fixture(path, &len);
 
 	assert_int_equal(len, 120);
-	assert_int_equal(acpi_checksum(t, len), 0);
+	assert_int_equal(sdt_checksum(t, len), 0);
 	assert_int_equal(madt_parse(t, len, &m), 0);
-	assert_int_equal(m.length, 120);
+	assert_int_equal(m.walk.length, 120);
 	assert_int_equal(m.lapic_address, 0xfee00000);
 	assert_false(m.lapic_override);
 	assert_int_equal(m.flags, MADT_PCAT_COMPAT);
@@ -79,8 +79,8 @@ static void check_qemu_one_cpu(const char *path)
 	assert_int_equal(m.ioapic[0].gsi_base, 0);
 	/* 5 interrupt source overrides and 1 local APIC NMI. */
 	assert_int_equal(m.nr_other, 6);
-	assert_int_equal(m.nr_rejected + m.nr_dropped, 0);
-	assert_false(m.truncated);
+	assert_int_equal(m.walk.nr_rejected + m.walk.nr_dropped, 0);
+	assert_false(m.walk.truncated);
 	assert_string_equal(host_console_text(), "");
 	free(t);
 }
@@ -140,7 +140,7 @@ static int finish_parse(void)
 {
 	memcpy(buf + 4, &blen, 4);
 	buf[9] = 0;
-	buf[9] = (u8)(0x100 - acpi_checksum(buf, blen));
+	buf[9] = (u8)(0x100 - sdt_checksum(buf, blen));
 	return madt_parse(buf, blen, &m);
 }
 
@@ -217,7 +217,7 @@ static void test_header_lengths(void **state)
 	memcpy(buf + 4, &small, 4);
 	assert_int_equal(madt_parse(buf, blen, &m), -EINVAL);
 	assert_int_equal(m.nr_cpus, 0);
-	assert_true(m.truncated);
+	assert_true(m.walk.truncated);
 	u32 big = blen + 100;
 	memcpy(buf + 4, &big, 4);
 	host_console_reset();
@@ -240,8 +240,8 @@ static void test_short_entry_skipped(void **state)
 	assert_int_equal(finish_parse(), -EINVAL);
 	assert_int_equal(m.nr_cpus, 2);
 	assert_int_equal(m.cpu[1].apic_id, 2);
-	assert_int_equal(m.nr_rejected, 2);
-	assert_false(m.truncated);
+	assert_int_equal(m.walk.nr_rejected, 2);
+	assert_false(m.walk.truncated);
 	assert_true(host_console_has("offset 0x34: length 6 below its size 8, skipped"));
 	assert_true(host_console_has("offset 0x3a: length 12 below its size 16, skipped"));
 }
@@ -257,7 +257,7 @@ static void test_bad_framing_stops(void **state)
 	lapic(1, 1, 1);
 	assert_int_equal(finish_parse(), -EINVAL);
 	assert_int_equal(m.nr_cpus, 1);
-	assert_true(m.truncated);
+	assert_true(m.walk.truncated);
 	assert_true(host_console_has("has length 0, walk stopped"));
 
 	host_console_reset();
@@ -290,7 +290,7 @@ static void test_bad_ids(void **state)
 	x2apic(1, 1, 4);	/* an x2APIC entry may carry a small ID */
 	assert_int_equal(finish_parse(), -EINVAL);
 	assert_int_equal(m.nr_cpus, 2);
-	assert_int_equal(m.nr_rejected, 3);
+	assert_int_equal(m.walk.nr_rejected, 3);
 	assert_int_equal(m.cpu[1].apic_id, 1);
 	assert_true(host_console_has("broadcast ID 0xff"));
 	assert_true(host_console_has("APIC ID 0 already listed at offset 0x2c"));
@@ -319,7 +319,7 @@ static void test_too_many_cpus(void **state)
 		x2apic(i, 1, i);
 	assert_int_equal(finish_parse(), -ENOSPC);
 	assert_int_equal(m.nr_cpus, MADT_MAX_CPUS);
-	assert_int_equal(m.nr_dropped, 3);
+	assert_int_equal(m.walk.nr_dropped, 3);
 	const char *t = host_console_text();
 	const char *first = strstr(t, "the rest dropped");
 	assert_non_null(first);

@@ -6,7 +6,7 @@
 # (RAM <= 2 GiB here), each next one right after the previous (run-qemu
 # gives every backend align=2M and all sizes are 2 MiB multiples).
 
-NFIT_RUN='"run=list; ktest acpi_*,nvdimm_*; poweroff"'
+NFIT_RUN='"run=list; ktest fw_tables_*,nvdimm_*; poweroff"'
 
 # nfit_check_regions LOG "START SIZE PROVIDER HANDLE PERSISTENCE" ...:
 # exactly these regions, in this order (HANDLE - for none), in the boot
@@ -60,7 +60,7 @@ nfit_expect_regions() {
 		echo "$out" | tail -3 | sed 's/^/    FAIL: /'
 		CASE_FAILED=1
 	fi
-	expect_ktest_ran acpi_listed_tables_check_out nvdimm_regions_come_from_the_firmware \
+	expect_ktest_ran fw_tables_listed_check_out nvdimm_regions_come_from_the_firmware \
 		nvdimm_regions_ordered_with_namespaces nvdimm_region_edges_readable
 	case " $* " in
 	*" e820 "*) expect_ktest_ran nvdimm_e820_pmem_all_registered ;;

@@ -10,15 +10,6 @@
 #ifndef __ACLINUX_H__
 #define __ACLINUX_H__
 
-/*
- * pmemk's own table walk (drivers/acpi_nfit/acpi.c) has an
- * acpi_load_tables() of its own; ACPICA's, with the Linux spelling, would
- * collide with it at link time (and lose silently: the kernel's object is
- * linked before the archive is searched). ACPICA's is renamed everywhere
- * it is declared, defined or called, since this header comes first.
- */
-#define acpi_load_tables acpica_load_tables
-
 #define ACPI_MACHINE_WIDTH 64
 #define COMPILER_DEPENDENT_INT64 long long
 #define COMPILER_DEPENDENT_UINT64 unsigned long long	/* = pmemk's u64 (types.h) */
