@@ -211,12 +211,8 @@ static int bench_param(const char *val)
 KERNEL_PARAM("bench", bench_param,
 	     "run benchmarks at the end of boot, then power off: all (but usable) or memmap,overhead,lookup,blk,reprobe,btt,usable (every namespace in turn)");
 
-static int bench_ns_param(const char *val)
-{
-	bench_ns_name = val;
-	return 0;
-}
-KERNEL_PARAM("bench.ns", bench_ns_param, "namespace the benchmarks use (default the first)");
+KERNEL_PARAM_STRING("bench.ns", bench_ns_name, "a namespace name",
+		    "namespace the benchmarks use (default the first)");
 
 static int parse_reps(const char *val, u32 *reps)
 {

@@ -190,7 +190,7 @@ int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
  * queue) when true, the default; on the calling CPU alone when false
  * (memmap_parallel=off). Both store the same bytes.
  */
-extern bool memmap_parallel;
+extern int memmap_parallel;
 
 /*
  * Run a live pgmap's struct page init again, exactly as memremap_pages did
@@ -213,7 +213,7 @@ int memremap_reinit_pages(struct dev_pagemap *pgmap, u32 max_cpus, struct memrem
  * section on the spot or waits for the CPU doing it. What a section gets
  * is what the serial pass stores (init_pfns depends on the pfn alone).
  */
-extern bool memmap_init_deferred;
+extern int memmap_init_deferred;
 
 /* Initialise one pending section of some pgmap; false when none is left. */
 bool memmap_defer_step(void);

@@ -134,7 +134,7 @@ void memmap_init_range(u64 start_pfn, u64 end_pfn, const struct page *tmpl);
  * for comparison) every one is stored.
  */
 u64 memmap_init_range_pmem(u64 start_pfn, u64 end_pfn, const struct page *tmpl);
-extern bool memmap_pmem_rewrite;
+extern int memmap_pmem_rewrite;
 
 /*
  * Bytes the kernel stored to persistent memory, by writer. Every path that

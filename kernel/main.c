@@ -39,27 +39,11 @@ extern char _text[], _etext[], _rodata[], _erodata[], _data[], _end[]; /* linker
 static const char *ktest_spec;
 static const char *run_cmds;
 
-static int ktest_param(const char *val)
-{
-	if (!val || !*val) {
-		pr_err("ktest: needs a value: ktest=all or ktest=NAME,...\n");
-		return -1;
-	}
-	ktest_spec = val;
-	return 0;
-}
-KERNEL_PARAM("ktest", ktest_param, "run in-kernel tests (all or NAME,...) then power off");
+KERNEL_PARAM_STRING("ktest", ktest_spec, "all or NAME,...",
+		    "run in-kernel tests (all or NAME,...) then power off");
 
-static int run_param(const char *val)
-{
-	if (!val) {
-		pr_err("run: needs a value: run=\"cmd; cmd\"\n");
-		return -1;
-	}
-	run_cmds = val;
-	return 0;
-}
-KERNEL_PARAM("run", run_param, "shell commands to run at the end of boot, ';'-separated");
+KERNEL_PARAM_STRING("run", run_cmds, "commands: run=\"cmd; cmd\"",
+		    "shell commands to run at the end of boot, ';'-separated");
 
 static int loglevel_param(const char *val)
 {

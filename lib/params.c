@@ -35,7 +35,7 @@ int params_parse(const char *cmdline)
 			pr_warn("cmdline: unknown parameter '%s' ignored\n", param);
 			continue;
 		}
-		if (p->set(val) < 0)
+		if (param_set(p, val) < 0)
 			rejected++;
 	}
 	return rejected;
@@ -57,4 +57,26 @@ int param_choice(const char *name, const char *val, const char *const *words, in
 					 i + 2 < n ? ", " : i + 1 < n ? " or " : "");
 	pr_err("%s=%s: expected %s\n", name, val ? val : "", list);
 	return -EINVAL;
+}
+
+int param_set(const struct kernel_param *p, const char *val)
+{
+	int w;
+
+	switch (p->kind) {
+	case KPARAM_STRING:
+		if (!val || !*val) {
+			pr_err("%s=: needs %s\n", p->name, p->what);
+			return -EINVAL;
+		}
+		*(const char **)p->var = val;
+		return 0;
+	case KPARAM_CHOICE:
+		w = param_choice(p->name, val, p->words, p->bare);
+		if (w >= 0)
+			*(int *)p->var = w;
+		return w < 0 ? w : 0;
+	default:
+		return p->set(val);
+	}
 }

@@ -53,20 +53,11 @@ struct memmap_defer {
 	u64 start_cycles, done_cycles;
 };
 
-bool memmap_init_deferred = true;
+int memmap_init_deferred = 1;	/* memmap_init=: 0 sync, 1 deferred */
 
-static int memmap_init_param(const char *val)
-{
-	static const char *const words[] = { "deferred", "sync", NULL };
-	int w = param_choice("memmap_init", val, words, -1);
-
-	if (w >= 0)
-		memmap_init_deferred = w == 0;
-	return w < 0 ? w : 0;
-}
-KERNEL_PARAM("memmap_init", memmap_init_param,
-	     "struct pages of pfn devices: deferred (default: the device is usable at once, idle CPUs "
-	     "initialise them) or sync (all stored before the device appears)");
+KERNEL_PARAM_CHOICE("memmap_init", memmap_init_deferred, -1,
+		    "struct pages of a pfn device: deferred to idle CPUs and first users (default), or sync",
+		    "sync", "deferred");
 
 static struct memmap_defer *defer_list;
 static struct spinlock defer_lock = SPINLOCK_INIT("memmap_defer", LOCK_RANK_MEMMAP_DEFER);

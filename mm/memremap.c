@@ -276,19 +276,11 @@ u64 pgmap_init_pfns(struct dev_pagemap *pgmap, u64 lo, u64 hi)
 	return stored + init_span(s, end, &tmpl, altmap, lo, hi);
 }
 
-bool memmap_parallel = true;
+int memmap_parallel = 1;	/* memmap_parallel=: 0 off, 1 on */
 
-static int memmap_parallel_param(const char *val)
-{
-	static const char *const words[] = { "on", "off", NULL };
-	int w = param_choice("memmap_parallel", val, words, -1);
-
-	if (w >= 0)
-		memmap_parallel = w == 0;
-	return w < 0 ? w : 0;
-}
-KERNEL_PARAM("memmap_parallel", memmap_parallel_param,
-	     "struct page init on every idle CPU in section-sized jobs: on (default) or off (the boot CPU alone)");
+KERNEL_PARAM_CHOICE("memmap_parallel", memmap_parallel, -1,
+		    "struct page init on every idle CPU (on, default) or on the calling one (off)",
+		    "off", "on");
 
 /* One job of a parallel init: the pfns of one section (clipped to the range). */
 struct init_batch {

@@ -10,7 +10,7 @@
 #include "printk.h"
 
 u64 pmem_written[PMEM_WR_NR];
-bool memmap_pmem_rewrite;
+int memmap_pmem_rewrite;	/* memmap_pmem=: 0 diff, 1 rewrite */
 
 const char *pmem_writer_name(enum pmem_writer w)
 {
@@ -66,14 +66,6 @@ u64 memmap_init_range_pmem(u64 start_pfn, u64 end_pfn, const struct page *tmpl)
 	return stored;
 }
 
-static int memmap_pmem_param(const char *val)
-{
-	static const char *const words[] = { "diff", "rewrite", NULL };
-	int w = param_choice("memmap_pmem", val, words, -1);
-
-	if (w >= 0)
-		memmap_pmem_rewrite = w == 1;
-	return w < 0 ? w : 0;
-}
-KERNEL_PARAM("memmap_pmem", memmap_pmem_param,
-	     "struct pages in pmem: diff (store only what differs, default) or rewrite (all, as Linux 6.1)");
+KERNEL_PARAM_CHOICE("memmap_pmem", memmap_pmem_rewrite, -1,
+		    "struct pages in pmem: diff (store only what differs, default) or rewrite (all, as Linux 6.1)",
+		    "diff", "rewrite");

@@ -15,20 +15,12 @@
 #include "printk.h"
 
 struct srv_export nbd_exports_tab[NBD_MAX_EXPORTS];
-bool nbd_zero_copy = true;
+int nbd_zero_copy = 1;	/* nbd.zerocopy=: 0 off, 1 on */
 static const char *boot_exports;
 
-static int nbd_zerocopy_param(const char *val)
-{
-	static const char *const words[] = { "on", "off", NULL };
-	int w = param_choice("nbd.zerocopy", val, words, 0);
-
-	if (w >= 0)
-		nbd_zero_copy = w == 0;
-	return w < 0 ? w : 0;
-}
-KERNEL_PARAM("nbd.zerocopy", nbd_zerocopy_param,
-	     "on (default): READ data goes from pmem to the NIC without a copy; off: copied");
+KERNEL_PARAM_CHOICE("nbd.zerocopy", nbd_zero_copy, 1,
+		    "on (default): READ data goes from pmem to the NIC without a copy; off: copied",
+		    "off", "on");
 
 static int exp_read(void *ctx, u64 off, void *buf, u32 len)
 {
@@ -200,17 +192,8 @@ int nbd_export_remove(const char *name)
 	return 0;
 }
 
-static int nbd_export_param(const char *val)
-{
-	if (!val || !*val) {
-		pr_err("nbd.export= needs DEV[:ro],...\n");
-		return -EINVAL;
-	}
-	boot_exports = val;
-	return 0;
-}
-KERNEL_PARAM("nbd.export", nbd_export_param,
-	     "serve block devices over NBD on port 10809: DEV[:ro],... (e.g. pmem1m:ro)");
+KERNEL_PARAM_STRING("nbd.export", boot_exports, "DEV[:ro],...",
+		    "serve block devices over NBD on port 10809: DEV[:ro],... (e.g. pmem1m:ro)");
 
 void nbd_boot(void)
 {

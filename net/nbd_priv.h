@@ -30,7 +30,7 @@ extern struct srv_export nbd_exports_tab[NBD_MAX_EXPORTS];
 /* The table as each connection's engine sees it. */
 extern const struct nbd_exports nbd_exports_ops;
 /* nbd.zerocopy=: READ data by reference (on, the default) or copied. */
-extern bool nbd_zero_copy;
+extern int nbd_zero_copy;
 /* nbd-export SPEC (DEV[:ro]), nbd-unexport DEV: 0, or a negative errno after one line. */
 int nbd_export_add(const char *spec);
 int nbd_export_remove(const char *name);

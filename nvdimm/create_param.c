@@ -15,17 +15,8 @@
 /* pmem.create=NS:MODE[:MAP[:ALIGN[:force]]][,...]: unattended configuration at boot. */
 static const char *create_param;
 
-static int pmem_create_param(const char *val)
-{
-	if (!val || !*val) {
-		pr_err("pmem.create: needs NS:fsdax|devdax[:dev|mem[:ALIGN[:force]]]\n");
-		return -EINVAL;
-	}
-	create_param = val;
-	return 0;
-}
-KERNEL_PARAM("pmem.create", pmem_create_param,
-	     "configure namespaces at boot: NS:fsdax|devdax|sector|raw[:dev|mem[:4K|2M|1G[:force]]],...");
+KERNEL_PARAM_STRING("pmem.create", create_param, "NS:fsdax|devdax[:dev|mem[:ALIGN[:force]]]",
+		    "configure namespaces at boot: NS:fsdax|devdax|sector|raw[:dev|mem[:4K|2M|1G[:force]]],...");
 
 /* Already what was asked for? Then an unattended boot changes nothing. */
 static bool already_configured(struct nd_namespace_io *ns, const struct nd_pfn_request *req)

@@ -25,19 +25,10 @@
 
 #define ND_LABEL_MAP_MAX 16384	/* free bitmap bytes: 128 Ki slots */
 
-static bool labels_off;
+static int labels_off;	/* nd.labels=: 0 on, 1 off */
 
-static int nd_labels_param(const char *val)
-{
-	static const char *const words[] = { "on", "off", NULL };
-	int w = param_choice("nd.labels", val, words, -1);
-
-	if (w >= 0)
-		labels_off = w == 1;
-	return w < 0 ? w : 0;
-}
-KERNEL_PARAM("nd.labels", nd_labels_param,
-	     "on (default): namespaces from the DIMMs' labels; off: label-less, labels not read");
+KERNEL_PARAM_CHOICE("nd.labels", labels_off, -1,
+		    "read namespaces from DIMM label areas (on, default) or ignore them (off)", "on", "off");
 
 bool nd_labels_enabled(void)
 {
