@@ -9,6 +9,7 @@
 #include "acpi.h"
 #include "acpica.h"
 #include "arch.h"
+#include "cpu_features.h"
 #include "e820.h"
 #include "heap.h"
 #include "kernel.h"

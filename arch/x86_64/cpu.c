@@ -1,13 +1,41 @@
-/* CPUID feature detection: what a pmem manager needs to know (SDM vol. 2A CPUID). */
+/*
+ * CPUID feature detection: what a pmem manager needs to know (SDM vol. 2A
+ * CPUID), the arch contract's questions about the CPU, and `cpuinfo`.
+ */
 #include <string.h>
 
 #include "arch.h"
+#include "cpu_features.h"
 #include "printk.h"
 #include "shell.h"
 #include "smp.h"
 #include "x86.h"
 
 struct cpu_features cpu_features;
+
+bool arch_pte_leaf_allowed(enum pg_level level)
+{
+	switch (level) {
+	case PG_LEVEL_4K:
+		return true;
+	case PG_LEVEL_2M:
+		return cpu_features.pse;
+	case PG_LEVEL_1G:
+		return cpu_features.pdpe1gb;
+	default:
+		return false;	/* no 512 GiB pages */
+	}
+}
+
+bool arch_pte_noexec_allowed(void)
+{
+	return cpu_features.nx;
+}
+
+u32 arch_phys_addr_bits(void)
+{
+	return cpu_features.phys_addr_bits;
+}
 
 static void read_brand(struct cpu_features *f)
 {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "cpu_features.h"
 #include "params.h"
 #include "printk.h"
 #include "x86.h"

@@ -179,11 +179,9 @@ void idle_info_print(void);
 
 /* x86 bring-up steps, called in order by multiboot2_entry/kmain. */
 void serial_init(void);
-void cpu_features_init(void);
 void gdt_init(void);
 void idt_init(void);
 void tsc_calibrate(void);
-void cpu_features_print(void);
 /* Print the caller's stack trace (symbolized). */
 void dump_stack(void);
 
