@@ -112,7 +112,7 @@ static inline u64 rdtsc(void)
 	return ((u64)hi << 32) | lo;
 }
 
-/* Bumped by every TLB flush (arch.c); APs compare before each call (smp.c). */
+/* Bumped by every TLB flush (arch.c); APs compare before each call (smp_call.c). */
 extern u64 tlb_flush_gen;
 
 static inline void invlpg(u64 va)
@@ -133,6 +133,11 @@ static inline __noreturn void halt_forever(void)
 
 #define MSR_EFER 0xC0000080
 #define EFER_NXE (1ULL << 11)
+#define MSR_GS_BASE 0xC0000101
+
+/* A macro's value as a string (for assembly written in C strings). */
+#define __stringify_1(x) #x
+#define __stringify(x) __stringify_1(x)
 
 /* 64-bit TSS (SDM vol. 3A §8.7). */
 struct x86_tss {
@@ -158,22 +163,8 @@ void idt_set_gate(u8 vector, u64 handler);
 /* Load the kernel's IDT (built once by idt_init) on this CPU. */
 void idt_load(void);
 
-/* This CPU's local APIC (smp.c maps it; NULL before smp_init or without one). */
-extern volatile u32 *lapic;
-#define LAPIC_ID 0x20
-#define LAPIC_EOI 0xB0
-static inline u32 lapic_read(u32 reg)
-{
-	return lapic[reg / 4];
-}
-static inline void lapic_write(u32 reg, u32 v)
-{
-	lapic[reg / 4] = v;
-}
-/* The entry of an interrupt that only needs acknowledging (trampoline.S). */
-extern const u8 smp_ipi_entry[];
-/* Measure the boot CPU's local APIC timer against the TSC (idle.c). */
-void lapic_timer_init(void);
+/* The boot CPU's idle halt: its vectors, its local APIC timer's rate (idle.c; after lapic_map). */
+void idle_timer_init(void);
 /* cpuinfo's idle line: poll or halt, and the halts counted. */
 void idle_info_print(void);
 

@@ -1,0 +1,103 @@
+/*
+ * The AP start-up trampoline's C half (FACTS-2 §6.2): trampoline.S copied
+ * below 1 MiB with its far jumps patched, its data block filled from the
+ * boot CPU's control registers, and a PML4 of its own that adds an
+ * identity map of the first 2 MiB to the kernel's upper half.
+ */
+#include <string.h>
+
+#include "arch.h"
+#include "boot_info.h"
+#include "e820.h"
+#include "trampoline.h"
+#include "x86.h"
+
+/* The trampoline's data block (trampoline.S, smp_tramp_data). */
+struct smp_tramp_data {
+	u64 gdt[4];
+	u16 gdtr_limit;
+	u32 gdtr_base;
+	u16 pad;
+	u32 pml4, cr0, cr4, efer;
+	u64 stack, percpu, kcr3, entry;
+} __packed;
+
+extern const u8 smp_tramp_start[], smp_tramp_end[], smp_tramp_data[];
+extern const u8 smp_tramp_far32[], smp_tramp_far64[], smp_tramp_pm32[], smp_tramp_lm64[];
+extern const u8 smp_ap_entry[];
+
+/* Does [pa, pa+len) overlap a range the loader handed over? */
+static bool loader_uses(const struct boot_info *bi, u64 pa, u64 len)
+{
+	for (u32 i = 0; i < bi->nr_reserved; i++) {
+		const struct boot_reserved *r = &bi->reserved[i];
+		if (pa < r->addr + r->size && r->addr < pa + len)
+			return true;
+	}
+	return false;
+}
+
+/* memblock_setup() reserved the whole first MiB and the boot direct map covers it: nothing else allocates there. */
+u64 tramp_pick(const struct boot_info *bi)
+{
+	const u64 len = TRAMP_SIZE;
+
+	for (u64 pa = 0xA0000 - len; pa >= 0x1000; pa -= 4096) {
+		bool ram = false;
+		for (u32 i = 0; i < e820_table.nr && !ram; i++) {
+			const struct e820_entry *e = &e820_table.entries[i];
+			ram = e->type == E820_TYPE_RAM && e->addr <= pa &&
+			      pa + len <= e->addr + e->size;
+		}
+		if (ram && !loader_uses(bi, pa, len))
+			return pa;
+	}
+	return 0;
+}
+
+static struct smp_tramp_data *tramp_data(u64 pa)
+{
+	return phys_to_virt(pa + (u64)(smp_tramp_data - smp_tramp_start));
+}
+
+void tramp_install(u64 pa)
+{
+	u8 *t = phys_to_virt(pa);
+	u64 *pml4 = phys_to_virt(pa + 0x1000), *pdpt = phys_to_virt(pa + 0x2000);
+	u64 *pd = phys_to_virt(pa + 0x3000);
+	const u64 *kpml4 = phys_to_virt(arch_pgtable_root());
+	size_t size = (size_t)(smp_tramp_end - smp_tramp_start);
+	struct smp_tramp_data *d = tramp_data(pa);
+	u32 far32 = (u32)(pa + (u64)(smp_tramp_pm32 - smp_tramp_start));
+	u32 far64 = (u32)(pa + (u64)(smp_tramp_lm64 - smp_tramp_start));
+
+	memset(t, 0, TRAMP_SIZE);
+	memcpy(t, smp_tramp_start, size);
+	memcpy(t + (smp_tramp_far32 - smp_tramp_start), &far32, 4);
+	memcpy(t + (smp_tramp_far64 - smp_tramp_start), &far64, 4);
+	d->gdtr_base = (u32)(pa + (u64)(smp_tramp_data - smp_tramp_start));
+	/* Entry 0: identity map of the first 2 MiB (present, writable, 2 MiB leaf). */
+	memcpy(pml4, kpml4, 4096);
+	pml4[0] = (pa + 0x2000) | 0x3;
+	pdpt[0] = (pa + 0x3000) | 0x3;
+	pd[0] = 0x83;
+	d->pml4 = (u32)(pa + 0x1000);
+	d->cr0 = (u32)read_cr0();
+	d->cr4 = (u32)read_cr4() & ~(1u << 17);	/* PCIDE cannot be set outside long mode */
+	d->efer = (u32)(rdmsr(MSR_EFER) & ((1u << 0) | (1u << 8) | (u32)EFER_NXE));
+	d->kcr3 = arch_pgtable_root();
+	d->entry = (u64)smp_ap_entry;
+}
+
+void tramp_prepare_ap(u64 pa, u64 stack_top, void *percpu)
+{
+	struct smp_tramp_data *d = tramp_data(pa);
+
+	d->stack = stack_top;
+	d->percpu = (u64)percpu;
+}
+
+void tramp_retire(u64 pa)
+{
+	memset(phys_to_virt(pa + 0x1000), 0, 3 * 4096);
+}
