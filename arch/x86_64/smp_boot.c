@@ -1,6 +1,7 @@
 /*
  * AP start-up (FACTS-2 §6.2; Intel SDM vol. 3A §9.4 MP initialization):
- * each AP the MADT lists enabled gets INIT, then two STARTUP IPIs, and
+ * each AP the firmware lists enabled (struct smp_config, from kmain) gets
+ * INIT, then two STARTUP IPIs, and
  * starts in the trampoline (trampoline.c). One AP at a time: the
  * trampoline's data block names one stack and one per-CPU block. Each AP
  * loads its own GDT and TSS, the kernel's IDT, sets its GS base to its
@@ -14,7 +15,6 @@
 
 #include "arch.h"
 #include "lapic.h"
-#include "madt.h"
 #include "params.h"
 #include "percpu.h"
 #include "printk.h"
@@ -146,25 +146,24 @@ static int start_ap(struct percpu *pc, u64 tramp_pa)
 	return -ETIMEDOUT;
 }
 
-/* The table of CPUs: the BSP first, then the MADT's other entries in order. */
-static u32 list_cpus(u32 bsp_id)
+/* The table of CPUs: the BSP first, then the firmware's other entries in order. */
+static u32 list_cpus(const struct smp_config *cfg, u32 bsp_id)
 {
 	u32 n = 1;
 
 	smp_cpus[0] = (struct cpu_info){ .apic_id = bsp_id, .state = CPU_ONLINE };
-	for (u32 i = 0; i < madt.nr_cpus; i++) {
-		const struct madt_cpu *c = &madt.cpu[i];
+	for (u32 i = 0; i < cfg->nr_cpus; i++) {
+		const struct smp_cpu_desc *c = &cfg->cpus[i];
 		if (c->apic_id == bsp_id) {
-			smp_cpus[0].acpi_uid = c->uid;
+			smp_cpus[0].acpi_uid = c->acpi_uid;
 			continue;
 		}
 		if (n >= SMP_MAX_CPUS) {
 			pr_warn("smp: more than %d CPUs, the rest ignored\n", SMP_MAX_CPUS);
 			break;
 		}
-		smp_cpus[n++] = (struct cpu_info){ .apic_id = c->apic_id, .acpi_uid = c->uid,
-						   .state = c->flags & MADT_CPU_ENABLED ? CPU_SKIPPED
-											: CPU_ABSENT };
+		smp_cpus[n++] = (struct cpu_info){ .apic_id = c->apic_id, .acpi_uid = c->acpi_uid,
+						   .state = c->enabled ? CPU_SKIPPED : CPU_ABSENT };
 	}
 	return n;
 }
@@ -179,7 +178,7 @@ void smp_boot_cpu_init(void)
 }
 
 /* The boot CPU's part: PICs masked, vectors, its local APIC, the CPU table, the idle timer. */
-static int bsp_init(void)
+static int bsp_init(const struct smp_config *cfg)
 {
 	/*
 	 * The legacy 8259 PICs masked: pmemk uses none of their lines, and a
@@ -190,10 +189,10 @@ static int bsp_init(void)
 	outb(0xA1, 0xff);
 	idt_set_gate(SMP_IPI_VECTOR, (u64)smp_ipi_entry);
 	idt_set_gate(LAPIC_SPURIOUS_VECTOR, (u64)smp_spurious_entry);
-	if (lapic_map(madt.lapic_address))
+	if (lapic_map(cfg->lapic_address))
 		return -ENOMEM;
 	u32 bsp_id = lapic_id();
-	smp_nr_listed = list_cpus(bsp_id);
+	smp_nr_listed = list_cpus(cfg, bsp_id);
 	smp_percpu[0]->apic_id = bsp_id;
 	lapic_enable_local();
 	smp_cpus[0].seen_apic_id = bsp_id;
@@ -233,9 +232,9 @@ static u32 nr_to_start(void)
 }
 
 /* Start them one at a time through a trampoline in low RAM. */
-static void start_aps(const struct boot_info *bi)
+static void start_aps(const struct smp_config *cfg)
 {
-	u64 tramp_pa = tramp_pick(bi);
+	u64 tramp_pa = tramp_pick(cfg);
 	u32 started = 1;
 
 	if (!tramp_pa) {
@@ -251,12 +250,12 @@ static void start_aps(const struct boot_info *bi)
 	tramp_retire(tramp_pa);
 }
 
-void smp_init(const struct boot_info *bi)
+void smp_init(const struct smp_config *cfg)
 {
-	if (bsp_init())
+	if (bsp_init(cfg))
 		return;
 	if (nr_to_start() > 1)
-		start_aps(bi);
+		start_aps(cfg);
 	pr_info("smp: %u of %u CPUs online (boot CPU APIC ID %u%s)\n", nr_online, smp_nr_listed,
 		smp_cpus[0].apic_id, max_cpus < SMP_MAX_CPUS ? ", nr_cpus= or nosmp" : "");
 }

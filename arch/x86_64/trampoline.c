@@ -7,8 +7,7 @@
 #include <string.h>
 
 #include "arch.h"
-#include "boot_info.h"
-#include "e820.h"
+#include "smp.h"
 #include "trampoline.h"
 #include "x86.h"
 
@@ -26,32 +25,36 @@ extern const u8 smp_tramp_start[], smp_tramp_end[], smp_tramp_data[];
 extern const u8 smp_tramp_far32[], smp_tramp_far64[], smp_tramp_pm32[], smp_tramp_lm64[];
 extern const u8 smp_ap_entry[];
 
-/* Does [pa, pa+len) overlap a range the loader handed over? */
-static bool loader_uses(const struct boot_info *bi, u64 pa, u64 len)
+/* Does one of the n ranges r overlap [pa, pa+len)? */
+static bool overlaps(const struct phys_range *r, u32 n, u64 pa, u64 len)
 {
-	for (u32 i = 0; i < bi->nr_reserved; i++) {
-		const struct boot_reserved *r = &bi->reserved[i];
-		if (pa < r->addr + r->size && r->addr < pa + len)
+	for (u32 i = 0; i < n; i++)
+		if (pa < r[i].end && r[i].start < pa + len)
 			return true;
-	}
 	return false;
 }
 
-/* memblock_setup() reserved the whole first MiB and the boot direct map covers it: nothing else allocates there. */
-u64 tramp_pick(const struct boot_info *bi)
+/* Does one of the n ranges r hold all of [pa, pa+len)? */
+static bool inside(const struct phys_range *r, u32 n, u64 pa, u64 len)
+{
+	for (u32 i = 0; i < n; i++)
+		if (r[i].start <= pa && pa + len <= r[i].end)
+			return true;
+	return false;
+}
+
+/*
+ * kmain's memblock_setup reserved the whole first MiB and the boot direct
+ * map covers it: nothing else allocates there.
+ */
+u64 tramp_pick(const struct smp_config *cfg)
 {
 	const u64 len = TRAMP_SIZE;
 
-	for (u64 pa = 0xA0000 - len; pa >= 0x1000; pa -= 4096) {
-		bool ram = false;
-		for (u32 i = 0; i < e820_table.nr && !ram; i++) {
-			const struct e820_entry *e = &e820_table.entries[i];
-			ram = e->type == E820_TYPE_RAM && e->addr <= pa &&
-			      pa + len <= e->addr + e->size;
-		}
-		if (ram && !loader_uses(bi, pa, len))
+	for (u64 pa = 0xA0000 - len; pa >= 0x1000; pa -= 4096)
+		if (inside(cfg->ram, cfg->nr_ram, pa, len) &&
+		    !overlaps(cfg->in_use, cfg->nr_in_use, pa, len))
 			return pa;
-	}
 	return 0;
 }
 

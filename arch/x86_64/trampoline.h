@@ -7,14 +7,14 @@
 #ifndef PMEMK_TRAMPOLINE_H
 #define PMEMK_TRAMPOLINE_H
 
+#include "smp.h"
 #include "types.h"
 
 #define TRAMP_PAGES 4			/* code+data, PML4, PDPT, PD */
 #define TRAMP_SIZE (TRAMP_PAGES * 4096ull)
 
-struct boot_info;
-/* TRAMP_SIZE bytes of e820 RAM in [0x1000, 0xA0000), highest first, that the loader does not use; 0 if none. */
-u64 tramp_pick(const struct boot_info *bi);
+/* TRAMP_SIZE bytes of cfg's RAM in [0x1000, 0xA0000), the highest not in use; 0 if none. */
+u64 tramp_pick(const struct smp_config *cfg);
 
 /* Copy the code to pa, build its page tables, fill what does not change per AP. */
 void tramp_install(u64 pa);
