@@ -256,15 +256,14 @@ bool arch_cpu_busy(u32 cpu);
 void arch_cpu_wait(u32 cpu);
 
 /*
- * Idle work (one function for the system, NULL for none): every online CPU
- * but the boot one calls fn while it is idle, again and again while fn
- * returns true, taking any call arch_cpu_start gave it between two calls
- * (so fn should return within a few ms, and the CPU is not busy meanwhile);
- * once fn returns false the CPU halts until arch_idle_kick(). The boot CPU
- * runs the shell, whose idle loop calls it too (SHELL_IDLE). The host fake
- * stores fn and never calls it: host tests call it themselves.
+ * Idle work (include/idle.h): every online CPU but the boot one walks the
+ * idle work registry (idle_work_run) while it is idle, again and again
+ * while a walk finds work, taking any call arch_cpu_start gave it between
+ * two walks (it is not busy meanwhile); once a walk finds none it halts
+ * until arch_idle_kick(), which says there is new work. The boot CPU walks
+ * the registry from its own idle loop (kernel/idle.c). The host fake's
+ * kick does nothing: host tests call the work themselves.
  */
-void arch_set_idle_work(bool (*fn)(void));
 void arch_idle_kick(void);
 
 /*

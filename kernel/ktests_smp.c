@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "idle.h"
 #include "ktest.h"
 #include "madt.h"
 #include "memlayout.h"
@@ -238,17 +239,23 @@ KTEST(smp_tlb_removed_mapping_not_used_by_another_cpu)
 	page_free(b, 0);
 }
 
-/* Idle work (include/arch.h): what CPU 1 did while idle, and whether it should stop. */
+/*
+ * Idle work of the other CPUs (include/idle.h), idle while the test does
+ * not run: what each CPU did, and whether it should say there is no more.
+ */
 static u32 idle_rounds[SMP_MAX_CPUS];
-static bool idle_stop;
+static bool idle_on, idle_stop;
 
 static bool kt_idle_work(void)
 {
+	if (!__atomic_load_n(&idle_on, __ATOMIC_ACQUIRE))
+		return false;
 	__atomic_add_fetch(&idle_rounds[smp_processor_id()], 1, __ATOMIC_RELAXED);
 	for (volatile int i = 0; i < 2000; i++)	/* a round takes a while, as a section does */
 		;
 	return !__atomic_load_n(&idle_stop, __ATOMIC_ACQUIRE);
 }
+IDLE_WORK(kt_idle_work, IDLE_OTHER_CPUS);
 
 static u32 idle_rounds_of(u32 cpu)
 {
@@ -258,8 +265,8 @@ static u32 idle_rounds_of(u32 cpu)
 /*
  * An idle AP runs the idle work once kicked, stays not busy meanwhile,
  * takes a call between two rounds, and halts once the work says there is
- * no more (until the next kick). The boot CPU never runs it from its idle
- * loop (that is the shell's). Deferred struct page init rides on this.
+ * no more (until the next kick). The boot CPU never runs work registered
+ * for the other CPUs only. Deferred struct page init rides on this.
  */
 KTEST(smp_idle_work_runs_on_idle_cpus_and_yields_to_calls)
 {
@@ -270,7 +277,7 @@ KTEST(smp_idle_work_runs_on_idle_cpus_and_yields_to_calls)
 	memset(idle_rounds, 0, sizeof(idle_rounds));
 	memset(seen, 0, sizeof(seen));
 	__atomic_store_n(&idle_stop, false, __ATOMIC_RELEASE);
-	arch_set_idle_work(kt_idle_work);
+	__atomic_store_n(&idle_on, true, __ATOMIC_RELEASE);
 	arch_idle_kick();
 	u64 t0 = arch_cycles();
 	while (idle_rounds_of(1) < 20 && arch_cycles_to_ns(arch_cycles() - t0) < 5000000000ull)
@@ -298,6 +305,5 @@ KTEST(smp_idle_work_runs_on_idle_cpus_and_yields_to_calls)
 		;
 	KT_EXPECT_EQ(idle_rounds_of(1), stopped);
 	KT_EXPECT_EQ(idle_rounds_of(0), 0);
-	/* Back to the kernel's own idle work (it is registered again by every deferred init). */
-	arch_set_idle_work(memmap_defer_step);
+	__atomic_store_n(&idle_on, false, __ATOMIC_RELEASE);
 }

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "idle.h"
 #include "memremap.h"
 #include "mm.h"
 #include "params.h"
@@ -150,7 +151,6 @@ int memmap_defer_start(struct dev_pagemap *pgmap)
 	}
 	d->pgmap = pgmap;
 	d->start_cycles = arch_cycles();
-	arch_set_idle_work(memmap_defer_step);
 	d->pending = range_len(&pgmap->range);
 	mm_stat_add(MM_MEMMAP_PENDING, (s64)d->pending);
 	pgmap->defer = d;
@@ -218,6 +218,7 @@ bool memmap_defer_step(void)
 	__atomic_fetch_sub(&d->active, 1, __ATOMIC_RELEASE);
 	return true;
 }
+IDLE_WORK(memmap_defer_step, IDLE_ALL_CPUS);
 
 void memmap_ready_range(struct dev_pagemap *pgmap, u64 pfn, u64 nr)
 {

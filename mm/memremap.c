@@ -519,7 +519,7 @@ static int memremap_pages_locked(struct dev_pagemap *pgmap, const struct vmem_al
 	if (stats)
 		*stats = st;
 	if (st.deferred)
-		arch_idle_kick();
+		arch_idle_kick();	/* the other CPUs' idle work has sections to store */
 	return 0;
 
 err_sparse:

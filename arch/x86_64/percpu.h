@@ -25,7 +25,7 @@ struct percpu {
 	u32 busy;		/* atomic: given a call (arch_cpu_start), not yet returned */
 	u32 waiter;		/* atomic: CPU halted in arch_cpu_wait for this one, or ~0 */
 	u64 tlb_gen;		/* tlb_flush_gen when this CPU last dropped its TLB */
-	u64 idle_kicks_seen;	/* idle_kicks when its idle work last found nothing */
+	u64 idle_kicks_seen;	/* idle_kicks when its last walk of the idle work found nothing */
 	smp_call_fn call_fn;	/* the call; set after call_arg (atomic) */
 	void *call_arg;
 };

@@ -1,7 +1,8 @@
 /*
  * Cross-CPU calls (include/arch.h, include/smp.h): an online AP idles in
  * ap_idle, halted until an IPI brings it a call (arch_cpu_start), which it
- * runs with interrupts off, or a kick brings it idle work. The caller
+ * runs with interrupts off, or a kick (arch_idle_kick) sends it walking
+ * the idle work (include/idle.h). The caller
  * waits with arch_cpu_wait (halted until the finishing CPU's IPI) or
  * smp_call_on_each. Mappings removed meanwhile are dropped lazily: each
  * AP compares tlb_flush_gen before it runs anything (arch.c).
@@ -9,6 +10,7 @@
 #include <errno.h>
 
 #include "arch.h"
+#include "idle.h"
 #include "lapic.h"
 #include "percpu.h"
 #include "printk.h"
@@ -36,14 +38,8 @@ static void tlb_catch_up(struct percpu *pc)
 	}
 }
 
-/* include/arch.h's idle work, and a count of kicks an idle CPU compares with what it saw. */
-static bool (*idle_work)(void);
+/* Kicks so far (arch_idle_kick): an idle CPU compares them with what it saw. */
 static u64 idle_kicks;
-
-void arch_set_idle_work(bool (*fn)(void))
-{
-	__atomic_store_n(&idle_work, fn, __ATOMIC_RELEASE);
-}
 
 void arch_idle_kick(void)
 {
@@ -55,22 +51,22 @@ void arch_idle_kick(void)
 }
 
 /*
- * One round of idle work if there is any since the CPU last found none.
- * Runs with interrupts on; a call given meanwhile waits for its return.
+ * One walk of the idle work (include/idle.h) if there was a kick since the
+ * CPU's last walk that found none. Runs with interrupts on; a call given
+ * meanwhile waits for the walk's end.
  */
 static bool ap_idle_work(struct percpu *pc)
 {
-	bool (*fn)(void) = __atomic_load_n(&idle_work, __ATOMIC_ACQUIRE);
 	u64 kicks = __atomic_load_n(&idle_kicks, __ATOMIC_SEQ_CST);
 
-	if (!fn || kicks == pc->idle_kicks_seen)
+	if (kicks == pc->idle_kicks_seen)
 		return false;
 	tlb_catch_up(pc);
 	__asm__ volatile("sti" ::: "memory");
-	bool more = fn();
+	bool more = idle_work_run();
 	__asm__ volatile("cli" ::: "memory");
 	if (!more)
-		pc->idle_kicks_seen = kicks;	/* a kick after the load runs fn again */
+		pc->idle_kicks_seen = kicks;	/* a kick after the load walks again */
 	return true;
 }
 

@@ -397,14 +397,7 @@ void arch_cpu_wait(u32 cpu)
 		sched_yield();
 }
 
-/* Host tests drive idle work themselves (memmap_defer_step): only kept. */
-static bool (*host_idle_work)(void);
-
-void arch_set_idle_work(bool (*fn)(void))
-{
-	__atomic_store_n(&host_idle_work, fn, __ATOMIC_RELEASE);
-}
-
+/* Host tests drive idle work themselves (memmap_defer_step). */
 void arch_idle_kick(void)
 {
 }
