@@ -41,6 +41,13 @@ int params_parse(const char *cmdline);
  */
 char *cmdline_next_arg(char *args, char **param, char **val);
 
+/*
+ * A parameter whose value is one of two words: for `a` or `b`, *is_a says
+ * which and 0 is returned; anything else (no value too) prints
+ * "NAME=VAL: expected A or B" and returns -EINVAL, *is_a unchanged.
+ */
+int param_either(const char *name, const char *val, const char *a, const char *b, bool *is_a);
+
 /* Parse a size with Linux's memparse rules: C number, then K/M/G/T/P/E. */
 int parse_size(const char *s, u64 *out, const char **end);
 

@@ -1,4 +1,5 @@
 /* Dispatch the kernel command line to the parameters modules registered. */
+#include <errno.h>
 #include <string.h>
 
 #include "params.h"
@@ -37,4 +38,14 @@ int params_parse(const char *cmdline)
 			rejected++;
 	}
 	return rejected;
+}
+
+int param_either(const char *name, const char *val, const char *a, const char *b, bool *is_a)
+{
+	if (val && (!strcmp(val, a) || !strcmp(val, b))) {
+		*is_a = !strcmp(val, a);
+		return 0;
+	}
+	pr_err("%s=%s: expected %s or %s\n", name, val ? val : "", a, b);
+	return -EINVAL;
 }

@@ -21,7 +21,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "arch.h"
 #include "idle.h"
@@ -58,12 +57,7 @@ bool memmap_init_deferred = true;
 
 static int memmap_init_param(const char *val)
 {
-	if (val && (!strcmp(val, "deferred") || !strcmp(val, "sync"))) {
-		memmap_init_deferred = !strcmp(val, "deferred");
-		return 0;
-	}
-	pr_err("memmap_init=%s: expected deferred or sync\n", val ? val : "");
-	return -1;
+	return param_either("memmap_init", val, "deferred", "sync", &memmap_init_deferred);
 }
 KERNEL_PARAM("memmap_init", memmap_init_param,
 	     "struct pages of pfn devices: deferred (default: the device is usable at once, idle CPUs "

@@ -5,7 +5,6 @@
  * registration and the teardown share their undo helpers.
  */
 #include <errno.h>
-#include <string.h>
 
 #include "arch.h"
 #include "direct_map.h"
@@ -280,12 +279,7 @@ bool memmap_parallel = true;
 
 static int memmap_parallel_param(const char *val)
 {
-	if (val && (!strcmp(val, "on") || !strcmp(val, "off"))) {
-		memmap_parallel = !strcmp(val, "on");
-		return 0;
-	}
-	pr_err("memmap_parallel=%s: expected on or off\n", val ? val : "");
-	return -1;
+	return param_either("memmap_parallel", val, "on", "off", &memmap_parallel);
 }
 KERNEL_PARAM("memmap_parallel", memmap_parallel_param,
 	     "struct page init on every idle CPU in section-sized jobs: on (default) or off (the boot CPU alone)");

@@ -3,8 +3,6 @@
  * page; in persistent memory only the struct pages that differ are stored.
  * Also the count of bytes stored to pmem (mm.h).
  */
-#include <string.h>
-
 #include "mm.h"
 #include "params.h"
 #include "printk.h"
@@ -68,16 +66,12 @@ u64 memmap_init_range_pmem(u64 start_pfn, u64 end_pfn, const struct page *tmpl)
 
 static int memmap_pmem_param(const char *val)
 {
-	if (val && !strcmp(val, "diff")) {
-		memmap_pmem_rewrite = false;
-		return 0;
-	}
-	if (val && !strcmp(val, "rewrite")) {
-		memmap_pmem_rewrite = true;
-		return 0;
-	}
-	pr_err("memmap_pmem=%s: expected diff or rewrite\n", val ? val : "");
-	return -1;
+	bool diff;
+	int err = param_either("memmap_pmem", val, "diff", "rewrite", &diff);
+
+	if (!err)
+		memmap_pmem_rewrite = !diff;
+	return err;
 }
 KERNEL_PARAM("memmap_pmem", memmap_pmem_param,
 	     "struct pages in pmem: diff (store only what differs, default) or rewrite (all, as Linux 6.1)");

@@ -11,9 +11,6 @@
  * poll loop takes one whole, a halted one none (PERFORMANCE "Halting
  * while idle"). idle=poll keeps the boot CPU spinning, as Linux's.
  */
-#include <errno.h>
-#include <string.h>
-
 #include "arch.h"
 #include "cpu_features.h"
 #include "lapic.h"
@@ -52,16 +49,7 @@ __asm__(".text\n"
 
 static int idle_param(const char *val)
 {
-	if (val && !strcmp(val, "poll")) {
-		idle_poll = true;
-		return 0;
-	}
-	if (val && !strcmp(val, "halt")) {
-		idle_poll = false;
-		return 0;
-	}
-	pr_err("idle: expects poll or halt, got \"%s\"\n", val ? val : "");
-	return -EINVAL;
+	return param_either("idle", val, "poll", "halt", &idle_poll);
 }
 KERNEL_PARAM("idle", idle_param,
 	     "poll: the boot CPU spins while it waits; halt (default): it halts until a NIC "

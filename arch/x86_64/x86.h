@@ -4,44 +4,25 @@
 
 #include "types.h"
 
-static inline void outb(u16 port, u8 v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline u8 inb(u16 port)
-{
-	u8 v;
-
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
-static inline void outl(u16 port, u32 v)
-{
-	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline u32 inl(u16 port)
-{
-	u32 v;
-
-	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
-static inline void outw(u16 port, u16 v)
-{
-	__asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline u16 inw(u16 port)
-{
-	u16 v;
-
-	__asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
+/*
+ * Port I/O of one width (SDM vol. 2, IN and OUT): outb/inb (u8), outw/inw
+ * (u16), outl/inl (u32).
+ */
+#define X86_PORT_IO(sfx, type)                                                   \
+	static inline void out##sfx(u16 port, type v)                           \
+	{                                                                       \
+		__asm__ volatile("out" #sfx " %0, %1" : : "a"(v), "Nd"(port)); \
+	}                                                                       \
+	static inline type in##sfx(u16 port)                                    \
+	{                                                                       \
+		type v;                                                         \
+		__asm__ volatile("in" #sfx " %1, %0" : "=a"(v) : "Nd"(port));  \
+		return v;                                                       \
+	}
+X86_PORT_IO(b, u8)
+X86_PORT_IO(w, u16)
+X86_PORT_IO(l, u32)
+#undef X86_PORT_IO
 
 static inline u64 rdmsr(u32 msr)
 {

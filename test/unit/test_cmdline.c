@@ -1,4 +1,5 @@
-/* Host tests: command-line splitting (Linux quoting rules) and parse_size. */
+/* Host tests: command-line splitting (Linux quoting rules), parse_size, param_either. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "host.h"
 #include "params.h"
 
 static void split(const char *line, const char **want, int nwant)
@@ -93,6 +95,24 @@ static void parse_size_rejects_garbage(void **state)
 	assert_int_not_equal(parse_size("17179869184G", &v, NULL), 0);	/* 2^64 */
 }
 
+/* Two-word parameters (idle=, memmap_init=, ...): which word, or one line naming what was expected. */
+static void param_either_says_which_or_what_was_expected(void **state)
+{
+	bool is_a = false;
+
+	(void)state;
+	assert_int_equal(param_either("idle", "poll", "poll", "halt", &is_a), 0);
+	assert_true(is_a);
+	assert_int_equal(param_either("idle", "halt", "poll", "halt", &is_a), 0);
+	assert_false(is_a);
+	host_console_reset();
+	assert_int_equal(param_either("idle", "spin", "poll", "halt", &is_a), -EINVAL);
+	assert_true(host_console_has("idle=spin: expected poll or halt\n"));
+	assert_false(is_a);
+	assert_int_equal(param_either("idle", NULL, "poll", "halt", &is_a), -EINVAL);
+	assert_true(host_console_has("idle=: expected poll or halt\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -103,6 +123,7 @@ int main(void)
 		cmocka_unit_test(cmdline_empty),
 		cmocka_unit_test(parse_size_suffixes),
 		cmocka_unit_test(parse_size_rejects_garbage),
+		cmocka_unit_test(param_either_says_which_or_what_was_expected),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
