@@ -162,7 +162,8 @@ static u32 list_cpus(const struct smp_config *cfg, u32 bsp_id)
 			pr_warn("smp: more than %d CPUs, the rest ignored\n", SMP_MAX_CPUS);
 			break;
 		}
-		smp_cpus[n++] = (struct cpu_info){ .apic_id = c->apic_id, .acpi_uid = c->acpi_uid,
+		smp_cpus[n++] = (struct cpu_info){ .apic_id = c->apic_id,
+						   .acpi_uid = c->acpi_uid,
 						   .state = c->enabled ? CPU_SKIPPED : CPU_ABSENT };
 	}
 	return n;

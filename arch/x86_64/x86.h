@@ -43,47 +43,30 @@ static inline void cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32 *d)
 			 : "a"(leaf), "c"(sub));
 }
 
-static inline u64 read_cr0(void)
-{
-	u64 v;
-
-	__asm__ volatile("mov %%cr0, %0" : "=r"(v));
-	return v;
-}
-
-static inline u64 read_cr2(void)
-{
-	u64 v;
-
-	__asm__ volatile("mov %%cr2, %0" : "=r"(v));
-	return v;
-}
-
-static inline u64 read_cr3(void)
-{
-	u64 v;
-
-	__asm__ volatile("mov %%cr3, %0" : "=r"(v));
-	return v;
-}
-
-static inline void write_cr3(u64 v)
-{
-	__asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
-}
-
-static inline u64 read_cr4(void)
-{
-	u64 v;
-
-	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
-	return v;
-}
-
-static inline void write_cr4(u64 v)
-{
-	__asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory");
-}
+/*
+ * Control registers (SDM vol. 3A §2.5): read_cr0, read_cr2, read_cr3,
+ * read_cr4, write_cr3, write_cr4.
+ */
+#define X86_READ_CR(n)                                                   \
+	static inline u64 read_cr##n(void)                              \
+	{                                                               \
+		u64 v;                                                  \
+		__asm__ volatile("mov %%cr" #n ", %0" : "=r"(v));       \
+		return v;                                               \
+	}
+#define X86_WRITE_CR(n)                                                  \
+	static inline void write_cr##n(u64 v)                           \
+	{                                                               \
+		__asm__ volatile("mov %0, %%cr" #n : : "r"(v) : "memory"); \
+	}
+X86_READ_CR(0)
+X86_READ_CR(2)
+X86_READ_CR(3)
+X86_READ_CR(4)
+X86_WRITE_CR(3)
+X86_WRITE_CR(4)
+#undef X86_READ_CR
+#undef X86_WRITE_CR
 
 static inline u64 rdtsc(void)
 {
