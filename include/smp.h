@@ -1,11 +1,12 @@
 /*
- * Symmetric multiprocessing (issue 14): the CPUs the firmware lists (kmain
- * hands smp_init the MADT's list) are started (INIT-SIPI-SIPI through the
- * xAPIC) and each idles in a halt loop
+ * Symmetric multiprocessing (issue 14), implemented by arch/x86_64: the
+ * CPUs the firmware lists (kmain hands smp_init the MADT's list) are
+ * started (INIT-SIPI-SIPI through the xAPIC) and each idles in a halt loop
  * with its own stack, GDT, TSS and per-CPU data (GS base), woken by an IPI
  * to run what arch_cpu_start() gives it: work-queue jobs (lib/workqueue.c),
- * on-cpu shell commands, smp_call_on_each() calls. What they share is
- * locked in the order include/spinlock.h documents.
+ * on-cpu shell commands, smp_call_on_each() calls, and idle work
+ * (include/idle.h). What they share is locked in the order
+ * include/spinlock.h documents.
  */
 #ifndef PMEMK_SMP_H
 #define PMEMK_SMP_H
@@ -17,7 +18,7 @@
 #define SMP_MAX_CPUS ARCH_MAX_CPUS	/* arch_cpu_id() indexes per-CPU arrays */
 
 enum cpu_state {
-	CPU_ABSENT,	/* listed by the MADT without Enabled (hot-plug slot) */
+	CPU_ABSENT,	/* listed by the firmware as not enabled (hot-plug slot) */
 	CPU_SKIPPED,	/* enabled, not started: nr_cpus= or nosmp */
 	CPU_FAILED,	/* started but never reported in */
 	CPU_ONLINE,	/* reported in, parked in its idle loop */
