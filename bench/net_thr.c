@@ -14,6 +14,7 @@
 #include <lwip/tcp.h>
 
 #include "arch.h"
+#include "idle.h"
 #include "net.h"
 #include "printk.h"
 #include "shell.h"
@@ -188,7 +189,7 @@ static int thr_serve(const char *name, unsigned long port, unsigned long conns)
 		conns == 1 ? "" : "s");
 	bool stopped = false;
 	while (thr.done < conns && !(stopped = shell_interrupted()))
-		shell_idle_wait(net_poll());
+		idle_wait(net_poll());
 	tcp_close(listener);
 	if (thr.pcb) {
 		tcp_arg(thr.pcb, NULL);

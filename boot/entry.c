@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "cpu_features.h"
 #include "kernel.h"
 #include "multiboot2.h"
 #include "printk.h"

@@ -10,28 +10,6 @@
 
 #include "types.h"
 
-/* CPU features that matter to a pmem manager, read once from CPUID. */
-struct cpu_features {
-	char vendor[13];
-	char brand[49];
-	u32 family, model, stepping;
-	u32 clflush_size;	/* cache line size in bytes (CPUID.01H:EBX[15:8]*8) */
-	u32 phys_addr_bits;	/* MAXPHYADDR */
-	u32 virt_addr_bits;
-	bool pse;		/* 2 MiB pages */
-	bool pdpe1gb;		/* 1 GiB pages */
-	bool nx;
-	bool sse2;
-	bool clflush;
-	bool clflushopt;
-	bool clwb;
-	bool invariant_tsc;
-	bool hypervisor;	/* CPUID.01H:ECX[31]: running under a VMM */
-	u64 tsc_khz;		/* calibrated TSC frequency, 0 if unknown */
-};
-
-extern struct cpu_features cpu_features;
-
 /* Physical <-> kernel virtual through the direct map (memlayout.h). */
 void *phys_to_virt(u64 pa);
 u64 virt_to_phys(const void *va);
@@ -114,8 +92,27 @@ typedef struct {
  */
 #include "arch_pte.h"
 
-/* Can a leaf (a page or a block) sit at this level at all? x86: 4 KiB, 2 MiB, 1 GiB. */
+/*
+ * Can this CPU map a leaf (a page or a block) at this level? x86: 4 KiB
+ * always, 2 MiB with PSE, 1 GiB with PDPE1GB (CPUID), never 512 GiB. The
+ * host fake: 4 KiB, 2 MiB and 1 GiB, unless a test turned one of the last
+ * two off (host_set_leaf_allowed). Portable code asks this, never CPUID.
+ */
 bool arch_pte_leaf_allowed(enum pg_level level);
+
+/*
+ * Can a leaf withhold PGPROT_EXEC? x86: with NX (CPUID; the boot code set
+ * EFER.NXE). Without it a struct pgtable has nx false and every leaf is
+ * made executable, so the then-reserved NX bit is never set.
+ */
+bool arch_pte_noexec_allowed(void);
+
+/*
+ * The width of a physical address on this CPU (x86: MAXPHYADDR, CPUID
+ * 0x80000008, 36 when the CPU does not say; the host fake: 46). Nothing
+ * lies at or above 1 << it. Never 0.
+ */
+u32 arch_phys_addr_bits(void);
 
 /* An entry that maps nothing (all zero). */
 pte_t arch_pte_absent(enum pg_level level);
@@ -259,15 +256,14 @@ bool arch_cpu_busy(u32 cpu);
 void arch_cpu_wait(u32 cpu);
 
 /*
- * Idle work (one function for the system, NULL for none): every online CPU
- * but the boot one calls fn while it is idle, again and again while fn
- * returns true, taking any call arch_cpu_start gave it between two calls
- * (so fn should return within a few ms, and the CPU is not busy meanwhile);
- * once fn returns false the CPU halts until arch_idle_kick(). The boot CPU
- * runs the shell, whose idle loop calls it too (SHELL_IDLE). The host fake
- * stores fn and never calls it: host tests call it themselves.
+ * Idle work (include/idle.h): every online CPU but the boot one walks the
+ * idle work registry (idle_work_run) while it is idle, again and again
+ * while a walk finds work, taking any call arch_cpu_start gave it between
+ * two walks (it is not busy meanwhile); once a walk finds none it halts
+ * until arch_idle_kick(), which says there is new work. The boot CPU walks
+ * the registry from its own idle loop (kernel/idle.c). The host fake's
+ * kick does nothing: host tests call the work themselves.
  */
-void arch_set_idle_work(bool (*fn)(void));
 void arch_idle_kick(void);
 
 /*

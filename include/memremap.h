@@ -207,8 +207,8 @@ int memremap_reinit_pages(struct dev_pagemap *pgmap, u32 max_cpus, struct memrem
  * struct page init"). With PGMAP_DEFER_INIT and memmap_init=deferred (the
  * default) memremap_pages maps everything but stores no struct page: each
  * 128 MiB section of the range is initialised once, by whichever comes
- * first: an idle CPU (memmap_defer_step, which every AP's idle loop and the
- * shell's idle loop call) or a user that needs one of its pages
+ * first: an idle CPU (memmap_defer_step, idle work of every CPU:
+ * include/idle.h) or a user that needs one of its pages
  * (pgmap_pin, pfn_t_to_page, memmap_ready_range), which initialises the
  * section on the spot or waits for the CPU doing it. What a section gets
  * is what the serial pass stores (init_pfns depends on the pfn alone).

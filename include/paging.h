@@ -25,10 +25,11 @@ struct kernel_image {
  * with their protections, and the direct map (PAGE_OFFSET + pa, read-write,
  * no-execute) of the nr ranges in `direct`, sorted by start; each is widened
  * to whole pages and ranges that touch or overlap are merged. Leaves are the
- * largest the CPU has (cpu_features: 1 GiB, else 2 MiB, else 4 KiB); NX is
- * used if the CPU has it. Nothing else is mapped, so NULL faults. Table
- * pages come from memblock. Prints one summary line. Failing is fatal (the
- * boot tables cannot be kept): a message and arch_exit(EXIT_PANIC).
+ * largest the CPU has (arch_pte_leaf_allowed: 1 GiB, else 2 MiB, else
+ * 4 KiB); NX is used if the CPU has it (arch_pte_noexec_allowed). Nothing
+ * else is mapped, so NULL faults. Table pages come from memblock. Prints
+ * one summary line. Failing is fatal (the boot tables cannot be kept): a
+ * message and arch_exit(EXIT_PANIC).
  */
 void paging_init(const struct kernel_image *image, const struct phys_range *direct, u32 nr);
 

@@ -77,47 +77,7 @@ extern const struct shell_command *const __stop_shell_cmds[] __attribute__((weak
 	for (const struct shell_command *const *c = __start_shell_cmds;        \
 	     c < __stop_shell_cmds; c++)
 
-/*
- * Work to do while the shell waits for input (polling NICs, the TCP/IP
- * stack's timers): each SHELL_IDLE function is called over and over while
- * no byte is waiting on the console, and by long-running commands that
- * call shell_idle(). It must return soon: true when it did some work (it
- * is called again at once), false when it found none.
- */
-#define SHELL_IDLE(_fn)                                                         \
-	static bool (*const __shidle_ptr_##_fn)(void) __section("shell_idle") __used \
-		__aligned(8) = _fn
-
-extern bool (*const __start_shell_idle[])(void) __attribute__((weak));
-extern bool (*const __stop_shell_idle[])(void) __attribute__((weak));
-
-/* Run every SHELL_IDLE function once; true if any did some work. */
-bool shell_idle(void);
-
-/*
- * After a pass of idle work (`work`: it found some). Once none has been
- * found for IDLE_HALT_POLL_NS (idle.halt_poll_ns=), halt the boot CPU
- * until a NIC has news or CONSOLE_POLL_NS have passed, when every NIC can
- * wake it (arch_idle, netdev wake_arm); else return at once, and the
- * caller polls again. The poll before the halt is Linux's haltpoll idea:
- * a wake-up costs more than the shortest gaps inside a transfer. Of 0,
- * 20 µs, 200 µs and 2 ms, 20 µs left nbdcopy the most of a 2-CPU host
- * under QEMU TCG (PERFORMANCE "Halting while idle").
- */
-#define IDLE_HALT_POLL_NS 20000ull
-void shell_idle_wait(bool work);
-
-/*
- * A console byte, or -1, for loops that poll: the console is read at most
- * once per CONSOLE_POLL_NS while nothing arrives, and at once after a byte
- * (pasted input drains at full speed). Under an emulator each read of the
- * UART is a trap that takes the emulator's global lock, which its network
- * devices need too: reading it on every pass of a polling loop slowed NBD
- * and raw TCP alike (PERFORMANCE "Polling the console less often").
- */
-#define CONSOLE_POLL_NS 1000000ull
-int console_poll(void);
-/* Ctrl-C typed on the console (console_poll): for commands that wait; other bytes are dropped. */
+/* Ctrl-C typed on the console (console_poll, idle.h): for commands that wait; other bytes are dropped. */
 bool shell_interrupted(void);
 
 #define SHELL_MAX_ARGS 32

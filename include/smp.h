@@ -1,30 +1,33 @@
 /*
- * Symmetric multiprocessing (issue 14): the CPUs the MADT lists are
+ * Symmetric multiprocessing (issue 14), implemented by arch/x86_64: the
+ * CPUs the firmware lists (kmain hands smp_init the MADT's list) are
  * started (INIT-SIPI-SIPI through the xAPIC) and each idles in a halt loop
  * with its own stack, GDT, TSS and per-CPU data (GS base), woken by an IPI
  * to run what arch_cpu_start() gives it: work-queue jobs (lib/workqueue.c),
- * on-cpu shell commands, smp_call_on_each() calls. What they share is
- * locked in the order include/spinlock.h documents.
+ * on-cpu shell commands, smp_call_on_each() calls, and idle work
+ * (include/idle.h). What they share is locked in the order
+ * include/spinlock.h documents.
  */
 #ifndef PMEMK_SMP_H
 #define PMEMK_SMP_H
 
 #include "arch.h"
+#include "paging.h"
 #include "types.h"
 
 #define SMP_MAX_CPUS ARCH_MAX_CPUS	/* arch_cpu_id() indexes per-CPU arrays */
 
 enum cpu_state {
-	CPU_ABSENT,	/* listed by the MADT without Enabled (hot-plug slot) */
+	CPU_ABSENT,	/* listed by the firmware as not enabled (hot-plug slot) */
 	CPU_SKIPPED,	/* enabled, not started: nr_cpus= or nosmp */
 	CPU_FAILED,	/* started but never reported in */
 	CPU_ONLINE,	/* reported in, parked in its idle loop */
 };
 
-/* What smp_init() knows of each CPU, in MADT order (the BSP is CPU 0). */
+/* What smp_init() knows of each CPU, in the firmware's order (the BSP is CPU 0). */
 struct cpu_info {
 	u32 apic_id;
-	u32 acpi_uid;
+	u32 processor_uid;
 	enum cpu_state state;
 	/* Reported by the CPU itself once online: its local APIC's ID, GS's CPU number. */
 	u32 seen_apic_id, seen_cpu;
@@ -33,13 +36,39 @@ struct cpu_info {
 /* CPU 0's per-CPU data and GS base: first thing in kmain, before any arch_cpu_id(). */
 void smp_boot_cpu_init(void);
 
+/* One CPU as the firmware lists it (kmain converts the MADT's entries). */
+struct smp_cpu_desc {
+	u32 apic_id;
+	u32 processor_uid;
+	bool enabled;	/* may be started; else a slot for a CPU not there (hot plug) */
+};
+
 /*
- * Start every enabled CPU the MADT lists (madt_init() ran), at most
- * nr_cpus= in all, none with nosmp. Prints one line per CPU that fails
- * and a summary. Safe to call once, after the heap is up.
+ * What smp_init needs to know of the machine: kmain fills it from the
+ * firmware's tables, so that arch/ reads none itself (as paging_init gets
+ * its ranges).
  */
-struct boot_info;
-void smp_init(const struct boot_info *bi);
+struct smp_config {
+	const struct smp_cpu_desc *cpus;	/* the firmware's order, the boot CPU among them */
+	u32 nr_cpus;
+	u64 lapic_address;	/* where the MADT says the local APIC is; 0: not said */
+	/*
+	 * For the AP trampoline: the RAM ranges of the firmware's map, and the
+	 * ranges the loader handed over (still in use). smp_init takes pages
+	 * below 640 KiB that are RAM and not in use.
+	 */
+	const struct phys_range *ram;
+	u32 nr_ram;
+	const struct phys_range *in_use;
+	u32 nr_in_use;
+};
+
+/*
+ * Start every enabled CPU in cfg, at most nr_cpus= in all, none with
+ * nosmp. Prints one line per CPU that fails and a summary. Safe to call
+ * once, after the heap is up.
+ */
+void smp_init(const struct smp_config *cfg);
 
 u32 smp_nr_cpus(void);		/* CPUs listed (the BSP included) */
 u32 smp_nr_online(void);	/* of those, online */

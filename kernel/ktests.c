@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "cpu_features.h"
 #include "e820.h"
 #include "kallsyms.h"
 #include "kernel.h"

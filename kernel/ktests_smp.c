@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "idle.h"
 #include "ktest.h"
 #include "madt.h"
 #include "memlayout.h"
@@ -242,28 +243,52 @@ KTEST(smp_tlb_removed_mapping_not_used_by_another_cpu)
 	page_free(b, 0);
 }
 
-/* Idle work (include/arch.h): what CPU 1 did while idle, and whether it should stop. */
-static u32 idle_rounds[SMP_MAX_CPUS];
-static bool idle_stop;
+/*
+ * Idle work of the other CPUs (include/idle.h), idle while the test does
+ * not run: the rounds each CPU made, whether it should say there is no
+ * more, and how often it said so.
+ */
+static u32 idle_rounds[SMP_MAX_CPUS], idle_said_no[SMP_MAX_CPUS];
+static bool idle_on, idle_stop;
 
 static bool kt_idle_work(void)
 {
-	__atomic_add_fetch(&idle_rounds[smp_processor_id()], 1, __ATOMIC_RELAXED);
+	u32 cpu = smp_processor_id();
+
+	if (!__atomic_load_n(&idle_on, __ATOMIC_ACQUIRE))
+		return false;
+	__atomic_add_fetch(&idle_rounds[cpu], 1, __ATOMIC_RELAXED);
 	for (volatile int i = 0; i < 2000; i++)	/* a round takes a while, as a section does */
 		;
-	return !__atomic_load_n(&idle_stop, __ATOMIC_ACQUIRE);
+	if (!__atomic_load_n(&idle_stop, __ATOMIC_ACQUIRE))
+		return true;
+	__atomic_add_fetch(&idle_said_no[cpu], 1, __ATOMIC_RELEASE);	/* after its round's count */
+	return false;
 }
+IDLE_WORK(kt_idle_work, IDLE_OTHER_CPUS);
 
 static u32 idle_rounds_of(u32 cpu)
 {
-	return __atomic_load_n(&idle_rounds[cpu], __ATOMIC_RELAXED);
+	return __atomic_load_n(&idle_rounds[cpu], __ATOMIC_ACQUIRE);
+}
+
+/* Wait up to 5 s for *count to reach n; whether it did. */
+static bool idle_count_reaches(const u32 *count, u32 n)
+{
+	u64 t0 = arch_cycles();
+
+	while (__atomic_load_n(count, __ATOMIC_ACQUIRE) < n &&
+	       arch_cycles_to_ns(arch_cycles() - t0) < 5000000000ull)
+		arch_cpu_relax();
+	return __atomic_load_n(count, __ATOMIC_ACQUIRE) >= n;
 }
 
 /*
  * An idle AP runs the idle work once kicked, stays not busy meanwhile,
- * takes a call between two rounds, and halts once the work says there is
- * no more (until the next kick). The boot CPU never runs it from its idle
- * loop (that is the shell's). Deferred struct page init rides on this.
+ * takes a call between two rounds, and halts once a walk of the idle work
+ * finds none (until the next kick). The boot CPU never runs work
+ * registered for the other CPUs only. Deferred struct page init rides on
+ * this.
  */
 KTEST(smp_idle_work_runs_on_idle_cpus_and_yields_to_calls)
 {
@@ -272,36 +297,32 @@ KTEST(smp_idle_work_runs_on_idle_cpus_and_yields_to_calls)
 		return;
 	}
 	memset(idle_rounds, 0, sizeof(idle_rounds));
+	memset(idle_said_no, 0, sizeof(idle_said_no));
 	memset(seen, 0, sizeof(seen));
 	__atomic_store_n(&idle_stop, false, __ATOMIC_RELEASE);
-	arch_set_idle_work(kt_idle_work);
+	__atomic_store_n(&idle_on, true, __ATOMIC_RELEASE);
 	arch_idle_kick();
-	u64 t0 = arch_cycles();
-	while (idle_rounds_of(1) < 20 && arch_cycles_to_ns(arch_cycles() - t0) < 5000000000ull)
-		arch_cpu_relax();
-	KT_EXPECT_EQ(idle_rounds_of(1) >= 20, 1);
+	KT_EXPECT_EQ(idle_count_reaches(&idle_rounds[1], 20), 1);
 	KT_EXPECT_EQ(arch_cpu_busy(1), 0);
 	/* A call while it works: taken between two rounds, run once, and then idle work again. */
 	KT_EXPECT_EQ(arch_cpu_start(1, record_cpu, NULL), 0);
 	arch_cpu_wait(1);
 	KT_EXPECT_EQ(seen[1].runs, 1);
-	u32 after_call = idle_rounds_of(1);
-	t0 = arch_cycles();
-	while (idle_rounds_of(1) < after_call + 5 && arch_cycles_to_ns(arch_cycles() - t0) < 5000000000ull)
-		arch_cpu_relax();
-	KT_EXPECT_EQ(idle_rounds_of(1) >= after_call + 5, 1);
-	/* No more work: the rounds stop (one more at most, the one that said so). */
+	KT_EXPECT_EQ(idle_count_reaches(&idle_rounds[1], idle_rounds_of(1) + 5), 1);
+	/*
+	 * No more work: once CPU 1 has said so, it calls the work no more. The
+	 * other idle work (deferred struct pages) would keep it walking: the
+	 * boot CPU takes what is left of it first.
+	 */
+	while (memmap_defer_step())
+		;
 	__atomic_store_n(&idle_stop, true, __ATOMIC_RELEASE);
-	u32 stopped;
-	do {
-		stopped = idle_rounds_of(1);
-		for (volatile int i = 0; i < 200000; i++)
-			;
-	} while (idle_rounds_of(1) != stopped);
+	KT_EXPECT_EQ(idle_count_reaches(&idle_said_no[1], 1), 1);
+	u32 stopped = idle_rounds_of(1);
 	for (volatile int i = 0; i < 2000000; i++)
 		;
 	KT_EXPECT_EQ(idle_rounds_of(1), stopped);
+	KT_EXPECT_EQ(__atomic_load_n(&idle_said_no[1], __ATOMIC_ACQUIRE), 1);
 	KT_EXPECT_EQ(idle_rounds_of(0), 0);
-	/* Back to the kernel's own idle work (it is registered again by every deferred init). */
-	arch_set_idle_work(memmap_defer_step);
+	__atomic_store_n(&idle_on, false, __ATOMIC_RELEASE);
 }

@@ -9,6 +9,7 @@
 #include "acpi.h"
 #include "acpica.h"
 #include "arch.h"
+#include "cpu_features.h"
 #include "e820.h"
 #include "heap.h"
 #include "kernel.h"
@@ -124,6 +125,40 @@ static void paging_setup(void)
 	paging_init(&image, direct, boot_direct_ranges(direct));
 }
 
+/* The MADT's CPUs as smp_init takes them. */
+static u32 smp_cpu_list(struct smp_cpu_desc *cpus)
+{
+	for (u32 i = 0; i < madt.nr_cpus; i++)
+		cpus[i] = (struct smp_cpu_desc){ .apic_id = madt.cpu[i].apic_id,
+						 .processor_uid = madt.cpu[i].uid,
+						 .enabled = madt.cpu[i].flags & MADT_CPU_ENABLED };
+	return madt.nr_cpus;
+}
+
+/*
+ * The other CPUs, from what the firmware says: the MADT's CPUs and local
+ * APIC, and for the AP trampoline the e820 RAM and the loader's ranges.
+ */
+static void smp_setup(const struct boot_info *bi)
+{
+	static struct smp_cpu_desc cpus[MADT_MAX_CPUS];
+	static struct phys_range ram[E820_MAX_ENTRIES], in_use[BOOT_MAX_RESERVED];
+	struct smp_config cfg = { .cpus = cpus, .lapic_address = madt.lapic_address,
+				  .ram = ram, .in_use = in_use };
+
+	cfg.nr_cpus = smp_cpu_list(cpus);
+	for (u32 i = 0; i < e820_table.nr; i++) {
+		const struct e820_entry *e = &e820_table.entries[i];
+		if (e->type == E820_TYPE_RAM)
+			ram[cfg.nr_ram++] = (struct phys_range){ e->addr, e->addr + e->size };
+	}
+	for (u32 i = 0; i < bi->nr_reserved; i++) {
+		const struct boot_reserved *r = &bi->reserved[i];
+		in_use[cfg.nr_in_use++] = (struct phys_range){ r->addr, r->addr + r->size };
+	}
+	smp_init(&cfg);
+}
+
 /* The heap behind malloc: 1/16 of RAM, between 4 and 64 MiB. */
 static void heap_setup(void)
 {
@@ -167,7 +202,7 @@ void kmain(const struct boot_info *bi)
 	fw_tables_init(bi);
 	/* The other CPUs: listed by the MADT, started, parked (nothing runs on them yet). */
 	madt_init();
-	smp_init(bi);
+	smp_setup(bi);
 	nfit_probe();
 	nvdimm_labels_load();	/* labelled regions are divided at publication */
 	e820_pmem_register(&e820_table);

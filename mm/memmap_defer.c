@@ -21,9 +21,9 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "arch.h"
+#include "idle.h"
 #include "memremap.h"
 #include "mm.h"
 #include "params.h"
@@ -56,7 +56,8 @@ struct memmap_defer {
 int memmap_init_deferred = 1;	/* memmap_init=: 0 sync, 1 deferred */
 
 KERNEL_PARAM_CHOICE("memmap_init", memmap_init_deferred, -1,
-		    "struct pages of a pfn device: deferred to idle CPUs and first users (default), or sync",
+		    "struct pages of pfn devices: deferred (default: the device is usable at once, idle "
+		    "CPUs initialise them) or sync (all stored before the device appears)",
 		    "sync", "deferred");
 
 static struct memmap_defer *defer_list;
@@ -141,7 +142,6 @@ int memmap_defer_start(struct dev_pagemap *pgmap)
 	}
 	d->pgmap = pgmap;
 	d->start_cycles = arch_cycles();
-	arch_set_idle_work(memmap_defer_step);
 	d->pending = range_len(&pgmap->range);
 	mm_stat_add(MM_MEMMAP_PENDING, (s64)d->pending);
 	pgmap->defer = d;
@@ -209,6 +209,7 @@ bool memmap_defer_step(void)
 	__atomic_fetch_sub(&d->active, 1, __ATOMIC_RELEASE);
 	return true;
 }
+IDLE_WORK(memmap_defer_step, IDLE_ALL_CPUS);
 
 void memmap_ready_range(struct dev_pagemap *pgmap, u64 pfn, u64 nr)
 {

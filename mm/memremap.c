@@ -5,7 +5,6 @@
  * registration and the teardown share their undo helpers.
  */
 #include <errno.h>
-#include <string.h>
 
 #include "arch.h"
 #include "direct_map.h"
@@ -279,7 +278,8 @@ u64 pgmap_init_pfns(struct dev_pagemap *pgmap, u64 lo, u64 hi)
 int memmap_parallel = 1;	/* memmap_parallel=: 0 off, 1 on */
 
 KERNEL_PARAM_CHOICE("memmap_parallel", memmap_parallel, -1,
-		    "struct page init on every idle CPU (on, default) or on the calling one (off)",
+		    "struct page init on every idle CPU in section-sized jobs: on (default) or off (the "
+		    "boot CPU alone)",
 		    "off", "on");
 
 /* One job of a parallel init: the pfns of one section (clipped to the range). */
@@ -511,7 +511,7 @@ static int memremap_pages_locked(struct dev_pagemap *pgmap, const struct vmem_al
 	if (stats)
 		*stats = st;
 	if (st.deferred)
-		arch_idle_kick();
+		arch_idle_kick();	/* the other CPUs' idle work has sections to store */
 	return 0;
 
 err_sparse:

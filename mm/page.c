@@ -3,8 +3,6 @@
  * page; in persistent memory only the struct pages that differ are stored.
  * Also the count of bytes stored to pmem (mm.h).
  */
-#include <string.h>
-
 #include "mm.h"
 #include "params.h"
 #include "printk.h"

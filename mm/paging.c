@@ -93,9 +93,14 @@ static void map_direct(const struct phys_range *r, u32 nr)
 	map_direct_run(start, end);
 }
 
+/* The largest leaf the CPU maps (arch_pte_leaf_allowed: 4 KiB always). */
 static enum pg_level largest_leaf(void)
 {
-	return cpu_features.pdpe1gb ? PG_LEVEL_1G : cpu_features.pse ? PG_LEVEL_2M : PG_LEVEL_4K;
+	enum pg_level l = PG_LEVEL_512G;
+
+	while (l > PG_LEVEL_4K && !arch_pte_leaf_allowed(l))
+		l--;
+	return l;
 }
 
 static const char *leaf_name(enum pg_level l)
@@ -110,7 +115,7 @@ void paging_init(const struct kernel_image *image, const struct phys_range *dire
 	*pt = (struct pgtable){
 		.alloc_table = table_from_memblock,
 		.max_leaf = largest_leaf(),
-		.nx = cpu_features.nx,
+		.nx = arch_pte_noexec_allowed(),
 	};
 	if (pgtable_init(pt)) {
 		pr_emerg("paging: no memory for the page-table root\n");

@@ -108,7 +108,8 @@ static u64 block_run_end(u64 s, u64 end)
 /* Does the part [s, e) of a section get a PMD leaf? */
 static bool use_block(u64 s, u64 e, unsigned int flags)
 {
-	return e - s == PAGES_PER_SECTION && cpu_features.pse && !(flags & VMEMMAP_BASE_PAGES);
+	return e - s == PAGES_PER_SECTION && arch_pte_leaf_allowed(PG_LEVEL_2M) &&
+	       !(flags & VMEMMAP_BASE_PAGES);
 }
 
 static u64 leaf_prot(void)
@@ -510,9 +511,10 @@ static int populate(u64 start_pfn, u64 nr_pages, struct vmem_altmap *altmap,
 	if (shift && (shift < VMEMMAP_DEDUP_MIN_SHIFT || (1ULL << shift) > PFN_DOWN(PUD_SIZE) || altmap ||
 		      !IS_ALIGNED(start_pfn | nr_pages, 1ULL << shift)))
 		return -EINVAL;
-	if (altmap && (!cpu_features.pse || (flags & VMEMMAP_BASE_PAGES))) {
+	bool pse = arch_pte_leaf_allowed(PG_LEVEL_2M);
+	if (altmap && (!pse || (flags & VMEMMAP_BASE_PAGES))) {
 		pr_err("vmemmap: struct pages in an altmap need 2 MiB pages (%s)\n",
-		       cpu_features.pse ? "4 KiB pages were asked for" : "the CPU has no PSE");
+		       pse ? "4 KiB pages were asked for" : "the CPU has no PSE");
 		return -EOPNOTSUPP;
 	}
 	err = vmemmap_prepare(start_pfn, end, altmap, flags, lazy != NULL, &res);

@@ -20,6 +20,7 @@
 #include <netif/ethernet.h>
 
 #include "arch.h"
+#include "idle.h"
 #include "memlayout.h"
 #include "net.h"
 #include "net_priv.h"
@@ -27,7 +28,6 @@
 #include "params.h"
 #include "pgtable.h"
 #include "printk.h"
-#include "shell.h"
 
 struct net_if net_ifs[NETDEV_MAX];
 unsigned int net_nr_ifs;
@@ -262,7 +262,7 @@ bool net_poll(void)
 	}
 	return work;
 }
-SHELL_IDLE(net_poll);
+IDLE_WORK(net_poll, IDLE_BOOT_CPU);	/* lwIP and the NIC drivers are not SMP-safe */
 
 bool net_if_has_addr(const struct net_if *ni)
 {

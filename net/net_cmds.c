@@ -16,6 +16,7 @@
 #include <lwip/timeouts.h>
 
 #include "arch.h"
+#include "idle.h"
 #include "net.h"
 #include "net_priv.h"
 #include "printk.h"
@@ -160,7 +161,7 @@ static int cmd_ping(int argc, char **argv)
 		if (e != ERR_OK)
 			kprintf("ping: %s: send failed (lwIP error %d)\n", host, e);
 		while (e == ERR_OK && !ping_state.replied && sys_now() - t0 < 1000 && !shell_interrupted())
-			shell_idle_wait(net_poll());
+			idle_wait(net_poll());
 		if (ping_state.replied) {
 			u64 us = arch_cycles_to_ns(arch_cycles() - c0) / 1000;
 			char f[16];
@@ -172,7 +173,7 @@ static int cmd_ping(int argc, char **argv)
 			kprintf("ping: %s: no reply to icmp_seq=%u\n", host, seq);
 		}
 		while (seq < count && sys_now() - t0 < 1000)	/* one request a second */
-			shell_idle_wait(net_poll());
+			idle_wait(net_poll());
 	}
 	raw_remove(pcb);
 	kprintf("ping: %s: %u sent, %u received\n", host, count, received);
@@ -309,7 +310,7 @@ static int cmd_net_echo(int argc, char **argv)
 		conns == 1 ? "" : "s");
 	bool stopped = false;
 	while (echo_closed < conns && !(stopped = shell_interrupted()))
-		shell_idle_wait(net_poll());
+		idle_wait(net_poll());
 	tcp_close(listener);
 	kprintf("net-echo: %s after %u connection%s, %llu bytes echoed\n",
 		stopped ? "stopped" : "done", echo_closed, echo_closed == 1 ? "" : "s", echo_bytes);

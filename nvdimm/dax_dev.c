@@ -37,7 +37,7 @@ struct nd_pfn *nd_dax_find(const char *name)
 /* The leaves a device of `align` is mapped with: its align, as far as the CPU allows. */
 static enum pg_level dax_leaf(u64 align)
 {
-	if (align >= PUD_SIZE && arch_pte_leaf_allowed(PG_LEVEL_1G) && cpu_features.pdpe1gb)
+	if (align >= PUD_SIZE && arch_pte_leaf_allowed(PG_LEVEL_1G))
 		return PG_LEVEL_1G;
 	if (align >= PMD_SIZE && arch_pte_leaf_allowed(PG_LEVEL_2M))
 		return PG_LEVEL_2M;

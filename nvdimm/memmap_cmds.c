@@ -197,10 +197,3 @@ static int memmap_wait_cmd(int argc, char **argv)
 }
 SHELL_COMMAND(SHELL_MEMORY, "memmap-wait", memmap_wait_cmd, "memmap-wait DEVICE",
 	      "wait until a pfn device's deferred struct page init is done (memmap_init=deferred)");
-
-/* The boot CPU's share of deferred struct page init: a section whenever the shell waits. */
-static bool memmap_idle(void)
-{
-	return memmap_defer_step();
-}
-SHELL_IDLE(memmap_idle);

@@ -20,7 +20,7 @@ u64 nd_pfn_sb_checksum(const struct nd_pfn_sb *sb)
 bool nd_pfn_align_supported(u64 align)
 {
 	/* Linux offers 1 GiB only where the CPU maps 1 GiB pages (PUD leaves). */
-	return align == PAGE_SIZE || align == 2 * MiB || (align == 1 * GiB && cpu_features.pdpe1gb);
+	return align == PAGE_SIZE || align == 2 * MiB || (align == 1 * GiB && arch_pte_leaf_allowed(PG_LEVEL_1G));
 }
 
 const char *nd_pfn_mode_name(enum nd_pfn_mode mode)

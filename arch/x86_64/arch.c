@@ -23,7 +23,7 @@ u64 virt_to_phys(const void *va)
 
 /*
  * Bumped after every flush, so that the other CPUs drop what their TLBs
- * hold before they next run a call (smp.c, ap_idle): the shootdown is
+ * hold before they next run a call (smp_call.c, ap_idle): the shootdown is
  * lazy. A CPU in the middle of a call keeps its entries until that call
  * ends; what a call uses stays mapped while it runs (a block device held
  * for I/O is not detached, a pinned pgmap is not torn down).

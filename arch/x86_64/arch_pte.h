@@ -4,7 +4,9 @@
  * paging, SDM vol. 3A §4.5, tables 4-15 to 4-20. Static inline because mm/
  * calls these once or more per entry it visits; as out-of-line calls they
  * made memremap_pages/memunmap_pages cycles 1.5x slower under QEMU TCG. The
- * bits are private to this file: they are undefined again at its end.
+ * bits are private to this file: they are undefined again at its end. What
+ * the CPU allows (arch_pte_leaf_allowed, arch_pte_noexec_allowed) depends on
+ * CPUID, not on the format: cpu.c answers it.
  */
 #ifndef PMEMK_ARCH_PTE_H
 #define PMEMK_ARCH_PTE_H
@@ -14,11 +16,6 @@
 #define PTE_PSE (1ULL << 7) /* PDPTE/PDE: maps a 1 GiB/2 MiB page; PTE: PAT */
 #define PTE_NX (1ULL << 63) /* only with EFER.NXE, else a reserved bit */
 #define PTE_ADDR_MASK 0x000FFFFFFFFFF000ULL
-
-static inline bool arch_pte_leaf_allowed(enum pg_level level)
-{
-	return level <= PG_LEVEL_1G; /* no 512 GiB pages */
-}
 
 static inline pte_t arch_pte_absent(enum pg_level level)
 {

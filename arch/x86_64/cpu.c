@@ -1,13 +1,41 @@
-/* CPUID feature detection: what a pmem manager needs to know (SDM vol. 2A CPUID). */
+/*
+ * CPUID feature detection: what a pmem manager needs to know (SDM vol. 2A
+ * CPUID), the arch contract's questions about the CPU, and `cpuinfo`.
+ */
 #include <string.h>
 
 #include "arch.h"
+#include "cpu_features.h"
 #include "printk.h"
 #include "shell.h"
 #include "smp.h"
 #include "x86.h"
 
 struct cpu_features cpu_features;
+
+bool arch_pte_leaf_allowed(enum pg_level level)
+{
+	switch (level) {
+	case PG_LEVEL_4K:
+		return true;
+	case PG_LEVEL_2M:
+		return cpu_features.pse;
+	case PG_LEVEL_1G:
+		return cpu_features.pdpe1gb;
+	default:
+		return false;	/* no 512 GiB pages */
+	}
+}
+
+bool arch_pte_noexec_allowed(void)
+{
+	return cpu_features.nx;
+}
+
+u32 arch_phys_addr_bits(void)
+{
+	return cpu_features.phys_addr_bits;
+}
 
 static void read_brand(struct cpu_features *f)
 {
@@ -116,7 +144,7 @@ static int cmd_cpuinfo(int argc, char **argv)
 	kprintf("cpus\t\t: %u listed, %u online\n", smp_nr_cpus(), smp_nr_online());
 	for (u32 n = 0; smp_cpu(n); n++)
 		kprintf("cpu %u\t\t: apic id %u, acpi uid %u, %s%s\n", n, smp_cpu(n)->apic_id,
-			smp_cpu(n)->acpi_uid, cpu_state_name(smp_cpu(n)->state),
+			smp_cpu(n)->processor_uid, cpu_state_name(smp_cpu(n)->state),
 			n == 0 ? " (boot CPU)" : "");
 	return 0;
 }

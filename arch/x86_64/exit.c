@@ -5,6 +5,7 @@
  * under a hypervisor) and the CPU halts.
  */
 #include "arch.h"
+#include "cpu_features.h"
 #include "printk.h"
 #include "x86.h"
 

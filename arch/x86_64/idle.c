@@ -1,7 +1,7 @@
 /*
  * The boot CPU's idle halt (arch_idle): its local APIC timer, one-shot
- * (Intel SDM vol. 3A §11.5.4: divide configuration 0x3E0, LVT timer 0x320,
- * initial count 0x380, current count 0x390), bounds each halt; any other
+ * (Intel SDM vol. 3A §11.5.4; lapic.c measures its rate), bounds each
+ * halt; any other
  * interrupt ends it sooner, such as a NIC's MSI-X message sent to
  * WAKE_VECTOR (arch_wake_msi; MSI address format §11.11.1). Both
  * vectors only count and acknowledge: the work is found by polling once
@@ -11,27 +11,19 @@
  * poll loop takes one whole, a halted one none (PERFORMANCE "Halting
  * while idle"). idle=poll keeps the boot CPU spinning, as Linux's.
  */
-#include <errno.h>
-#include <string.h>
-
 #include "arch.h"
+#include "cpu_features.h"
+#include "lapic.h"
 #include "params.h"
 #include "printk.h"
 #include "x86.h"
 
-#define LAPIC_LVT_TIMER 0x320
-#define LAPIC_TIMER_INIT 0x380
-#define LAPIC_TIMER_CUR 0x390
-#define LAPIC_TIMER_DIV 0x3E0
-#define LVT_MASKED (1u << 16)		/* and bits 18:17 zero: one-shot */
-#define TIMER_DIV_16 0x3
 #define TIMER_VECTOR 0xE0
 #define WAKE_VECTOR 0xE1
-#define CAL_NS 1000000ull		/* measured over 1 ms of TSC */
 #define MSI_ADDR_BASE 0xFEE00000ull	/* | destination APIC ID << 12, physical mode */
 
 static u64 timer_per_ms;	/* timer counts per ms at divide 16; 0: no halting */
-static bool idle_poll;		/* idle=poll */
+static int idle_poll;		/* idle=: 0 halt, 1 poll */
 static u32 boot_apic_id;
 static u64 halts;
 u64 idle_timer_wakes, idle_device_wakes;	/* counted by the entries below */
@@ -51,52 +43,30 @@ __asm__(".text\n"
 	"	push %rax\n"
 	"	incq idle_device_wakes(%rip)\n"
 	"1:	mov lapic(%rip), %rax\n"
-	"	movl $0, " "0xB0" "(%rax)\n"	/* LAPIC_EOI */
+	"	movl $0, " __stringify(LAPIC_EOI) "(%rax)\n"
 	"	pop %rax\n"
 	"	iretq\n");
 
-static int idle_param(const char *val)
-{
-	if (val && !strcmp(val, "poll")) {
-		idle_poll = true;
-		return 0;
-	}
-	if (val && !strcmp(val, "halt")) {
-		idle_poll = false;
-		return 0;
-	}
-	pr_err("idle: expects poll or halt, got \"%s\"\n", val ? val : "");
-	return -EINVAL;
-}
-KERNEL_PARAM("idle", idle_param,
-	     "poll: the boot CPU spins while it waits; halt (default): it halts until a NIC "
-	     "interrupt or 1 ms (Linux's idle=)");
+KERNEL_PARAM_CHOICE("idle", idle_poll, -1,
+		    "poll: the boot CPU spins while it waits; halt (default): it halts until a NIC "
+		    "interrupt or 1 ms (Linux's idle=)",
+		    "halt", "poll");
 
-void lapic_timer_init(void)
+void idle_timer_init(void)
 {
+	u64 counted, ns;
+
 	if (!cpu_features.tsc_khz) {
 		pr_warn("idle: no TSC rate to measure the APIC timer by: the boot CPU polls\n");
 		return;
 	}
-	boot_apic_id = lapic_read(LAPIC_ID) >> 24;
+	boot_apic_id = lapic_id();
 	idt_set_gate(TIMER_VECTOR, (u64)idle_timer_entry);
 	idt_set_gate(WAKE_VECTOR, (u64)idle_wake_entry);
-	lapic_write(LAPIC_TIMER_DIV, TIMER_DIV_16);
-	lapic_write(LAPIC_LVT_TIMER, LVT_MASKED | TIMER_VECTOR);
-	lapic_write(LAPIC_TIMER_INIT, 0xFFFFFFFFu);
-	u64 t0 = rdtsc(), ns;
-	while ((ns = arch_cycles_to_ns(rdtsc() - t0)) < CAL_NS)
-		cpu_relax();
-	u32 left = lapic_read(LAPIC_TIMER_CUR);
-	lapic_write(LAPIC_TIMER_INIT, 0);	/* stopped */
-	u64 counted = 0xFFFFFFFFull - left;
-	if (!left || counted < 100) {
+	timer_per_ms = lapic_timer_calibrate(TIMER_VECTOR, &counted, &ns);
+	if (!timer_per_ms)
 		pr_warn("idle: the APIC timer counted %llu in %llu us: the boot CPU polls\n",
 			counted, ns / 1000);
-		return;
-	}
-	timer_per_ms = counted * 1000000ull / ns;
-	lapic_write(LAPIC_LVT_TIMER, TIMER_VECTOR);	/* one-shot, unmasked; idle while stopped */
 }
 
 bool arch_idle(u64 max_ns)
@@ -113,10 +83,10 @@ bool arch_idle(u64 max_ns)
 	 * not fire later, while interrupts are off (arch_irq_drain says why
 	 * that matters).
 	 */
-	lapic_write(LAPIC_TIMER_INIT, (u32)(count ? count : 1));
+	lapic_timer_start((u32)(count ? count : 1));
 	halts++;
 	__asm__ volatile("sti; hlt; cli" ::: "memory");
-	lapic_write(LAPIC_TIMER_INIT, 0);
+	lapic_timer_start(0);
 	return true;
 }
 

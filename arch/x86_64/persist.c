@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "cpu_features.h"
 #include "params.h"
 #include "persist.h"
 #include "printk.h"

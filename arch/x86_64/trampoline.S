@@ -1,15 +1,15 @@
 /*
- * The AP start-up trampoline (FACTS-2 §6.2): copied by smp.c to a 4 KiB
- * page below 1 MiB, where a STARTUP IPI with vector = page number starts
- * an AP in real mode at CS = vector << 8, IP = 0. It goes 16 -> 32 -> 64
- * bit on its own GDT and on a PML4 of its own (identity map of the low
- * 2 MiB in entry 0, the kernel's upper-half entries copied), then jumps to
- * smp_ap_entry in the kernel image, which loads the kernel's CR3: the
- * kernel's own page tables never get an identity map.
+ * The AP start-up trampoline (FACTS-2 §6.2): copied by trampoline.c to a
+ * 4 KiB page below 1 MiB, where a STARTUP IPI with vector = page number
+ * starts an AP in real mode at CS = vector << 8, IP = 0. It goes 16 -> 32
+ * -> 64 bit on its own GDT and on a PML4 of its own (identity map of the
+ * low 2 MiB in entry 0, the kernel's upper-half entries copied), then
+ * jumps to smp_ap_entry in the kernel image, which loads the kernel's CR3:
+ * the kernel's own page tables never get an identity map.
  *
- * smp.c fills struct smp_tramp_data (the block at smp_tramp_data, layout
- * shared with arch/x86_64/x86.h) and patches the two far jumps' offsets
- * with physical addresses before each STARTUP IPI. The code only uses
+ * trampoline.c fills struct smp_tramp_data (the block at smp_tramp_data,
+ * layout shared with it) and patches the two far jumps' offsets with
+ * physical addresses before each STARTUP IPI. The code only uses
  * offsets from its start (EBX = its physical base), so it runs at any page.
  */
 	.section .rodata

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "arch.h"
+#include "cpu_features.h"
 #include "printk.h"
 #include "x86.h"
 

@@ -4,44 +4,25 @@
 
 #include "types.h"
 
-static inline void outb(u16 port, u8 v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline u8 inb(u16 port)
-{
-	u8 v;
-
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
-static inline void outl(u16 port, u32 v)
-{
-	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline u32 inl(u16 port)
-{
-	u32 v;
-
-	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
-static inline void outw(u16 port, u16 v)
-{
-	__asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline u16 inw(u16 port)
-{
-	u16 v;
-
-	__asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
+/*
+ * Port I/O of one width (SDM vol. 2, IN and OUT): outb/inb (u8), outw/inw
+ * (u16), outl/inl (u32).
+ */
+#define X86_PORT_IO(sfx, type)                                                   \
+	static inline void out##sfx(u16 port, type v)                           \
+	{                                                                       \
+		__asm__ volatile("out" #sfx " %0, %1" : : "a"(v), "Nd"(port)); \
+	}                                                                       \
+	static inline type in##sfx(u16 port)                                    \
+	{                                                                       \
+		type v;                                                         \
+		__asm__ volatile("in" #sfx " %1, %0" : "=a"(v) : "Nd"(port));  \
+		return v;                                                       \
+	}
+X86_PORT_IO(b, u8)
+X86_PORT_IO(w, u16)
+X86_PORT_IO(l, u32)
+#undef X86_PORT_IO
 
 static inline u64 rdmsr(u32 msr)
 {
@@ -62,47 +43,30 @@ static inline void cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32 *d)
 			 : "a"(leaf), "c"(sub));
 }
 
-static inline u64 read_cr0(void)
-{
-	u64 v;
-
-	__asm__ volatile("mov %%cr0, %0" : "=r"(v));
-	return v;
-}
-
-static inline u64 read_cr2(void)
-{
-	u64 v;
-
-	__asm__ volatile("mov %%cr2, %0" : "=r"(v));
-	return v;
-}
-
-static inline u64 read_cr3(void)
-{
-	u64 v;
-
-	__asm__ volatile("mov %%cr3, %0" : "=r"(v));
-	return v;
-}
-
-static inline void write_cr3(u64 v)
-{
-	__asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
-}
-
-static inline u64 read_cr4(void)
-{
-	u64 v;
-
-	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
-	return v;
-}
-
-static inline void write_cr4(u64 v)
-{
-	__asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory");
-}
+/*
+ * Control registers (SDM vol. 3A §2.5): read_cr0, read_cr2, read_cr3,
+ * read_cr4, write_cr3, write_cr4.
+ */
+#define X86_READ_CR(n)                                                   \
+	static inline u64 read_cr##n(void)                              \
+	{                                                               \
+		u64 v;                                                  \
+		__asm__ volatile("mov %%cr" #n ", %0" : "=r"(v));       \
+		return v;                                               \
+	}
+#define X86_WRITE_CR(n)                                                  \
+	static inline void write_cr##n(u64 v)                           \
+	{                                                               \
+		__asm__ volatile("mov %0, %%cr" #n : : "r"(v) : "memory"); \
+	}
+X86_READ_CR(0)
+X86_READ_CR(2)
+X86_READ_CR(3)
+X86_READ_CR(4)
+X86_WRITE_CR(3)
+X86_WRITE_CR(4)
+#undef X86_READ_CR
+#undef X86_WRITE_CR
 
 static inline u64 rdtsc(void)
 {
@@ -112,7 +76,7 @@ static inline u64 rdtsc(void)
 	return ((u64)hi << 32) | lo;
 }
 
-/* Bumped by every TLB flush (arch.c); APs compare before each call (smp.c). */
+/* Bumped by every TLB flush (arch.c); APs compare before each call (smp_call.c). */
 extern u64 tlb_flush_gen;
 
 static inline void invlpg(u64 va)
@@ -133,6 +97,11 @@ static inline __noreturn void halt_forever(void)
 
 #define MSR_EFER 0xC0000080
 #define EFER_NXE (1ULL << 11)
+#define MSR_GS_BASE 0xC0000101
+
+/* A macro's value as a string (for assembly written in C strings). */
+#define __stringify_1(x) #x
+#define __stringify(x) __stringify_1(x)
 
 /* 64-bit TSS (SDM vol. 3A §8.7). */
 struct x86_tss {
@@ -158,32 +127,16 @@ void idt_set_gate(u8 vector, u64 handler);
 /* Load the kernel's IDT (built once by idt_init) on this CPU. */
 void idt_load(void);
 
-/* This CPU's local APIC (smp.c maps it; NULL before smp_init or without one). */
-extern volatile u32 *lapic;
-#define LAPIC_ID 0x20
-#define LAPIC_EOI 0xB0
-static inline u32 lapic_read(u32 reg)
-{
-	return lapic[reg / 4];
-}
-static inline void lapic_write(u32 reg, u32 v)
-{
-	lapic[reg / 4] = v;
-}
-/* The entry of an interrupt that only needs acknowledging (trampoline.S). */
-extern const u8 smp_ipi_entry[];
-/* Measure the boot CPU's local APIC timer against the TSC (idle.c). */
-void lapic_timer_init(void);
+/* The boot CPU's idle halt: its vectors, its local APIC timer's rate (idle.c; after lapic_map). */
+void idle_timer_init(void);
 /* cpuinfo's idle line: poll or halt, and the halts counted. */
 void idle_info_print(void);
 
 /* x86 bring-up steps, called in order by multiboot2_entry/kmain. */
 void serial_init(void);
-void cpu_features_init(void);
 void gdt_init(void);
 void idt_init(void);
 void tsc_calibrate(void);
-void cpu_features_print(void);
 /* Print the caller's stack trace (symbolized). */
 void dump_stack(void);
 

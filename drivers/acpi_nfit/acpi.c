@@ -25,10 +25,10 @@ u8 sdt_checksum(const void *p, size_t len)
 	return sum;
 }
 
-/* The CPU's physical address width (MAXPHYADDR), 52 if it is not known. */
+/* The CPU's physical address width (MAXPHYADDR), at most 52. */
 static u64 phys_limit(void)
 {
-	u32 bits = cpu_features.phys_addr_bits ? cpu_features.phys_addr_bits : 52;
+	u32 bits = arch_phys_addr_bits();
 
 	return 1ULL << MIN(bits, 52U);
 }

@@ -275,11 +275,11 @@ static int parse_arg(const char *s, union acpi_object *o, bool in_package)
 	return 0;
 }
 
-#define ACPI_EVAL_MAX_ARGS 7	/* Arg0-Arg6 (ACPI 6.4 §19.3.5.3) */
+#define EVAL_MAX_ARGS 7	/* Arg0-Arg6 (ACPI 6.4 §19.3.5.3) */
 
 static int cmd_acpi_eval(int argc, char **argv)
 {
-	union acpi_object args[ACPI_EVAL_MAX_ARGS];
+	union acpi_object args[EVAL_MAX_ARGS];
 	struct acpi_object_list list = { 0, args };
 	struct acpi_buffer result = { ACPI_ALLOCATE_BUFFER, NULL };
 	acpi_status st;
@@ -287,8 +287,8 @@ static int cmd_acpi_eval(int argc, char **argv)
 
 	if (shell_arg_name(argv[0], "path", shell_arg(argc, argv, 1)))
 		return -EINVAL;
-	if (argc - 2 > ACPI_EVAL_MAX_ARGS)
-		return shell_arg_error(argv[0], "at most %d arguments", ACPI_EVAL_MAX_ARGS);
+	if (argc - 2 > EVAL_MAX_ARGS)
+		return shell_arg_error(argv[0], "at most %d arguments", EVAL_MAX_ARGS);
 	for (int i = 2; i < argc; i++) {
 		rc = parse_arg(argv[i], &args[i - 2], false);
 		list.count++;

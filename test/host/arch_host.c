@@ -24,18 +24,14 @@
 #include "mm.h"
 #include "pgtable.h"
 
-struct cpu_features cpu_features = {
-	.vendor = "HostSim",
-	.clflush_size = 64,
-	.phys_addr_bits = 46,
-	.virt_addr_bits = 48,
-	.pse = true,
-	.pdpe1gb = true,
-	.nx = true,
-	.sse2 = true,
-	.clflush = true,
-	.tsc_khz = 1000000,
-};
+/* The simulated CPU's clock (1 GHz: arch_cycles counts nanoseconds) and address width. */
+#define HOST_TSC_KHZ 1000000ULL
+#define HOST_PHYS_ADDR_BITS 46
+
+u32 arch_phys_addr_bits(void)
+{
+	return HOST_PHYS_ADDR_BITS;
+}
 
 /*
  * The vmemmap window: the whole vmemmap (1 TiB, struct pages for 64 TiB),
@@ -277,7 +273,7 @@ u64 arch_cycles_to_ns(u64 cycles)
 /* The host clock's rate is known (1 GHz): every sample measures just that. */
 u64 arch_clock_recalibrate(unsigned int samples, struct arch_clock_cal *cal)
 {
-	u64 khz = cpu_features.tsc_khz;
+	u64 khz = HOST_TSC_KHZ;
 
 	if (cal)
 		*cal = (struct arch_clock_cal){ .khz = khz,
@@ -401,14 +397,7 @@ void arch_cpu_wait(u32 cpu)
 		sched_yield();
 }
 
-/* Host tests drive idle work themselves (memmap_defer_step): only kept. */
-static bool (*host_idle_work)(void);
-
-void arch_set_idle_work(bool (*fn)(void))
-{
-	__atomic_store_n(&host_idle_work, fn, __ATOMIC_RELEASE);
-}
-
+/* Host tests drive idle work themselves (memmap_defer_step). */
 void arch_idle_kick(void)
 {
 }

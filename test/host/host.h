@@ -28,6 +28,16 @@ bool host_console_has(const char *needle);
 /* Echo console output to stdout too (default: off, set HOST_CONSOLE=1). */
 extern bool host_console_echo;
 
+/*
+ * The simulated CPU behind arch_pte_leaf_allowed and arch_pte_noexec_allowed:
+ * 4 KiB, 2 MiB and 1 GiB leaves and no-execute unless a test turns one off
+ * (level PG_LEVEL_2M or PG_LEVEL_1G); host_cpu_defaults (and host_mm_boot)
+ * turns them all on again.
+ */
+void host_set_leaf_allowed(enum pg_level level, bool allowed);
+void host_set_noexec_allowed(bool allowed);
+void host_cpu_defaults(void);
+
 /* CPUs the work queue may use (arch_nr_cpus; default 1, the test's thread alone). */
 extern u32 host_nr_cpus;
 
@@ -55,8 +65,9 @@ extern u64 host_tlb_flushes;
  * mm tests: a fresh machine with RAM [ram_base, ram_base + ram_size) in
  * memblock and the page allocator, empty kernel page tables whose table
  * pages come from it (failing when mm_alloc_should_fail() says so), an
- * empty section table and pgmap registry, zeroed counters, PSE on.
- * Simulated memory is zeroed and the vmemmap window emptied first.
+ * empty section table and pgmap registry, zeroed counters, the simulated
+ * CPU's defaults (host_cpu_defaults). Simulated memory is zeroed and the
+ * vmemmap window emptied first.
  */
 void host_mm_boot(u64 ram_base, u64 ram_size);
 /* The altmap of Linux's map=dev layout for a namespace at start, align 2 MiB (aborts if none). */

@@ -49,7 +49,7 @@ void host_mm_reboot(u64 ram_base, u64 ram_size, u64 keep, u64 size)
 	memmap_init_deferred = false;
 	host_vmemmap_mirror = true;
 	mm_stats_reset();
-	cpu_features.pse = true;
+	host_cpu_defaults();
 	if (memblock_add(ram_base, ram_size))
 		die("memblock_add");
 	page_alloc_init();

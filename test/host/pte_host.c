@@ -21,6 +21,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "host.h"
 
@@ -96,10 +97,37 @@ static u64 made_at(enum pg_level level)
 	return HOST_PTE_PRESENT | ((u64)level << HOST_PTE_LEVEL_SHIFT);
 }
 
+/* The simulated CPU: the leaf levels and the no-execute it lacks (host.h's setters). */
+static bool leaf_off[PG_LEVEL_512G + 1];
+static bool noexec_off;
+
+void host_set_leaf_allowed(enum pg_level level, bool allowed)
+{
+	if (level != PG_LEVEL_2M && level != PG_LEVEL_1G)
+		pte_abort(__func__, level, allowed, "only 2 MiB and 1 GiB leaves can be turned off");
+	leaf_off[level] = !allowed;
+}
+
+void host_set_noexec_allowed(bool allowed)
+{
+	noexec_off = !allowed;
+}
+
+void host_cpu_defaults(void)
+{
+	memset(leaf_off, 0, sizeof(leaf_off));
+	noexec_off = false;
+}
+
 bool arch_pte_leaf_allowed(enum pg_level level)
 {
 	check_level(__func__, level, 0);
-	return level <= PG_LEVEL_1G;
+	return level <= PG_LEVEL_1G && !leaf_off[level];
+}
+
+bool arch_pte_noexec_allowed(void)
+{
+	return !noexec_off;
 }
 
 pte_t arch_pte_absent(enum pg_level level)

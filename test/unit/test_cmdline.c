@@ -114,6 +114,30 @@ static void param_choice_words(void **state)
 	assert_int_equal(param_choice("x", "on ", two, -1), -EINVAL);	/* no trailing garbage */
 }
 
+static int t_mode = 7;
+static const char *t_name;
+KERNEL_PARAM_CHOICE("t.mode", t_mode, 1, "a test's choice", "slow", "fast");
+KERNEL_PARAM_STRING("t.name", t_name, "a name", "a test's string");
+
+/* The table's own kinds through params_parse: the index, the string; a refusal changes nothing. */
+static void param_kinds_through_the_command_line(void **state)
+{
+	(void)state;
+	host_console_reset();
+	assert_int_equal(params_parse("t.mode=slow t.name=pmem0"), 0);
+	assert_int_equal(t_mode, 0);
+	assert_string_equal(t_name, "pmem0");
+	/* Values point into the one command line: a second parse overwrites it, the pointer stays. */
+	const char *kept = t_name;
+	assert_int_equal(params_parse("t.mode"), 0);	/* bare: the word it means */
+	assert_int_equal(t_mode, 1);
+	assert_int_equal(params_parse("t.mode=medium t.name= t.name"), 3);
+	assert_int_equal(t_mode, 1);
+	assert_ptr_equal(t_name, kept);
+	assert_true(host_console_has("t.mode=medium: expected slow or fast\n"));
+	assert_true(host_console_has("t.name=: needs a name\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -125,6 +149,7 @@ int main(void)
 		cmocka_unit_test(parse_size_suffixes),
 		cmocka_unit_test(parse_size_rejects_garbage),
 		cmocka_unit_test(param_choice_words),
+		cmocka_unit_test(param_kinds_through_the_command_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

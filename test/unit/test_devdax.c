@@ -50,7 +50,7 @@ static void boot(bool keep_pmem)
 static int setup(void **state)
 {
 	(void)state;
-	cpu_features.pdpe1gb = true;
+	host_set_leaf_allowed(PG_LEVEL_1G, true);
 	region_ro = false;
 	boot(false);
 	return 0;

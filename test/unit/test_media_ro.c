@@ -92,7 +92,7 @@ static void read_only_region_refuses_every_writer(void **state)
 	static u8 buf[4096];
 
 	(void)state;
-	cpu_features.pdpe1gb = true;
+	host_set_leaf_allowed(PG_LEVEL_1G, true);
 	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
 		boot(false, false);
 		assert_int_equal(nd_namespace_reconfigure(ns, &kinds[k].req), 0);

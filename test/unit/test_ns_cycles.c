@@ -74,7 +74,7 @@ static int setup(void **state)
 	pmem_reset();
 	nd_pfn_reset();
 	host_console_reset();
-	cpu_features.pdpe1gb = true;
+	host_set_leaf_allowed(PG_LEVEL_1G, true);
 	struct nd_bus *bus = nd_bus_register("e820");
 	struct nd_region_desc d = {
 		.start = SMALL_START, .size = SMALL_SIZE, .numa_node = -1, .target_node = -1

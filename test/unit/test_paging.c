@@ -51,18 +51,14 @@ static int setup(void **state)
 	page_alloc_reset();
 	mm_stats_reset();
 	assert_int_equal(memblock_add(RAM_BASE, RAM_END - RAM_BASE), 0);
-	cpu_features.pse = true;
-	cpu_features.pdpe1gb = true;
-	cpu_features.nx = true;
+	host_cpu_defaults();
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	cpu_features.pse = true;
-	cpu_features.pdpe1gb = true;
-	cpu_features.nx = true;
+	host_cpu_defaults();
 	return 0;
 }
 
@@ -133,15 +129,15 @@ static void paging_direct_maps_the_ranges_with_largest_leaves(void **state)
 static void paging_follows_cpu_features(void **state)
 {
 	(void)state;
-	cpu_features.pdpe1gb = false;
-	cpu_features.nx = false;
+	host_set_leaf_allowed(PG_LEVEL_1G, false);
+	host_set_noexec_allowed(false);
 	boot();
 	expect(PAGE_OFFSET + 5 * GiB, 5 * GiB, PROT_KERNEL_RW | PGPROT_EXEC, PG_LEVEL_2M);
 	expect(image.rodata, 2 * MiB + 0x6000, PROT_KERNEL_RO | PGPROT_EXEC, 0);
 	assert_true(host_console_has("direct map with 2 MiB leaves, NX unavailable"));
 	setup(state);
-	cpu_features.pse = false;
-	cpu_features.pdpe1gb = false;
+	host_set_leaf_allowed(PG_LEVEL_2M, false);
+	host_set_leaf_allowed(PG_LEVEL_1G, false);
 	boot();
 	expect(PAGE_OFFSET + 5 * GiB, 5 * GiB, PROT_KERNEL_RW, PG_LEVEL_4K);
 	assert_true(host_console_has("direct map with 4 KiB leaves, NX on"));

@@ -57,7 +57,7 @@ static int setup(void **state)
 	ram_size = 512 * MiB;
 	region_ro = false;
 	nr_hinted_dimms = 0;
-	cpu_features.pdpe1gb = true;
+	host_set_leaf_allowed(PG_LEVEL_1G, true);
 	boot(false);
 	return 0;
 }
@@ -586,11 +586,11 @@ static void pfn_small_edges(void **state)
 	assert_int_equal(pmem_rw(pmem_find("pmem0"), 0, buf, 0, PMEM_WRITE), -EINVAL);
 	assert_int_equal(pmem_rw(pmem_find("pmem0"), 0, buf, 0, PMEM_READ), -EINVAL);
 	/* 1 GiB align needs 1 GiB pages. */
-	cpu_features.pdpe1gb = false;
+	host_set_leaf_allowed(PG_LEVEL_1G, false);
 	assert_int_equal(nd_pfn_parse_align("1G", &align), -EOPNOTSUPP);
 	assert_true(host_console_has("this CPU has no 1 GiB pages"));
 	assert_int_equal(nd_pfn_parse_align("2M", &align), 0);
-	cpu_features.pdpe1gb = true;
+	host_set_leaf_allowed(PG_LEVEL_1G, true);
 	assert_int_equal(nd_pfn_parse_align("1G", &align), 0);
 	/* ndctl's align words, and what it refuses (RELIABILITY D.32). */
 	static const char *const bad[] = { "0", "3", "8K", "4M", "9223372036854775808",

@@ -29,7 +29,7 @@ static int setup(void **state)
 	struct host_nd_machine m = { .ns_start = NS_START, .ns_size = NS_SIZE, .probe = true };
 
 	(void)state;
-	cpu_features.pdpe1gb = true;
+	host_set_leaf_allowed(PG_LEVEL_1G, true);
 	ns = host_nd_machine(&m);
 	return 0;
 }

@@ -51,7 +51,7 @@ static int boot(void **state)
 				     .nr_mappings = 1 };
 
 	(void)state;
-	cpu_features.pdpe1gb = true;
+	host_set_leaf_allowed(PG_LEVEL_1G, true);
 	host_mm_reboot(1 * GiB, 512 * MiB, 0, 0);
 	nd_reset();
 	pmem_reset();

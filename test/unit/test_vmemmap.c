@@ -109,7 +109,7 @@ static void vmemmap_base_pages_when_asked_or_without_pse(void **state)
 	check_memmap(start, end, RAM_BASE, RAM_END, PG_LEVEL_4K);
 	vmemmap_free(start, end - start, NULL, 0);
 	assert_mm_snap(host_mm_snap(), before);
-	cpu_features.pse = false;
+	host_set_leaf_allowed(PG_LEVEL_2M, false);
 	assert_int_equal(vmemmap_populate(start, end - start, &a, 0), -EOPNOTSUPP);
 	assert_true(host_console_has("the CPU has no PSE"));
 	assert_int_equal(a.alloc + a.align, 0);
@@ -117,7 +117,7 @@ static void vmemmap_base_pages_when_asked_or_without_pse(void **state)
 	check_memmap(start, end, RAM_BASE, RAM_END, PG_LEVEL_4K);
 	vmemmap_free(start, end - start, NULL, 0);
 	assert_mm_snap(host_mm_snap(), before);
-	cpu_features.pse = true;
+	host_set_leaf_allowed(PG_LEVEL_2M, true);
 }
 
 static void vmemmap_altmap_blocks_only_for_whole_sections(void **state)

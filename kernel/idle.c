@@ -1,0 +1,85 @@
+/*
+ * Idle (include/idle.h): the walk of the idle work registry that every
+ * CPU's idle loop makes, and the boot CPU's policy between walks: read the
+ * console at most once a millisecond, poll for idle.halt_poll_ns after the
+ * last work, then halt until a NIC or the console may have news.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "arch.h"
+#include "idle.h"
+#include "netdev.h"
+#include "params.h"
+#include "printk.h"
+
+bool idle_work_run(void)
+{
+	u32 here = arch_cpu_id() == 0 ? IDLE_BOOT_CPU : IDLE_OTHER_CPUS;
+	bool work = false;
+
+	for (const struct idle_work *const *w = __start_idle_work; w < __stop_idle_work; w++)
+		if ((*w)->cpus & here)
+			work |= (*w)->fn();
+	return work;
+}
+
+static u64 halt_poll_ns = IDLE_HALT_POLL_NS;
+
+static int halt_poll_param(const char *val)
+{
+	char *end;
+	unsigned long long ns = val ? strtoull(val, &end, 0) : 0;
+
+	if (!val || !*val || *end) {
+		pr_err("idle.halt_poll_ns: needs a number of ns, got \"%s\"\n", val ? val : "");
+		return -EINVAL;
+	}
+	halt_poll_ns = ns;
+	return 0;
+}
+KERNEL_PARAM("idle.halt_poll_ns", halt_poll_param,
+	     "poll this long after the last work before halting (default 20000)");
+
+void idle_wait(bool work)
+{
+	static u64 last_work;
+	u64 now = arch_cycles();
+
+	if (work) {
+		last_work = now;
+		return;
+	}
+	if (arch_cycles_to_ns(now - last_work) < halt_poll_ns)
+		return;
+	if (netdev_wake_arm_all() && arch_idle(CONSOLE_POLL_NS)) {
+		netdev_wake_disarm_all();
+		arch_irq_drain();
+		return;
+	}
+	netdev_wake_disarm_all();
+}
+
+int console_poll(void)
+{
+	static u64 last;	/* arch_cycles() of the last read that found nothing */
+	u64 now = arch_cycles();
+
+	if (last && arch_cycles_to_ns(now - last) < CONSOLE_POLL_NS)
+		return -1;
+	int c = arch_console_trygetc();
+	last = c < 0 ? now : 0;
+	return c;
+}
+
+int idle_getc(void)
+{
+	if (&__start_idle_work[0] == &__stop_idle_work[0])
+		return arch_console_getc();
+	for (;;) {
+		int c = console_poll();
+		if (c >= 0)
+			return c;
+		idle_wait(idle_work_run());
+	}
+}
