@@ -20,7 +20,7 @@
 #include "shell.h"
 
 static const char *bench_spec, *bench_ns_name;
-static u32 bench_reps = BENCH_DEFAULT_REPS;
+static u64 bench_reps = BENCH_DEFAULT_REPS;
 static u64 bench_ws = BENCH_DEFAULT_WS;
 
 /* ---- the device the benches measure ---- */
@@ -214,24 +214,8 @@ KERNEL_PARAM("bench", bench_param,
 KERNEL_PARAM_STRING("bench.ns", bench_ns_name, "a namespace name",
 		    "namespace the benchmarks use (default the first)");
 
-static int parse_reps(const char *val, u32 *reps)
-{
-	char *end;
-	unsigned long v = val ? strtoul(val, &end, 0) : 0;
-
-	if (!val || *end || v < 1 || v > BENCH_MAX_REPS) {
-		kprintf("bench: repetitions '%s': expected 1..%d\n", val ? val : "", BENCH_MAX_REPS);
-		return -EINVAL;
-	}
-	*reps = (u32)v;
-	return 0;
-}
-
-static int bench_reps_param(const char *val)
-{
-	return parse_reps(val, &bench_reps);
-}
-KERNEL_PARAM("bench.reps", bench_reps_param, "repetitions per figure (default 5, at most 15)");
+KERNEL_PARAM_U64("bench.reps", bench_reps, 1, BENCH_MAX_REPS,
+		 "repetitions per figure (default 5, at most 15)");
 
 static int parse_ws(const char *val, u64 *ws)
 {
@@ -254,7 +238,7 @@ void bench_boot(void)
 {
 	if (!bench_spec)
 		return;
-	int errors = bench_run(bench_spec, bench_ns_name, bench_reps, bench_ws);
+	int errors = bench_run(bench_spec, bench_ns_name, (u32)bench_reps, bench_ws);
 	kernel_poweroff(errors ? EXIT_TESTS_FAILED : EXIT_OK);
 }
 
@@ -292,7 +276,7 @@ static int bench_option(int argc, char **argv, int *i, const char **ns, u32 *rep
 static int cmd_bench(int argc, char **argv)
 {
 	const char *ns = bench_ns_name, *spec = NULL;
-	u32 reps = bench_reps;
+	u32 reps = (u32)bench_reps;
 	u64 ws = bench_ws;
 	bool force = false;
 

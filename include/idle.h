@@ -28,13 +28,8 @@ struct idle_work {
 	u32 cpus;	/* IDLE_* */
 };
 
-#define IDLE_WORK(_fn, _cpus)                                                   \
-	static const struct idle_work __idle_work_##_fn = { _fn, _cpus };       \
-	static const struct idle_work *const __idle_work_ptr_##_fn              \
-		__section("idle_work") __used __aligned(8) = &__idle_work_##_fn
-
-extern const struct idle_work *const __start_idle_work[] __attribute__((weak));
-extern const struct idle_work *const __stop_idle_work[] __attribute__((weak));
+#define IDLE_WORK(_fn, _cpus) REGISTER(idle_work, struct idle_work, _fn, _fn, _cpus)
+REGISTRY(idle_work, struct idle_work);
 
 /*
  * Run every idle work registered for the calling CPU once (IDLE_BOOT_CPU

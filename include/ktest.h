@@ -20,16 +20,13 @@ struct ktest {
 /* The test body is the function ktest_<name> (what stack traces show). */
 #define KTEST_REGISTER(_name, _manual)                                          \
 	static void ktest_##_name(void);                                        \
-	static const struct ktest __ktest_##_name = { #_name, ktest_##_name, _manual }; \
-	static const struct ktest *const __ktest_ptr_##_name                    \
-		__section("ktests") __used __aligned(8) = &__ktest_##_name;    \
+	REGISTER(ktests, struct ktest, _name, #_name, ktest_##_name, _manual);  \
 	static void ktest_##_name(void)
 
 #define KTEST(name) KTEST_REGISTER(name, false)
 #define KTEST_MANUAL(name) KTEST_REGISTER(name, true)
 
-extern const struct ktest *const __start_ktests[] __attribute__((weak));
-extern const struct ktest *const __stop_ktests[] __attribute__((weak));
+REGISTRY(ktests, struct ktest);
 
 void ktest_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -72,11 +72,10 @@ bool net_poll(void);
  * work. On e1000 this raised NBD READ from 0.84-0.89 of raw TCP to
  * 1.11-1.14 (PERFORMANCE "Sending once per poll pass").
  */
-#define NET_POLL_PASS(_fn)                                                      \
-	static bool (*const __netpass_ptr_##_fn)(void) __section("net_poll_pass") __used \
-		__aligned(8) = _fn
-
-extern bool (*const __start_net_poll_pass[])(void) __attribute__((weak));
-extern bool (*const __stop_net_poll_pass[])(void) __attribute__((weak));
+struct net_poll_pass {
+	bool (*fn)(void);
+};
+#define NET_POLL_PASS(_fn) REGISTER(net_poll_pass, struct net_poll_pass, _fn, _fn)
+REGISTRY(net_poll_pass, struct net_poll_pass);
 
 #endif

@@ -8,6 +8,8 @@
  *                                                a const char *var
  *   KERNEL_PARAM_CHOICE(name, var, bare, help, words...)   one word of a
  *                                                list: var (an int) is its index
+ *   KERNEL_PARAM_U64(name, var, min, max, help)  a number in [min, max], in
+ *                                                C's syntax (a u64 var)
  *
  * and the rest call a setter of their own, KERNEL_PARAM(name, set, help),
  * which returns 0 or a negative errno after printing one line that names the
@@ -22,6 +24,7 @@ enum kernel_param_kind {
 	KPARAM_SETTER,		/* set(val) */
 	KPARAM_STRING,		/* *(const char **)var = val */
 	KPARAM_CHOICE,		/* *(int *)var = index of val in words */
+	KPARAM_U64,		/* *(u64 *)var = val, a number in [min, max] */
 };
 
 struct kernel_param {
@@ -33,12 +36,10 @@ struct kernel_param {
 	const char *what;		/* KPARAM_STRING: what the value is, for its refusal */
 	const char *const *words;	/* KPARAM_CHOICE: NULL-terminated */
 	int bare;			/* KPARAM_CHOICE: the index a bare name means; -1: refused */
+	u64 min, max;			/* KPARAM_U64 */
 };
 
-#define KERNEL_PARAM_REGISTER_(_id, ...)                                        \
-	static const struct kernel_param __kparam_##_id = { __VA_ARGS__ };       \
-	static const struct kernel_param *const __kparam_ptr_##_id              \
-		__section("kparams") __used __aligned(8) = &__kparam_##_id
+#define KERNEL_PARAM_REGISTER_(_id, ...) REGISTER(kparams, struct kernel_param, _id, __VA_ARGS__)
 
 #define KERNEL_PARAM(_name, _set, _help)                                        \
 	KERNEL_PARAM_REGISTER_(_set, .name = _name, .set = _set, .help = _help, \
@@ -53,13 +54,12 @@ struct kernel_param {
 	KERNEL_PARAM_REGISTER_(_var, .name = _name, .help = _help, .kind = KPARAM_CHOICE, \
 			       .var = &_var, .words = __kpwords_##_var, .bare = _bare)
 
-/* Weak: a link without any KERNEL_PARAM (a host test) sees an empty list. */
-extern const struct kernel_param *const __start_kparams[] __attribute__((weak));
-extern const struct kernel_param *const __stop_kparams[] __attribute__((weak));
+#define KERNEL_PARAM_U64(_name, _var, _min, _max, _help)                        \
+	KERNEL_PARAM_REGISTER_(_var, .name = _name, .help = _help, .kind = KPARAM_U64, \
+			       .var = &_var, .min = _min, .max = _max)
 
-#define for_each_kernel_param(p)                                        \
-	for (const struct kernel_param *const *p = __start_kparams;       \
-	     p < __stop_kparams; p++)
+REGISTRY(kparams, struct kernel_param);
+#define for_each_kernel_param(p) for_each_registered(kparams, p)
 
 /* Parse a whole command line; returns the number of rejected parameters. */
 int params_parse(const char *cmdline);

@@ -154,12 +154,8 @@ struct pci_driver {
 	int (*probe)(struct pci_dev *d);
 };
 
-#define PCI_DRIVER(_drv)                                                      \
-	static const struct pci_driver *const __pcidrv_ptr_##_drv             \
-		__section("pci_drivers") __used __aligned(8) = &_drv
-
-extern const struct pci_driver *const __start_pci_drivers[] __attribute__((weak));
-extern const struct pci_driver *const __stop_pci_drivers[] __attribute__((weak));
+#define PCI_DRIVER(_drv) REGISTER_PTR(pci_drivers, struct pci_driver, _drv, &_drv)
+REGISTRY(pci_drivers, struct pci_driver);
 
 /* Offer every unclaimed function to each registered driver. */
 void pci_probe_drivers(void);

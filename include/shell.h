@@ -43,10 +43,7 @@ struct shell_command {
  * and may run on one CPU while another CPU's command changes the model.
  */
 #define SHELL_COMMAND_(_group, _name, _run, _usage, _help, _conc)               \
-	static const struct shell_command __shcmd_##_run = { _name, _usage, _help, _run, \
-							      _group, _conc };   \
-	static const struct shell_command *const __shcmd_ptr_##_run              \
-		__section("shell_cmds") __used __aligned(8) = &__shcmd_##_run
+	REGISTER(shell_cmds, struct shell_command, _run, _name, _usage, _help, _run, _group, _conc)
 #define SHELL_COMMAND(_group, _name, _run, _usage, _help)                       \
 	SHELL_COMMAND_(_group, _name, _run, _usage, _help, false)
 #define SHELL_COMMAND_CONCURRENT(_group, _name, _run, _usage, _help)            \
@@ -62,20 +59,11 @@ struct shell_lock {
 	void (*lock)(void);
 	void (*unlock)(void);
 };
-#define SHELL_LOCK(_lock, _unlock)                                              \
-	static const struct shell_lock __shlock_##_lock = { _lock, _unlock };   \
-	static const struct shell_lock *const __shlock_ptr_##_lock              \
-		__section("shell_lock") __used __aligned(8) = &__shlock_##_lock
+#define SHELL_LOCK(_lock, _unlock) REGISTER(shell_lock, struct shell_lock, _lock, _lock, _unlock)
 
-extern const struct shell_lock *const __start_shell_lock[] __attribute__((weak));
-extern const struct shell_lock *const __stop_shell_lock[] __attribute__((weak));
-
-extern const struct shell_command *const __start_shell_cmds[] __attribute__((weak));
-extern const struct shell_command *const __stop_shell_cmds[] __attribute__((weak));
-
-#define for_each_shell_command(c)                                            \
-	for (const struct shell_command *const *c = __start_shell_cmds;        \
-	     c < __stop_shell_cmds; c++)
+REGISTRY(shell_lock, struct shell_lock);
+REGISTRY(shell_cmds, struct shell_command);
+#define for_each_shell_command(c) for_each_registered(shell_cmds, c)
 
 /* Ctrl-C typed on the console (console_poll, idle.h): for commands that wait; other bytes are dropped. */
 bool shell_interrupted(void);
@@ -153,5 +141,10 @@ const char *shell_arg_value(int argc, char **argv, int *i);
 int shell_arg_unexpected(const char *cmd, const char *arg);
 /* 0 if argc <= max, else shell_arg_unexpected on argv[max]. */
 int shell_args_max(int argc, char **argv, int max);
+/*
+ * A command of one argument, a name (CMD NAME): argv[1], else NULL after
+ * the error and the usage (missing, not a name, or more arguments).
+ */
+const char *shell_only_name(int argc, char **argv, const char *what);
 
 #endif

@@ -75,4 +75,25 @@ static inline u64 pa_addr(phys_addr_t p)
 #define __used __attribute__((used))
 #endif
 
+/*
+ * Registries gathered by the linker (kernel parameters, shell commands,
+ * in-kernel tests, PCI drivers, idle work, ...): each is an array of
+ * pointers to const `type` in its own section `sec` (listed in linker.ld),
+ * between __start_SEC and __stop_SEC. REGISTER(sec, type, id, init...)
+ * defines a const `type` from the initialiser and adds a pointer to it
+ * (REGISTER_PTR adds a pointer to one defined elsewhere);
+ * REGISTRY(sec, type) declares the array (weak: a link with no entry, a
+ * host test, sees an empty one); for_each_registered(sec, p) walks it.
+ */
+#define REGISTER_PTR(_sec, _type, _id, _ptr)                                    \
+	static const _type *const __regp_##_sec##_##_id __section(#_sec) __used __aligned(8) = _ptr
+#define REGISTER(_sec, _type, _id, ...)                                         \
+	static const _type __reg_##_sec##_##_id = { __VA_ARGS__ };              \
+	REGISTER_PTR(_sec, _type, _id, &__reg_##_sec##_##_id)
+#define REGISTRY(_sec, _type)                                                   \
+	extern const _type *const __start_##_sec[] __attribute__((weak));       \
+	extern const _type *const __stop_##_sec[] __attribute__((weak))
+#define for_each_registered(_sec, _p)                                           \
+	for (typeof(&__start_##_sec[0]) _p = __start_##_sec; _p < __stop_##_sec; _p++)
+
 #endif

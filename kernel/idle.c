@@ -18,7 +18,7 @@ bool idle_work_run(void)
 	u32 here = arch_cpu_id() == 0 ? IDLE_BOOT_CPU : IDLE_OTHER_CPUS;
 	bool work = false;
 
-	for (const struct idle_work *const *w = __start_idle_work; w < __stop_idle_work; w++)
+	for_each_registered(idle_work, w)
 		if ((*w)->cpus & here)
 			work |= (*w)->fn();
 	return work;
@@ -26,20 +26,8 @@ bool idle_work_run(void)
 
 static u64 halt_poll_ns = IDLE_HALT_POLL_NS;
 
-static int halt_poll_param(const char *val)
-{
-	char *end;
-	unsigned long long ns = val ? strtoull(val, &end, 0) : 0;
-
-	if (!val || !*val || *end) {
-		pr_err("idle.halt_poll_ns: needs a number of ns, got \"%s\"\n", val ? val : "");
-		return -EINVAL;
-	}
-	halt_poll_ns = ns;
-	return 0;
-}
-KERNEL_PARAM("idle.halt_poll_ns", halt_poll_param,
-	     "poll this long after the last work before halting (default 20000)");
+KERNEL_PARAM_U64("idle.halt_poll_ns", halt_poll_ns, 0, ~0ull,
+		 "poll this long after the last work before halting (default 20000)");
 
 void idle_wait(bool work)
 {

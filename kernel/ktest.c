@@ -68,7 +68,7 @@ static int count_unknown(const char *spec)
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
 		bool found = false;
-		for (const struct ktest *const *t = __start_ktests; t < __stop_ktests; t++) {
+		for_each_registered(ktests, t) {
 			size_t n = strlen((*t)->name);
 			if ((len == n && strncmp(p, (*t)->name, n) == 0) ||
 			    (len > 0 && p[len - 1] == '*' && strncmp(p, (*t)->name, len - 1) == 0))
@@ -87,10 +87,10 @@ int ktest_run(const char *spec)
 {
 	int total = 0, passed = 0, skipped = 0, failed, n = 0;
 
-	for (const struct ktest *const *t = __start_ktests; t < __stop_ktests; t++)
+	for_each_registered(ktests, t)
 		total += selected(*t, spec);
 	kprintf("TAP version 13\n1..%d\n", total);
-	for (const struct ktest *const *t = __start_ktests; t < __stop_ktests; t++) {
+	for_each_registered(ktests, t) {
 		if (!selected(*t, spec))
 			continue;
 		current_failures = 0;
@@ -117,7 +117,7 @@ int ktest_run(const char *spec)
 static int cmd_ktest(int argc, char **argv)
 {
 	if (argc == 1) {
-		for (const struct ktest *const *t = __start_ktests; t < __stop_ktests; t++)
+		for_each_registered(ktests, t)
 			kprintf("%s%s\n", (*t)->name, (*t)->manual ? " (manual)" : "");
 		return 0;
 	}

@@ -5,6 +5,7 @@
 
 #include "params.h"
 #include "printk.h"
+#include "shell.h"
 
 static const struct kernel_param *param_find(const char *name)
 {
@@ -59,6 +60,20 @@ int param_choice(const char *name, const char *val, const char *const *words, in
 	return -EINVAL;
 }
 
+/* A number in [p->min, p->max], nothing after it: *(u64 *)p->var. */
+static int param_u64(const struct kernel_param *p, const char *val)
+{
+	u64 v;
+
+	if (!val || shell_parse_u64(val, &v) || v < p->min || v > p->max) {
+		pr_err("%s=%s: expected a number from %llu to %llu\n", p->name, val ? val : "",
+		       p->min, p->max);
+		return -EINVAL;
+	}
+	*(u64 *)p->var = v;
+	return 0;
+}
+
 int param_set(const struct kernel_param *p, const char *val)
 {
 	int w;
@@ -76,6 +91,8 @@ int param_set(const struct kernel_param *p, const char *val)
 		if (w >= 0)
 			*(int *)p->var = w;
 		return w < 0 ? w : 0;
+	case KPARAM_U64:
+		return param_u64(p, val);
 	default:
 		return p->set(val);
 	}

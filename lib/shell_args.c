@@ -172,3 +172,10 @@ int shell_args_max(int argc, char **argv, int max)
 {
 	return argc > max ? shell_arg_unexpected(argv[0], argv[max]) : 0;
 }
+
+const char *shell_only_name(int argc, char **argv, const char *what)
+{
+	if (shell_arg_name(argv[0], what, shell_arg(argc, argv, 1)) || shell_args_max(argc, argv, 2))
+		return NULL;
+	return argv[1];
+}

@@ -7,20 +7,18 @@
 
 static int cmd_nbd_export(int argc, char **argv)
 {
-	if (shell_arg_name(argv[0], "device", shell_arg(argc, argv, 1)) ||
-	    shell_args_max(argc, argv, 2))
-		return -EINVAL;
-	return nbd_export_add(argv[1]);
+	const char *spec = shell_only_name(argc, argv, "device");
+
+	return spec ? nbd_export_add(spec) : -EINVAL;
 }
 SHELL_COMMAND(SHELL_NET, "nbd-export", cmd_nbd_export, "nbd-export DEV[:ro]",
 	      "serve a block device over NBD (port 10809)");
 
 static int cmd_nbd_unexport(int argc, char **argv)
 {
-	if (shell_arg_name(argv[0], "device", shell_arg(argc, argv, 1)) ||
-	    shell_args_max(argc, argv, 2))
-		return -EINVAL;
-	return nbd_export_remove(argv[1]);
+	const char *dev = shell_only_name(argc, argv, "device");
+
+	return dev ? nbd_export_remove(dev) : -EINVAL;
 }
 SHELL_COMMAND(SHELL_NET, "nbd-unexport", cmd_nbd_unexport, "nbd-unexport DEV",
 	      "stop serving it (refused while clients are connected to it)");

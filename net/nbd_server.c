@@ -338,24 +338,7 @@ static void on_err(void *arg, err_t err)
 
 static u64 refused;
 
-static err_t refused_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
-{
-	(void)arg;
-	(void)err;
-	if (p) {		/* nothing a refused client sends is looked at */
-		tcp_recved(pcb, p->tot_len);
-		pbuf_free(p);
-		return ERR_OK;
-	}
-	tcp_recv(pcb, NULL);
-	tcp_poll(pcb, NULL, 0);
-	if (tcp_close(pcb) != ERR_OK) {
-		tcp_abort(pcb);
-		return ERR_ABRT;
-	}
-	return ERR_OK;
-}
-
+/* A refused connection closes at its first poll (a FIN), or is reset if it cannot. */
 static err_t refused_poll(void *arg, struct tcp_pcb *pcb)
 {
 	(void)arg;
@@ -365,6 +348,16 @@ static err_t refused_poll(void *arg, struct tcp_pcb *pcb)
 		tcp_abort(pcb);
 		return ERR_ABRT;
 	}
+	return ERR_OK;
+}
+
+static err_t refused_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+	(void)err;
+	if (!p)
+		return refused_poll(arg, pcb);	/* the client closed first */
+	tcp_recved(pcb, p->tot_len);	/* nothing a refused client sends is looked at */
+	pbuf_free(p);
 	return ERR_OK;
 }
 

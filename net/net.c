@@ -251,8 +251,8 @@ bool net_poll(void)
 		return false;
 	bool work = netdev_poll_all(64);
 	/* After the pass's ACKs: one send each (the NBD server, the benchmark's raw TCP source). */
-	for (bool (*const *fn)(void) = __start_net_poll_pass; fn < __stop_net_poll_pass; fn++)
-		work |= (*fn)();
+	for_each_registered(net_poll_pass, p)
+		work |= (*p)->fn();
 	sys_check_timeouts();
 	netdev_flush_all();	/* everything the pass queued, one doorbell per NIC */
 	u32 now = sys_now();

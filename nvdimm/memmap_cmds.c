@@ -63,8 +63,7 @@ static int memmap_hash_cmd(int argc, char **argv)
 	struct dev_pagemap *pgmap;
 	u64 h = 0xcbf29ce484222325ull, first, end;
 
-	if (shell_arg_name(argv[0], "device", shell_arg(argc, argv, 1)) ||
-	    shell_args_max(argc, argv, 2))
+	if (!shell_only_name(argc, argv, "device"))
 		return -EINVAL;
 	pgmap = memmap_pgmap_of(argv[0], argv[1]);
 	if (!pgmap)
@@ -177,8 +176,7 @@ static int memmap_wait_cmd(int argc, char **argv)
 	struct dev_pagemap *pgmap;
 	struct memmap_progress p;
 
-	if (shell_arg_name(argv[0], "device", shell_arg(argc, argv, 1)) ||
-	    shell_args_max(argc, argv, 2))
+	if (!shell_only_name(argc, argv, "device"))
 		return -EINVAL;
 	pgmap = memmap_pgmap_of(argv[0], argv[1]);
 	if (!pgmap)

@@ -128,35 +128,35 @@ int nsio_zero(const struct nsio *io, u64 off, u64 len, enum pmem_writer who)
 	return 0;
 }
 
-/* After an aligned store the CPU made atomically: out of the caches, then the flush. */
-static void store_done(const struct nsio *io, u64 off, u64 len, enum pmem_writer who)
+/*
+ * One naturally aligned store of `size` (4 or 8) bytes, which the CPU
+ * makes atomically; then out of the caches and the flush.
+ */
+static int store_word(const struct nsio *io, u64 off, u64 val, u32 size, enum pmem_writer who)
 {
+	int err = off % size ? -EINVAL : store_check(io, off, size);
+
+	if (err)
+		return err;
+	if (size == sizeof(u32))
+		*(volatile u32 *)(io->base + off) = (u32)val;
+	else
+		*(volatile u64 *)(io->base + off) = val;
 	if (!io->cpu_cache)
-		arch_flush_cache(io->base + off, len);
+		arch_flush_cache(io->base + off, size);
 	nsio_flush(io);
-	pmem_written_add(who, len);
+	pmem_written_add(who, size);
+	return 0;
 }
 
 int nsio_store32(const struct nsio *io, u64 off, u32 val, enum pmem_writer who)
 {
-	int err = off % sizeof(val) ? -EINVAL : store_check(io, off, sizeof(val));
-
-	if (err)
-		return err;
-	*(volatile u32 *)(io->base + off) = val;
-	store_done(io, off, sizeof(val), who);
-	return 0;
+	return store_word(io, off, val, sizeof(u32), who);
 }
 
 int nsio_store64(const struct nsio *io, u64 off, u64 val, enum pmem_writer who)
 {
-	int err = off % sizeof(val) ? -EINVAL : store_check(io, off, sizeof(val));
-
-	if (err)
-		return err;
-	*(volatile u64 *)(io->base + off) = val;
-	store_done(io, off, sizeof(val), who);
-	return 0;
+	return store_word(io, off, val, sizeof(u64), who);
 }
 
 void nsio_flush(const struct nsio *io)

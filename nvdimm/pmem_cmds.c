@@ -236,8 +236,7 @@ SHELL_COMMAND_CONCURRENT(SHELL_BLOCK, "read", cmd_read, "read DEV SECTOR COUNT",
  */
 static int cmd_wait_busy(int argc, char **argv)
 {
-	if (shell_arg_name(argv[0], "device", shell_arg(argc, argv, 1)) ||
-	    shell_args_max(argc, argv, 2))
+	if (!shell_only_name(argc, argv, "device"))
 		return -EINVAL;
 	while (!pmem_holds(argv[1]))
 		arch_cpu_relax();

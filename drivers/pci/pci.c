@@ -430,9 +430,8 @@ void pci_probe_drivers(void)
 {
 	for (unsigned int i = 0; i < pci_nr; i++) {
 		struct pci_dev *d = &pci_devs[i];
-		for (const struct pci_driver *const *drv = __start_pci_drivers;
-		     drv < __stop_pci_drivers && !d->driver; drv++) {
-			if (!(*drv)->match(d))
+		for_each_registered(pci_drivers, drv) {
+			if (d->driver || !(*drv)->match(d))
 				continue;
 			if ((*drv)->probe(d) == 0)
 				d->driver = (*drv)->name;

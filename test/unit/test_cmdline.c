@@ -118,6 +118,8 @@ static int t_mode = 7;
 static const char *t_name;
 KERNEL_PARAM_CHOICE("t.mode", t_mode, 1, "a test's choice", "slow", "fast");
 KERNEL_PARAM_STRING("t.name", t_name, "a name", "a test's string");
+static u64 t_reps = 5;
+KERNEL_PARAM_U64("t.reps", t_reps, 1, 15, "a test's number");
 
 /* The table's own kinds through params_parse: the index, the string; a refusal changes nothing. */
 static void param_kinds_through_the_command_line(void **state)
@@ -136,6 +138,13 @@ static void param_kinds_through_the_command_line(void **state)
 	assert_ptr_equal(t_name, kept);
 	assert_true(host_console_has("t.mode=medium: expected slow or fast\n"));
 	assert_true(host_console_has("t.name=: needs a name\n"));
+	assert_int_equal(params_parse("t.reps=0x0f"), 0);
+	assert_int_equal(t_reps, 15);
+	host_console_reset();
+	assert_int_equal(params_parse("t.reps=16 t.reps=0 t.reps=3x t.reps"), 4);
+	assert_int_equal(t_reps, 15);
+	assert_true(host_console_has("t.reps=3x: expected a number from 1 to 15\n"));
+	assert_true(host_console_has("t.reps=: expected a number from 1 to 15\n"));
 }
 
 int main(void)
