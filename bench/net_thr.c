@@ -202,18 +202,12 @@ static int thr_serve(const char *name, unsigned long port, unsigned long conns)
 	return stopped ? -EINTR : thr.failed ? -ECONNRESET : 0;
 }
 
-/* CONNECTIONS (optional, argv[i]): 1 when absent. */
-static int conns_arg(int argc, char **argv, int i, u32 *conns)
-{
-	return i < argc ? shell_arg_u32(argv[0], "connections", argv[i], 1, ~0u, conns) : 0;
-}
-
 static int cmd_net_sink(int argc, char **argv)
 {
 	u32 port, conns = 1;
 
 	if (shell_arg_u32(argv[0], "port", shell_arg(argc, argv, 1), 1, 65535, &port) ||
-	    conns_arg(argc, argv, 2, &conns) || shell_args_max(argc, argv, 3))
+	    shell_opt_u32(argc, argv, 2, "connections", 1, ~0u, &conns) || shell_args_max(argc, argv, 3))
 		return -EINVAL;
 	thr.source = false;
 	return thr_serve("net-sink", port, conns);
@@ -228,7 +222,7 @@ static int cmd_net_source(int argc, char **argv)
 
 	if (shell_arg_u32(argv[0], "port", shell_arg(argc, argv, 1), 1, 65535, &port) ||
 	    shell_arg_size(argv[0], "bytes", shell_arg(argc, argv, 2), 1, ~0ull, &bytes) ||
-	    conns_arg(argc, argv, 3, &conns) || shell_args_max(argc, argv, 4))
+	    shell_opt_u32(argc, argv, 3, "connections", 1, ~0u, &conns) || shell_args_max(argc, argv, 4))
 		return -EINVAL;
 	thr.source = true;
 	thr.goal = bytes;

@@ -73,21 +73,27 @@ struct btt_log_entry {
 
 _Static_assert(sizeof(struct btt_log_entry) == 16, "FACTS-2 §1.5");
 
+/* The fields an arena's geometry and its info block share, by name. */
+#define BTT_GEOM_FIELDS(X)                                                      \
+	X(u32, external_lbasize)                                                \
+	X(u32, internal_lbasize)                                                \
+	X(u32, external_nlba)                                                   \
+	X(u32, internal_nlba)                                                   \
+	X(u32, nfree)                                                           \
+	X(u64, nextoff)                                                         \
+	X(u64, dataoff)                                                         \
+	X(u64, mapoff)                                                          \
+	X(u64, logoff)                                                          \
+	X(u64, info2off)
+
 /* One arena as laid out: areas as offsets from the arena's info block. */
+#define BTT_GEOM_FIELD(type, name) type name;
 struct btt_arena_geom {
 	u64 off;		/* arena start, from the first arena's start */
 	u64 size;		/* bytes it spans (the last: up to the end of the BTT space) */
-	u32 external_lbasize;
-	u32 internal_lbasize;
-	u32 external_nlba;
-	u32 internal_nlba;
-	u32 nfree;
-	u64 nextoff;
-	u64 dataoff;
-	u64 mapoff;
-	u64 logoff;
-	u64 info2off;
+	BTT_GEOM_FIELDS(BTT_GEOM_FIELD)	/* offsets from the arena's info block */
 };
+#undef BTT_GEOM_FIELD
 
 /* External sector sizes Linux's BTT accepts (512 520 528 4096 4104 4160 4224). */
 bool btt_lbasize_supported(u32 lbasize);

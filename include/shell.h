@@ -115,6 +115,8 @@ __attribute__((format(printf, 2, 3))) int shell_arg_error(const char *cmd, const
 /* arg as a number in [min, max]: 0 and *out, else an error naming it `what` and -EINVAL. */
 int shell_arg_u64(const char *cmd, const char *what, const char *arg, u64 min, u64 max, u64 *out);
 int shell_arg_u32(const char *cmd, const char *what, const char *arg, u32 min, u32 max, u32 *out);
+/* argv[i] as a u32 in [min, max] if the line has it, else *out stays (an optional argument). */
+int shell_opt_u32(int argc, char **argv, int i, const char *what, u32 min, u32 max, u32 *out);
 /* arg as a size in [min, max], the same way. */
 int shell_arg_size(const char *cmd, const char *what, const char *arg, u64 min, u64 max, u64 *out);
 /*

@@ -179,3 +179,8 @@ const char *shell_only_name(int argc, char **argv, const char *what)
 		return NULL;
 	return argv[1];
 }
+
+int shell_opt_u32(int argc, char **argv, int i, const char *what, u32 min, u32 max, u32 *out)
+{
+	return i < argc ? shell_arg_u32(argv[0], what, argv[i], min, max, out) : 0;
+}

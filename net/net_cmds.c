@@ -271,18 +271,12 @@ static err_t echo_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	return ERR_OK;
 }
 
-/* CONNECTIONS, argv[i] if given (else *conns stays 1): 0, else one line and the usage. */
-static int conns_arg(int argc, char **argv, int i, u32 *conns)
-{
-	return i < argc ? shell_arg_u32(argv[0], "connections", argv[i], 1, ~0u, conns) : 0;
-}
-
 static int cmd_net_echo(int argc, char **argv)
 {
 	u32 port, conns = 1;
 
 	if (shell_arg_u32(argv[0], "port", shell_arg(argc, argv, 1), 1, 65535, &port) ||
-	    conns_arg(argc, argv, 2, &conns) || shell_args_max(argc, argv, 3))
+	    shell_opt_u32(argc, argv, 2, "connections", 1, ~0u, &conns) || shell_args_max(argc, argv, 3))
 		return -EINVAL;
 	if (!net_nr_ifs) {
 		kprintf("net-echo: no network interface is up\n");

@@ -111,17 +111,10 @@ void btt_sb_init(struct btt_sb *sb, const struct btt_arena_geom *g, const u8 uui
 	memcpy(sb->parent_uuid, parent_uuid, 16);
 	sb->version_major = major;
 	sb->version_minor = minor;
-	sb->external_lbasize = g->external_lbasize;
-	sb->external_nlba = g->external_nlba;
-	sb->internal_lbasize = g->internal_lbasize;
-	sb->internal_nlba = g->internal_nlba;
-	sb->nfree = g->nfree;
+#define COPY(type, name) sb->name = g->name;
+	BTT_GEOM_FIELDS(COPY)
+#undef COPY
 	sb->infosize = BTT_INFO_SIZE;
-	sb->nextoff = g->nextoff;
-	sb->dataoff = g->dataoff;
-	sb->mapoff = g->mapoff;
-	sb->logoff = g->logoff;
-	sb->info2off = g->info2off;
 	sb->checksum = btt_sb_checksum(sb);
 }
 
@@ -198,16 +191,9 @@ int btt_sb_validate(const struct btt_sb *sb, u64 remaining, u16 major, u16 minor
 	if (err)
 		return err;
 	g->size = size;
-	g->external_lbasize = sb->external_lbasize;
-	g->internal_lbasize = sb->internal_lbasize;
-	g->external_nlba = sb->external_nlba;
-	g->internal_nlba = sb->internal_nlba;
-	g->nfree = sb->nfree;
-	g->nextoff = sb->nextoff;
-	g->dataoff = sb->dataoff;
-	g->mapoff = sb->mapoff;
-	g->logoff = sb->logoff;
-	g->info2off = sb->info2off;
+#define COPY(type, name) g->name = sb->name;
+	BTT_GEOM_FIELDS(COPY)
+#undef COPY
 	return 0;
 }
 
