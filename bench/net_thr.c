@@ -207,7 +207,8 @@ static int cmd_net_sink(int argc, char **argv)
 	u32 port, conns = 1;
 
 	if (shell_arg_u32(argv[0], "port", shell_arg(argc, argv, 1), 1, 65535, &port) ||
-	    shell_opt_u32(argc, argv, 2, "connections", 1, ~0u, &conns) || shell_args_max(argc, argv, 3))
+	    shell_opt_u32(argc, argv, 2, "connections", 1, ~0u, &conns) ||
+	    shell_args_max(argc, argv, 3))
 		return -EINVAL;
 	thr.source = false;
 	return thr_serve("net-sink", port, conns);
@@ -222,7 +223,8 @@ static int cmd_net_source(int argc, char **argv)
 
 	if (shell_arg_u32(argv[0], "port", shell_arg(argc, argv, 1), 1, 65535, &port) ||
 	    shell_arg_size(argv[0], "bytes", shell_arg(argc, argv, 2), 1, ~0ull, &bytes) ||
-	    shell_opt_u32(argc, argv, 3, "connections", 1, ~0u, &conns) || shell_args_max(argc, argv, 4))
+	    shell_opt_u32(argc, argv, 3, "connections", 1, ~0u, &conns) ||
+	    shell_args_max(argc, argv, 4))
 		return -EINVAL;
 	thr.source = true;
 	thr.goal = bytes;

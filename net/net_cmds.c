@@ -276,7 +276,8 @@ static int cmd_net_echo(int argc, char **argv)
 	u32 port, conns = 1;
 
 	if (shell_arg_u32(argv[0], "port", shell_arg(argc, argv, 1), 1, 65535, &port) ||
-	    shell_opt_u32(argc, argv, 2, "connections", 1, ~0u, &conns) || shell_args_max(argc, argv, 3))
+	    shell_opt_u32(argc, argv, 2, "connections", 1, ~0u, &conns) ||
+	    shell_args_max(argc, argv, 3))
 		return -EINVAL;
 	if (!net_nr_ifs) {
 		kprintf("net-echo: no network interface is up\n");
