@@ -90,7 +90,7 @@ struct btt {
  * -EOPNOTSUPP for one with bad metadata, -ENOMEM; then `why` holds one line
  * and nothing was stored. btt_close() releases it.
  */
-int btt_open(struct btt *b, const struct nsio *m, u64 info_off, const u8 parent_uuid[16],
+__must_check int btt_open(struct btt *b, const struct nsio *m, u64 info_off, const u8 parent_uuid[16],
 	     const char *name, char *why, size_t why_len);
 void btt_close(struct btt *b);
 
@@ -102,8 +102,8 @@ void btt_close(struct btt *b);
  * an arena flagged as failed, -EINTR when stopped by stop_after (tests).
  * -ERANGE past the end.
  */
-int btt_read(struct btt *b, u64 lba, void *buf);
-int btt_write(struct btt *b, u64 lba, const void *buf);
+__must_check int btt_read(struct btt *b, u64 lba, void *buf);
+__must_check int btt_write(struct btt *b, u64 lba, const void *buf);
 
 /*
  * Write a new BTT over namespace `m` as Linux does (FACTS-2 §1.3): per
@@ -112,7 +112,7 @@ int btt_write(struct btt *b, u64 lba, const void *buf);
  * from btt_lay_out(m->size - info_off, lbasize). Each store durable.
  * -ENOSPC (namespace under 16 MiB + info_off), -EINVAL, -EROFS.
  */
-int btt_format(const struct nsio *m, u64 info_off, u32 lbasize, const u8 uuid[16],
+__must_check int btt_format(const struct nsio *m, u64 info_off, u32 lbasize, const u8 uuid[16],
 	       const u8 parent_uuid[16]);
 
 /*

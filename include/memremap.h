@@ -182,7 +182,7 @@ struct memremap_stats {
  * -ENOSPC too many pgmaps; -ENOMEM out of RAM or altmap space; -EOPNOTSUPP
  * altmap without PSE.
  */
-int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
+__must_check int memremap_pages(struct dev_pagemap *pgmap, const struct vmem_altmap *altmap,
 		   struct memremap_stats *stats);
 
 /*
@@ -257,7 +257,7 @@ struct dev_pagemap *pgmap_pin(u64 pfn);
  * live. Unlike pgmap_pin it makes no struct page ready: the holder says
  * which pages it uses (memmap_ready_range). pgmap_unpin gives it back.
  */
-int pgmap_get(struct dev_pagemap *pgmap);
+__must_check int pgmap_get(struct dev_pagemap *pgmap);
 void pgmap_unpin(struct dev_pagemap *pgmap);
 
 /* The registered pgmap (live or dying) holding pfn, not pinned; or NULL. */

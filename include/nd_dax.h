@@ -50,7 +50,7 @@ struct nd_pfn *nd_dax_find(const char *name);
  * CPU without pdpe1gb gets 2 MiB leaves); read-write, read-only on a
  * read-only region.
  */
-int dax_map(struct nd_pfn *dax, u64 offset, u64 len, const char *who, struct dax_mapping *m);
+__must_check int dax_map(struct nd_pfn *dax, u64 offset, u64 len, const char *who, struct dax_mapping *m);
 
 /* Unmap and drop the hold (the device may then go). */
 void dax_unmap(struct dax_mapping *m);

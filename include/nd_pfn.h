@@ -69,7 +69,7 @@ void nd_probe_namespaces(void);
  * at any step leaves the namespace's first 8 KiB as they were and the old
  * device up again (a BTT's map and log, written near the end, stay).
  */
-int nd_namespace_reconfigure(struct nd_namespace_io *ns, const struct nd_pfn_request *req);
+__must_check int nd_namespace_reconfigure(struct nd_namespace_io *ns, const struct nd_pfn_request *req);
 
 /*
  * Probe one namespace as at boot (read-only; prints its line): what
@@ -82,7 +82,7 @@ void nd_namespace_probe(struct nd_namespace_io *ns);
  * pages are pinned) and release the claim, or drop the raw block device.
  * Nothing is written; nd_namespace_probe() brings it back.
  */
-int nd_namespace_detach(struct nd_namespace_io *ns);
+__must_check int nd_namespace_detach(struct nd_namespace_io *ns);
 
 /*
  * create-namespace -r: a labelled namespace of `size` (0: the largest free

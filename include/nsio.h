@@ -36,48 +36,48 @@ struct nsio {
  * as the region says. -ENOMEM when the direct map cannot grow, -EINVAL for
  * an empty or wrapping range.
  */
-int nsio_init(struct nsio *io, u64 phys, u64 size, struct nd_region *region);
+__must_check int nsio_init(struct nsio *io, u64 phys, u64 size, struct nd_region *region);
 
 /*
  * [off, off + len) of `io` as media of its own (a block device's sectors,
  * a devdax mapping): byte 0 of the view is byte `off` of io; the region,
  * eADR and read-only state are io's. -ERANGE when it is not inside io.
  */
-int nsio_view(const struct nsio *io, u64 off, u64 len, struct nsio *view);
+__must_check int nsio_view(const struct nsio *io, u64 off, u64 len, struct nsio *view);
 
 /*
  * The view of [off, off + len) reached through another kernel mapping of
  * the same bytes (a devdax mapping at `kaddr`), read-only if `ro`.
  */
-int nsio_alias(const struct nsio *io, u64 off, u64 len, void *kaddr, bool ro, struct nsio *view);
+__must_check int nsio_alias(const struct nsio *io, u64 off, u64 len, void *kaddr, bool ro, struct nsio *view);
 
 /* Copy len bytes at `off` into buf. -ERANGE outside the media. */
-int nsio_read(const struct nsio *io, u64 off, void *buf, u64 len);
+__must_check int nsio_read(const struct nsio *io, u64 off, void *buf, u64 len);
 
 /* One naturally aligned 4-byte load, made atomically (a BTT map entry). -EINVAL if misaligned. */
-int nsio_load32(const struct nsio *io, u64 off, u32 *val);
+__must_check int nsio_load32(const struct nsio *io, u64 off, u32 *val);
 
 /*
  * Store len bytes at `off`, durable on return (the copy, then
  * nsio_flush). -EROFS on read-only media, -ERANGE outside it; then
  * nothing is stored. `who` is the writer PmemWritten counts it under.
  */
-int nsio_write(const struct nsio *io, u64 off, const void *buf, u64 len, enum pmem_writer who);
+__must_check int nsio_write(const struct nsio *io, u64 off, const void *buf, u64 len, enum pmem_writer who);
 
 /* nsio_write without the flush: durable once nsio_flush(io) returns. */
-int nsio_write_unflushed(const struct nsio *io, u64 off, const void *buf, u64 len,
+__must_check int nsio_write_unflushed(const struct nsio *io, u64 off, const void *buf, u64 len,
 			 enum pmem_writer who);
 
 /* Zero [off, off + len), durable on return; errors as nsio_write. */
-int nsio_zero(const struct nsio *io, u64 off, u64 len, enum pmem_writer who);
+__must_check int nsio_zero(const struct nsio *io, u64 off, u64 len, enum pmem_writer who);
 
 /*
  * One naturally aligned 4- or 8-byte store, which the CPU makes
  * atomically (a BTT map entry, half a log entry), durable on return.
  * -EINVAL if misaligned; else errors as nsio_write.
  */
-int nsio_store32(const struct nsio *io, u64 off, u32 val, enum pmem_writer who);
-int nsio_store64(const struct nsio *io, u64 off, u64 val, enum pmem_writer who);
+__must_check int nsio_store32(const struct nsio *io, u64 off, u32 val, enum pmem_writer who);
+__must_check int nsio_store64(const struct nsio *io, u64 off, u64 val, enum pmem_writer who);
 
 /*
  * Make every completed store durable, as Linux's nvdimm_flush: a fence

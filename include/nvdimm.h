@@ -244,7 +244,7 @@ struct nd_namespace_io *nd_namespace_add(struct nd_region *region, int id, u64 s
  * read and store of its bytes goes through ns->io or a view of it.
  * -ENOMEM when the direct map cannot grow.
  */
-int nd_namespace_map(struct nd_namespace_io *ns);
+__must_check int nd_namespace_map(struct nd_namespace_io *ns);
 /* Forget a namespace (detached, unclaimed). */
 void nd_namespace_remove(struct nd_namespace_io *ns);
 /* The lowest Y no namespace of the region has. */

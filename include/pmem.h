@@ -83,7 +83,7 @@ struct pmem_span {
  * under `name`. -ENOSPC when the table is full, -EINVAL for an empty or
  * unaligned range, -ERANGE for one outside its media.
  */
-int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
+__must_check int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
 		const struct pmem_span *span);
 /*
  * Register an indirect block device (a BTT's pmemNs) of `size` bytes in
@@ -91,7 +91,7 @@ int pmem_attach(struct pmem_device *dev, struct nd_namespace_io *ns, const char 
  * I/O `rw` serves. Read-only when the namespace's region is. -ENOSPC when
  * the table is full, -EINVAL for an empty device or size not in sectors.
  */
-int pmem_attach_indirect(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
+__must_check int pmem_attach_indirect(struct pmem_device *dev, struct nd_namespace_io *ns, const char *name,
 			 u64 size, u32 sector_size, pmem_rw_fn rw);
 /*
  * Unregister it: 0, also when it was not registered; while any hold is
@@ -100,7 +100,7 @@ int pmem_attach_indirect(struct pmem_device *dev, struct nd_namespace_io *ns, co
  * This is the one check every teardown of a device goes through. Once it
  * returns 0 no CPU can reach the device through the table.
  */
-int pmem_detach(struct pmem_device *dev);
+__must_check int pmem_detach(struct pmem_device *dev);
 /* pmem_detach, waiting for the holders to let go (error paths of an attach). */
 void pmem_detach_wait(struct pmem_device *dev);
 
@@ -124,14 +124,14 @@ struct pmem_hold {
  * so pages handed out (DAX, a NIC) stay there. -ENXIO, and nothing held,
  * for a device no longer registered or whose pages are going away.
  */
-int pmem_hold(struct pmem_device *dev, enum pmem_hold_kind kind, const char *who,
+__must_check int pmem_hold(struct pmem_device *dev, enum pmem_hold_kind kind, const char *who,
 	      struct pmem_hold *h);
 /*
  * pmem_hold of the device registered as `name`, found and held at once, so
  * that a detach on another CPU cannot come in between (Linux's 32b2397c1e56
  * class of bug). -ENODEV when there is none.
  */
-int pmem_hold_name(const char *name, enum pmem_hold_kind kind, const char *who,
+__must_check int pmem_hold_name(const char *name, enum pmem_hold_kind kind, const char *who,
 		   struct pmem_hold *h);
 void pmem_release(struct pmem_hold *h);
 /* Holds of every kind on the device `name` now (0 also when there is none). */
@@ -144,7 +144,7 @@ u32 pmem_holds(const char *name);
  * -EROFS. A write is durable when this returns 0 (and on an indirect
  * device, atomic per sector: see btt.h).
  */
-int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir dir);
+__must_check int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir dir);
 
 /*
  * Copy len bytes to byte offset off (any alignment, inside the device)
@@ -154,7 +154,7 @@ int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir 
  * for an indirect device (BTT: sectors go through it whole), -EROFS,
  * -ERANGE for an empty range or one past the end.
  */
-int pmem_write_bytes(struct pmem_device *dev, u64 off, const void *buf, u64 len);
+__must_check int pmem_write_bytes(struct pmem_device *dev, u64 off, const void *buf, u64 len);
 
 /*
  * Make every completed write to the device durable (nsio_flush of its
@@ -185,7 +185,7 @@ struct pmem_dax {
  * (-ERANGE), a device going away (-ENXIO) or one without direct access
  * (-EOPNOTSUPP: a BTT, whose sectors move); then nothing is held.
  */
-s64 pmem_direct_access(struct pmem_device *dev, u64 sector, const char *who,
+__must_check s64 pmem_direct_access(struct pmem_device *dev, u64 sector, const char *who,
 		       struct pmem_dax *dax);
 void pmem_dax_put(struct pmem_dax *dax);
 

@@ -74,6 +74,10 @@ static inline u64 pa_addr(phys_addr_t p)
 #ifndef __used
 #define __used __attribute__((used))
 #endif
+/* The result says whether something happened (a hold taken, bytes stored): the caller must look. */
+#ifndef __must_check
+#define __must_check __attribute__((warn_unused_result))
+#endif
 
 /*
  * Registries gathered by the linker (kernel parameters, shell commands,

@@ -59,7 +59,9 @@ static void apply_create_spec(char *spec)
 	/* A raw namespace may be formatted unattended; anything else needs :force. */
 	bool raw = !nd_pfn_of(ns) && !nd_btt_of(ns);
 	req.force = (f[4] != NULL) || (raw && (req.mode != PFN_MODE_NONE || req.sector));
-	nd_namespace_reconfigure(ns, &req);
+	int err = nd_namespace_reconfigure(ns, &req);	/* says why when it fails */
+	if (err)
+		pr_err("pmem.create: %s not configured (error %d)\n", ns->name, err);
 }
 
 void nd_apply_create_param(void)

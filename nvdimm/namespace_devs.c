@@ -321,11 +321,17 @@ int nd_namespace_reconfigure(struct nd_namespace_io *ns, const struct nd_pfn_req
 		label_record_class(ns, req);
 		return 0;
 	}
-	/* Back to what it was: the old head on the media, the old device up. */
-	nd_namespace_detach(ns);
-	int werr = head_write(ns, old, sizeof(old));
-	nd_namespace_probe(ns);
+	/*
+	 * Back to what it was: the old head on the media, the old device up;
+	 * unless a command on another CPU already holds what came up, which
+	 * then stays as it is.
+	 */
+	int derr = nd_namespace_detach(ns);
+	int werr = derr ? derr : head_write(ns, old, sizeof(old));
+	if (!derr)
+		nd_namespace_probe(ns);
 	pr_err("%s: reconfiguration failed (error %d); %s\n", ns->name, err,
+	       derr ? "what came up is in use, left as it is" :
 	       werr ? "the old info block could not be written back" : "left as it was");
 	return err;
 }
@@ -419,8 +425,9 @@ int nd_namespace_create_labelled(struct nd_region *r, u64 size, const char *name
 	if (err) {
 		pr_err("%s: %s could not be formatted; its label is removed again\n", r->name,
 		       ns->name);
-		nd_namespace_detach(ns);
-		nd_label_namespace_delete(ns);
+		if (nd_namespace_detach(ns) || nd_label_namespace_delete(ns))
+			pr_err("%s: %s is in use or its label cannot be freed: it stays\n", r->name,
+			       ns->name);
 	}
 	return err;
 }

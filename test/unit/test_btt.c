@@ -757,7 +757,7 @@ static void btt_check_finds_stale_map_and_repairs(void **state)
 	nd_btt_of(ns)->btt.stop_after = BTT_STEP_LOG;
 	pattern(buf, 4096, 9, 4);
 	assert_int_equal(pmem_rw(pmem0s(), 4 * 4096, buf, 4096, PMEM_WRITE), -EINTR);
-	nd_namespace_detach(ns);	/* offline, as ndctl takes it */
+	assert_int_equal(nd_namespace_detach(ns), 0);	/* offline, as ndctl takes it */
 	host_console_reset();
 	assert_int_equal(check(false), -EBADMSG);
 	assert_true(host_console_has("map[0x4] needs to be updated to"));

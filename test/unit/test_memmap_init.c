@@ -227,7 +227,7 @@ static void pmem_rw_counts_what_it_stores(void **state)
 	assert_int_equal(pmem_written_total() - pmem_written[PMEM_WR_MEMMAP] -
 				 pmem_written[PMEM_WR_INFOBLOCK] - pmem_written[PMEM_WR_OTHER],
 			 pmem_written[PMEM_WR_BLOCK]);
-	pmem_detach(&dev);
+	assert_int_equal(pmem_detach(&dev), 0);
 }
 
 int main(void)
