@@ -92,7 +92,8 @@ UNIT_BINS  := $(patsubst test/unit/%.c,$(BUILD)/host/unit/%,$(UNIT_SRCS))
 CORE_DIRS       := lib/ mm/ nvdimm/
 HOST_CORE       := $(patsubst %,$(BUILD)/host/%.o,$(filter $(addsuffix %,$(CORE_DIRS)),$(portable-y)) \
 	$(wildcard test/host/*.c))
-CORE_UNIT_TESTS := test_altmap test_workqueue test_memmap_parallel test_btt test_cmdline test_memblock test_memmap_init test_memremap \
+CORE_UNIT_TESTS := test_altmap test_workqueue test_memmap_parallel test_btt test_btt_check \
+	test_btt_device test_cmdline test_memblock test_memmap_init test_memremap \
 	test_ns_cycles test_nvdimm test_page_alloc test_pfn_dev test_pfn_info test_pgtable test_vmemmap \
 	test_vmemmap_dedup test_vmemmap_lazy test_vmemmap_scale test_devdax test_btt_lanes test_label \
 	test_pmem_hold test_media_ro test_shell_args test_shell_nvdimm test_shell_block
@@ -205,6 +206,10 @@ NFIT_TEST_HELPERS := test/unit/nfit_tests.c
 UNIT_LINK_test_nfit := $(NFIT_TEST_HELPERS)
 UNIT_LINK_test_nfit_subtables := $(NFIT_TEST_HELPERS)
 UNIT_LINK_test_nfit_register := $(NFIT_TEST_HELPERS)
+BTT_TEST_HELPERS := test/unit/btt_tests.c
+UNIT_LINK_test_btt := $(BTT_TEST_HELPERS)
+UNIT_LINK_test_btt_check := $(BTT_TEST_HELPERS)
+UNIT_LINK_test_btt_device := $(BTT_TEST_HELPERS)
 NBD_TEST_HELPERS := test/unit/nbd_tests.c
 UNIT_LINK_test_nbd_handshake := $(NBD_TEST_HELPERS)
 UNIT_LINK_test_nbd_io := $(NBD_TEST_HELPERS)
