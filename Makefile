@@ -92,7 +92,8 @@ UNIT_BINS  := $(patsubst test/unit/%.c,$(BUILD)/host/unit/%,$(UNIT_SRCS))
 CORE_DIRS       := lib/ mm/ nvdimm/
 HOST_CORE       := $(patsubst %,$(BUILD)/host/%.o,$(filter $(addsuffix %,$(CORE_DIRS)),$(portable-y)) \
 	$(wildcard test/host/*.c))
-CORE_UNIT_TESTS := test_altmap test_workqueue test_memmap_parallel test_btt test_cmdline test_memblock test_memmap_init test_memremap \
+CORE_UNIT_TESTS := test_altmap test_workqueue test_memmap_parallel test_btt test_btt_check \
+	test_btt_device test_cmdline test_memblock test_memmap_init test_memremap \
 	test_ns_cycles test_nvdimm test_page_alloc test_pfn_dev test_pfn_info test_pgtable test_vmemmap \
 	test_vmemmap_dedup test_vmemmap_lazy test_vmemmap_scale test_devdax test_btt_lanes test_label \
 	test_pmem_hold test_media_ro test_shell_args test_shell_nvdimm test_shell_block
@@ -205,6 +206,14 @@ NFIT_TEST_HELPERS := test/unit/nfit_tests.c
 UNIT_LINK_test_nfit := $(NFIT_TEST_HELPERS)
 UNIT_LINK_test_nfit_subtables := $(NFIT_TEST_HELPERS)
 UNIT_LINK_test_nfit_register := $(NFIT_TEST_HELPERS)
+BTT_TEST_HELPERS := test/unit/btt_tests.c
+UNIT_LINK_test_btt := $(BTT_TEST_HELPERS)
+UNIT_LINK_test_btt_check := $(BTT_TEST_HELPERS)
+UNIT_LINK_test_btt_device := $(BTT_TEST_HELPERS)
+NBD_TEST_HELPERS := test/unit/nbd_tests.c
+UNIT_LINK_test_nbd_handshake := $(NBD_TEST_HELPERS)
+UNIT_LINK_test_nbd_io := $(NBD_TEST_HELPERS)
+UNIT_LINK_test_nbd_structured := $(NBD_TEST_HELPERS)
 HOST_UNIT_LINK := $(sort $(foreach v,$(filter UNIT_LINK_%,$(.VARIABLES)),$($(v))))
 unit_objs = $(patsubst %,$(BUILD)/host/%.o,$(UNIT_REAL_ARCH_$(1)) $(UNIT_LINK_$(1)))
 # Objects, not intermediates: keep them between builds.
@@ -376,13 +385,15 @@ bench: deps $(BUILD)/pmemk.elf
 	tools/bench-net $(BENCH_NET_ARGS)
 	tools/bench-smp $(BENCH_SMP_ARGS)
 
-# The dependency rule and the media path rule (docs/ARCHITECTURE.md): the
-# checks, and proof that each fails.
+# The dependency rule, the media path rule (docs/ARCHITECTURE.md) and the
+# size limits (docs/STYLE.md): the checks, and proof that each fails.
 test-deps:
 	@tools/check-deps
 	@tools/check-deps --self-test
 	@tools/check-media
 	@tools/check-media --self-test
+	@tools/check-size
+	@tools/check-size --self-test
 
 test: deps
 	@$(MAKE) --no-print-directory test-deps

@@ -231,63 +231,83 @@ void bench_usable(struct bench_ctx *c0)
 	}
 }
 
+/* What bench_memmap measures, one value per repetition each. */
+struct memmap_series {
+	struct bench_series up, up_ms, per_page, init;
+	struct bench_series fill, down_ms, vmemmap_ms, init_ms;
+};
+
+/*
+ * One repetition: take the namespace down, scrub it (map=dev), bring the
+ * pfn device up and down again, each step timed into s. 0 or the error.
+ */
+static int memmap_rep(struct bench_ctx *c, u32 r, struct memmap_series *s)
+{
+	bool dev = c->mode == PFN_MODE_PMEM;
+	int q = bench_quiet();
+	int err = nd_namespace_detach(c->ns);
+
+	bench_loud(q);
+	if (err)
+		return err;
+	u64 scrub = dev ? dev_scrub(c->ns, r == 0) : 0;
+
+	q = bench_quiet();
+	u64 t0 = arch_cycles();
+	err = bench_pfn_up(c);
+	u64 ns_up = bench_ns_since(t0);
+	bench_loud(q);
+	if (err)
+		return err;
+	struct nd_pfn *pfn = bench_pfn(c);
+	const struct memremap_stats *st = &pfn->memmap_stats;	/* this bring-up's */
+	u64 pages = PFN_DOWN(range_len(&pfn->pgmap.range));
+	u64 memmap_bytes = st->pages_init * sizeof(struct page);
+
+	bench_add(&s->up, bench_gibps(c->ns->size, ns_up));
+	bench_add(&s->up_ms, bench_ms_milli(ns_up));
+	bench_add(&s->per_page, ns_up * 1000 / pages);
+	bench_add(&s->init, bench_gibps(memmap_bytes, arch_cycles_to_ns(st->init_cycles)));
+	bench_add(&s->init_ms, bench_ms_milli(arch_cycles_to_ns(st->init_cycles)));
+	bench_add(&s->vmemmap_ms, bench_ms_milli(arch_cycles_to_ns(st->sparse_cycles)));
+	if (scrub)
+		bench_add(&s->fill, scrub);
+
+	q = bench_quiet();
+	t0 = arch_cycles();
+	err = nd_namespace_detach(c->ns);
+	bench_add(&s->down_ms, bench_ms_milli(bench_ns_since(t0)));
+	bench_loud(q);
+	/* map=mem's baseline on RAM like its memmap's, now free again. */
+	if (!dev && !err)
+		bench_add(&s->fill, ram_fill_gibps(memmap_bytes));
+	return err;
+}
+
+static void memmap_report(struct bench_ctx *c, const struct memmap_series *s)
+{
+	bench_report(c, "memmap", "bringup", &s->up, "GiB/s");
+	bench_report(c, "memmap", "bringup_time", &s->up_ms, "ms");
+	bench_report(c, "memmap", "ns_per_page", &s->per_page, "ns");
+	bench_report(c, "memmap", "vmemmap_time", &s->vmemmap_ms, "ms");
+	bench_report(c, "memmap", "init_time", &s->init_ms, "ms");
+	bench_report(c, "memmap", "init", &s->init, "GiB/s");
+	bench_report(c, "memmap", "fill", &s->fill, "GiB/s");
+	bench_report(c, "memmap", "teardown_time", &s->down_ms, "ms");
+}
+
 void bench_memmap(struct bench_ctx *c)
 {
-	struct bench_series up = { 0 }, up_ms = { 0 }, per_page = { 0 }, init = { 0 };
-	struct bench_series fill = { 0 }, down_ms = { 0 }, vmemmap_ms = { 0 }, init_ms = { 0 };
-	bool dev = c->mode == PFN_MODE_PMEM;
+	struct memmap_series s = { 0 };
 	int err = 0;
 
-	for (u32 r = 0; r < c->reps && !err; r++) {
-		int q = bench_quiet();
-		err = nd_namespace_detach(c->ns);
-		bench_loud(q);
-		if (err)
-			break;
-		u64 scrub = dev ? dev_scrub(c->ns, r == 0) : 0;
-
-		q = bench_quiet();
-		u64 t0 = arch_cycles();
-		err = bench_pfn_up(c);
-		u64 ns_up = bench_ns_since(t0);
-		bench_loud(q);
-		if (err)
-			break;
-		struct nd_pfn *pfn = bench_pfn(c);
-		const struct memremap_stats *st = &pfn->memmap_stats;	/* this bring-up's */
-		u64 pages = PFN_DOWN(range_len(&pfn->pgmap.range));
-		u64 memmap_bytes = st->pages_init * sizeof(struct page);
-
-		bench_add(&up, bench_gibps(c->ns->size, ns_up));
-		bench_add(&up_ms, bench_ms_milli(ns_up));
-		bench_add(&per_page, ns_up * 1000 / pages);
-		bench_add(&init, bench_gibps(memmap_bytes, arch_cycles_to_ns(st->init_cycles)));
-		bench_add(&init_ms, bench_ms_milli(arch_cycles_to_ns(st->init_cycles)));
-		bench_add(&vmemmap_ms, bench_ms_milli(arch_cycles_to_ns(st->sparse_cycles)));
-		if (scrub)
-			bench_add(&fill, scrub);
-
-		q = bench_quiet();
-		t0 = arch_cycles();
-		err = nd_namespace_detach(c->ns);
-		bench_add(&down_ms, bench_ms_milli(bench_ns_since(t0)));
-		bench_loud(q);
-		/* map=mem's baseline on RAM like its memmap's, now free again. */
-		if (!dev && !err)
-			bench_add(&fill, ram_fill_gibps(memmap_bytes));
-	}
+	for (u32 r = 0; r < c->reps && !err; r++)
+		err = memmap_rep(c, r, &s);
 	if (err) {
 		bench_error(c, "memmap", "bring-up or teardown failed", err);
 		return;
 	}
-	bench_report(c, "memmap", "bringup", &up, "GiB/s");
-	bench_report(c, "memmap", "bringup_time", &up_ms, "ms");
-	bench_report(c, "memmap", "ns_per_page", &per_page, "ns");
-	bench_report(c, "memmap", "vmemmap_time", &vmemmap_ms, "ms");
-	bench_report(c, "memmap", "init_time", &init_ms, "ms");
-	bench_report(c, "memmap", "init", &init, "GiB/s");
-	bench_report(c, "memmap", "fill", &fill, "GiB/s");
-	bench_report(c, "memmap", "teardown_time", &down_ms, "ms");
+	memmap_report(c, &s);
 	err = bench_memmap_deferred(c);
 	if (err)
 		bench_error(c, "memmap", "deferred bring-up failed", err);

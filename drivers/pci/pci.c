@@ -56,78 +56,105 @@ static bool mask_contiguous(u64 mask)
 }
 
 /*
+ * Write all ones to a BAR register and read back what sticks (the size
+ * mask, returned), then put its value (*val) back.
+ */
+static u32 bar_reg_mask(struct pci_dev *d, u8 reg, u32 *val)
+{
+	u32 mask;
+
+	*val = pci_read32(d, reg);
+	pci_write32(d, reg, 0xFFFFFFFF);
+	mask = pci_read32(d, reg);
+	pci_write32(d, reg, *val);
+	return mask;
+}
+
+/* An I/O BAR i of value lo and size mask mask_lo: bits 31:2 address. */
+static void bar_io(struct pci_dev *d, unsigned int i, u32 lo, u32 mask_lo)
+{
+	struct pci_bar *b = &d->bar[i];
+	/* A 16-bit decoder leaves 31:16 zero. */
+	u64 mask = (mask_lo & ~3u) | (mask_lo & 0xFFFF0000u ? 0 : 0xFFFF0000u);
+	u64 size = (u32)~mask + 1ULL;
+	char name[8];
+
+	if (!mask_contiguous(mask | 0xFFFFFFFF00000000ULL) || size > 256) {
+		pr_warn("pci %s: BAR%u I/O size mask 0x%08x makes no sense, BAR ignored\n",
+			pci_name(d, name), i, mask_lo);
+		return;
+	}
+	b->type = PCI_BAR_IO;
+	b->base = lo & ~3u;
+	b->size = size;
+}
+
+/*
+ * A memory BAR i of value lo and size mask mask_lo, 32-bit or 64-bit (its
+ * upper half is sized here too). Returns how many registers it took.
+ */
+static unsigned int bar_mem(struct pci_dev *d, unsigned int i, u32 lo, u32 mask_lo)
+{
+	struct pci_bar *b = &d->bar[i];
+	u8 reg = (u8)(PCI_BAR0 + 4 * i);
+	unsigned int type = (lo >> 1) & 3;	/* 0: 32-bit, 2: 64-bit, 1: below 1 MiB (old) */
+	u64 mask, base = lo & ~0xFu;
+	u32 hi, mask_hi = 0xFFFFFFFF;
+	unsigned int used = 1;
+	char name[8];
+
+	if (type == 3) {
+		pr_warn("pci %s: BAR%u has the reserved memory type 3, BAR ignored\n",
+			pci_name(d, name), i);
+		return 1;
+	}
+	if (type == 2) {
+		if (i + 1 >= d->nr_bars) {
+			pr_warn("pci %s: BAR%u is 64-bit but has no upper half, BAR ignored\n",
+				pci_name(d, name), i);
+			return 1;
+		}
+		mask_hi = bar_reg_mask(d, (u8)(reg + 4), &hi);
+		base |= (u64)hi << 32;
+		used = 2;
+	}
+	mask = ((u64)mask_hi << 32) | (mask_lo & ~0xFu);
+	if (!mask_contiguous(mask)) {
+		pr_warn("pci %s: BAR%u size mask 0x%08x%08x is not a power of two, BAR ignored\n",
+			pci_name(d, name), i, mask_hi, mask_lo);
+		return used;
+	}
+	b->size = ~mask + 1;
+	if (base & (b->size - 1)) {
+		pr_warn("pci %s: BAR%u base 0x%llx is not aligned to its size 0x%llx, BAR ignored\n",
+			pci_name(d, name), i, base, b->size);
+		b->size = 0;
+		return used;
+	}
+	b->type = type == 2 ? PCI_BAR_MEM64 : PCI_BAR_MEM32;
+	b->prefetch = lo & 8;
+	b->base = base;
+	return used;
+}
+
+/*
  * Size one BAR register (and its upper half for a 64-bit BAR) by writing
  * all ones and reading back what sticks; the caller has turned decoding off.
  * Returns how many registers the BAR took (1 or 2).
  */
 static unsigned int bar_probe(struct pci_dev *d, unsigned int i)
 {
-	struct pci_bar *b = &d->bar[i];
-	u8 reg = (u8)(PCI_BAR0 + 4 * i);
-	u32 lo = pci_read32(d, reg), mask_lo, hi = 0, mask_hi = 0xFFFFFFFF;
-	char name[8];
+	u32 lo, mask_lo;
 
-	*b = (struct pci_bar){ PCI_BAR_NONE, false, 0, 0 };
-	pci_write32(d, reg, 0xFFFFFFFF);
-	mask_lo = pci_read32(d, reg);
-	pci_write32(d, reg, lo);
+	d->bar[i] = (struct pci_bar){ PCI_BAR_NONE, false, 0, 0 };
+	mask_lo = bar_reg_mask(d, (u8)(PCI_BAR0 + 4 * i), &lo);
 	if (mask_lo == 0 || mask_lo == 0xFFFFFFFF)
 		return 1;	/* unimplemented (0), or nothing answered */
-
 	if (lo & 1) {
-		/* I/O: bits 31:2 address; a 16-bit decoder leaves 31:16 zero. */
-		u64 mask = (mask_lo & ~3u) | (mask_lo & 0xFFFF0000u ? 0 : 0xFFFF0000u);
-		u64 size = (u32)~mask + 1ULL;
-		if (!mask_contiguous(mask | 0xFFFFFFFF00000000ULL) || size > 256) {
-			pr_warn("pci %s: BAR%u I/O size mask 0x%08x makes no sense, BAR ignored\n",
-				pci_name(d, name), i, mask_lo);
-			return 1;
-		}
-		b->type = PCI_BAR_IO;
-		b->base = lo & ~3u;
-		b->size = size;
-	} else {
-		unsigned int type = (lo >> 1) & 3;	/* 0: 32-bit, 2: 64-bit, 1: below 1 MiB (old) */
-		u64 mask, base = lo & ~0xFu;
-		unsigned int used = 1;
-
-		if (type == 3) {
-			pr_warn("pci %s: BAR%u has the reserved memory type 3, BAR ignored\n",
-				pci_name(d, name), i);
-			return 1;
-		}
-		if (type == 2) {
-			if (i + 1 >= d->nr_bars) {
-				pr_warn("pci %s: BAR%u is 64-bit but has no upper half, BAR ignored\n",
-					pci_name(d, name), i);
-				return 1;
-			}
-			hi = pci_read32(d, (u8)(reg + 4));
-			pci_write32(d, (u8)(reg + 4), 0xFFFFFFFF);
-			mask_hi = pci_read32(d, (u8)(reg + 4));
-			pci_write32(d, (u8)(reg + 4), hi);
-			base |= (u64)hi << 32;
-			used = 2;
-		}
-		mask = ((u64)mask_hi << 32) | (mask_lo & ~0xFu);
-		if (!mask_contiguous(mask)) {
-			pr_warn("pci %s: BAR%u size mask 0x%08x%08x is not a power of two, BAR ignored\n",
-				pci_name(d, name), i, mask_hi, mask_lo);
-			return used;
-		}
-		b->size = ~mask + 1;
-		if (base & (b->size - 1)) {
-			pr_warn("pci %s: BAR%u base 0x%llx is not aligned to its size 0x%llx, BAR ignored\n",
-				pci_name(d, name), i, base, b->size);
-			b->size = 0;
-			return used;
-		}
-		b->type = type == 2 ? PCI_BAR_MEM64 : PCI_BAR_MEM32;
-		b->prefetch = lo & 8;
-		b->base = base;
-		return used;
+		bar_io(d, i, lo, mask_lo);
+		return 1;
 	}
-	return 1;
+	return bar_mem(d, i, lo, mask_lo);
 }
 
 /* Size every BAR with I/O and memory decoding off, then restore the command register. */

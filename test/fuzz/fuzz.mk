@@ -76,12 +76,14 @@ $(BUILD)/fuzz/fuzz_pfn_info: test/fuzz/fuzz_pfn_info.c $(FUZZ_PFN_PARSERS) lib/n
 	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_pfn_info.c $(FUZZ_PFN_PARSERS) lib/nd_util.c \
 		test/host/arch_host.c test/host/pte_host.c -o $@
 
-# The NBD protocol engine as a hostile client drives it (net/nbd_proto.c).
-FUZZ_NBD_PARSERS := net/nbd_proto.c
+# The NBD protocol engine as a hostile client drives it (net/nbd_proto.c and
+# its phases).
+FUZZ_NBD_PARSERS := net/nbd_proto.c net/nbd_handshake.c net/nbd_transmission.c
 
 FUZZ_BINS += $(BUILD)/fuzz/fuzz_nbd
 
-$(BUILD)/fuzz/fuzz_nbd: test/fuzz/fuzz_nbd.c $(FUZZ_NBD_PARSERS) $(wildcard include/*.h)
+$(BUILD)/fuzz/fuzz_nbd: test/fuzz/fuzz_nbd.c $(FUZZ_NBD_PARSERS) net/nbd_proto_priv.h \
+		$(wildcard include/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_nbd.c $(FUZZ_NBD_PARSERS) -o $@
 

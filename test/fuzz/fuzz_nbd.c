@@ -1,6 +1,7 @@
 /*
- * libFuzzer harness: the NBD protocol engine (net/nbd_proto.c) over a fake
- * transport, as a hostile client would drive it.
+ * libFuzzer harness: the NBD protocol engine (net/nbd_proto.c and its
+ * phases, nbd_handshake.c and nbd_transmission.c) over a fake transport,
+ * as a hostile client would drive it.
  *
  * Input byte 0: bit 0 makes the first export read-only, bits 1-2 its
  * sector size (512 << n), bit 3 hands READ data out by reference (zero

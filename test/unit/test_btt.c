@@ -3,9 +3,8 @@
  * (test/fixtures/linux-6.1-btt-*) rebuilt in simulated memory attach with
  * Linux's capacity and sectors; the geometry and info blocks pmemk writes
  * are Linux's byte for byte (600 GiB's two arenas included); the crash
- * fixtures recover as Linux's start-up did; a write stopped after each of
- * its steps leaves every sector wholly old or new; check-namespace finds
- * each planted inconsistency and --repair fixes what ndctl's does.
+ * fixtures recover as Linux's start-up did. Atomicity and check-namespace:
+ * test_btt_check.c; the device's rules: test_btt_device.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,50 +16,12 @@
 #include <errno.h>
 
 #include "btt.h"
+#include "btt_tests.h"
 #include "host.h"
 #include "mm.h"
 #include "nd_btt.h"
 #include "nd_pfn.h"
 #include "nd_util.h"
-
-#define NS_START (4 * GiB)
-#define NS_SIZE (1 * GiB)
-
-static struct nd_namespace_io *ns;
-static bool region_ro;
-
-/* A fresh machine up to the probe: RAM at 1 GiB, one e820 pmem region at 4 GiB. */
-static void machine(bool keep_pmem)
-{
-	struct host_nd_machine m = { .ns_start = NS_START, .ns_size = NS_SIZE,
-				     .keep_pmem = keep_pmem, .ro = region_ro };
-
-	ns = host_nd_machine(&m);
-}
-
-static void boot(bool keep_pmem)
-{
-	machine(keep_pmem);
-	nd_probe_namespaces();
-}
-
-static u8 *media(u64 off)
-{
-	return phys_to_virt(NS_START + off);
-}
-
-static u64 ns_hash(void)
-{
-	return host_phys_hash(NS_START, NS_SIZE);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	region_ro = false;
-	boot(false);
-	return 0;
-}
 
 /* ---- fixtures ---- */
 
@@ -140,51 +101,6 @@ static void crash_sector(u8 *buf, u32 lbasize, char image, u64 lba)
 		memcpy(buf + i, unit, 16);
 }
 
-static struct pmem_device *pmem0s(void)
-{
-	struct pmem_device *dev = pmem_find("pmem0s");
-
-	assert_non_null(dev);
-	return dev;
-}
-
-static void read_lba(u64 lba, u8 *buf)
-{
-	struct pmem_device *dev = pmem0s();
-
-	assert_int_equal(pmem_rw(dev, lba * dev->sector_size, buf, dev->sector_size, PMEM_READ), 0);
-}
-
-static void write_lba(u64 lba, const u8 *buf)
-{
-	struct pmem_device *dev = pmem0s();
-
-	assert_int_equal(
-		pmem_rw(dev, lba * dev->sector_size, (void *)buf, dev->sector_size, PMEM_WRITE), 0);
-}
-
-static void expect_lba(u64 lba, const u8 *want)
-{
-	static u8 got[8192];
-
-	read_lba(lba, got);
-	assert_memory_equal(got, want, pmem0s()->sector_size);
-}
-
-static struct nsio ns_media(void)
-{
-	return (struct nsio){
-		.base = media(0), .size = NS_SIZE, .region = ns->region, .ro = region_ro
-	};
-}
-
-static int check(bool repair)
-{
-	struct nsio m = ns_media();
-	static const u8 zero[16];
-
-	return btt_check(&m, zero, "namespace0.0", repair);
-}
 
 /* ---- geometry and info blocks: Linux's, byte for byte ---- */
 
@@ -578,316 +494,6 @@ static void btt_crash_read_only_stores_nothing(void **state)
 	assert_int_equal(ns_hash(), before);
 }
 
-/* ---- atomicity: a write stopped after each step ---- */
-
-static void create_sector(u32 lbasize)
-{
-	struct nd_pfn_request req = { .sector = true, .lbasize = lbasize, .force = true };
-
-	assert_int_equal(nd_namespace_reconfigure(ns, &req), 0);
-}
-
-static void pattern(u8 *buf, u32 n, u8 gen, u64 lba)
-{
-	for (u32 i = 0; i < n; i++)
-		buf[i] = (u8)(gen * 31 + lba * 7 + i / 64);
-}
-
-/*
- * For writes number 1..6 to one LBA (so the log slot and sequence number
- * go all the way round), stop the last one after each step, "power off"
- * and boot: the sector is wholly the old generation before the log entry
- * is complete and wholly the new one after (recovery rolls it forward),
- * other sectors are untouched, and check-namespace is clean.
- */
-static void btt_write_stopped_at_every_step_is_atomic(void **state)
-{
-	(void)state;
-	static u8 buf[4096], want[4096];
-	const u64 lba = 5, other = 6;
-
-	for (u32 k = 1; k <= 6; k++) {
-		for (int step = BTT_STEP_DATA_HALF; step <= BTT_STEP_MAP; step++) {
-			boot(false);
-			create_sector(4096);
-			pattern(buf, 4096, 100, other);
-			write_lba(other, buf);
-			for (u32 g = 1; g < k; g++) {
-				pattern(buf, 4096, (u8)g, lba);
-				write_lba(lba, buf);
-			}
-			struct nd_btt *b = nd_btt_of(ns);
-			b->btt.stop_after = (enum btt_write_step)step;
-			pattern(buf, 4096, (u8)k, lba);
-			int err = pmem_rw(pmem0s(), lba * 4096, buf, 4096, PMEM_WRITE);
-			assert_int_equal(err, step == BTT_STEP_MAP ? 0 : -EINTR);
-			boot(true);
-			assert_true(nd_btt_of(ns)->enabled);
-			bool new = step >= BTT_STEP_LOG;
-			if (new || k > 1)
-				pattern(want, 4096, (u8)(new ? k : k - 1), lba);
-			else
-				memset(want, 0, sizeof(want));
-			expect_lba(lba, want);
-			pattern(want, 4096, 100, other);
-			expect_lba(other, want);
-			assert_int_equal(nd_btt_of(ns)->btt.rolled_forward, step == BTT_STEP_LOG);
-			if (check(false))
-				fail_msg(
-					"write %u stopped after step %d: check-namespace not clean",
-					k, step);
-			/* And the device goes on working from there. */
-			pattern(buf, 4096, 200, lba);
-			write_lba(lba, buf);
-			expect_lba(lba, buf);
-			assert_int_equal(check(false), 0);
-		}
-	}
-}
-
-/* ---- check-namespace finds what is planted ---- */
-
-static struct btt_arena *arena0(void)
-{
-	return &nd_btt_of(ns)->btt.arenas[0];
-}
-
-static void written_btt(void)
-{
-	static u8 buf[4096];
-
-	create_sector(4096);
-	for (u64 lba = 0; lba < 16; lba++) {
-		pattern(buf, 4096, 1, lba);
-		write_lba(lba, buf);
-	}
-	assert_int_equal(check(false), 0);
-}
-
-static u32 *map_entry(u32 lba)
-{
-	return (u32 *)media(arena0()->base + arena0()->g.mapoff + lba * 4ULL);
-}
-
-static void btt_check_finds_info2_mismatch_and_repairs(void **state)
-{
-	(void)state;
-	written_btt();
-	struct btt_sb *info2 = (void *)media(4096 + arena0()->g.info2off);
-	info2->padding[0] = 1;
-	info2->checksum = btt_sb_checksum(info2);
-	host_console_reset();
-	assert_int_equal(check(false), -EBADMSG);
-	assert_true(host_console_has("info2 at 0x3ffff000 differs from the info block"));
-	assert_true(host_console_has("Run with --repair"));
-	assert_int_equal(check(true), 0);
-	assert_true(host_console_has("repaired: info2 rewritten from the info block"));
-	assert_int_equal(check(false), 0);
-}
-
-static void btt_check_finds_bad_map_entry(void **state)
-{
-	(void)state;
-	written_btt();
-	u32 saved = *map_entry(3);
-	*map_entry(3) = BTT_MAP_NORMAL | arena0()->g.internal_nlba;
-	host_console_reset();
-	assert_int_equal(check(true), -EBADMSG);	/* nothing to repair it from */
-	assert_true(host_console_has("map[0x3] = 0x3fef8 is past internal_nlba"));
-	/* Read through the device: refused, never outside the data area. */
-	static u8 buf[4096];
-	assert_int_equal(pmem_rw(pmem0s(), 3 * 4096, buf, 4096, PMEM_READ), -EIO);
-	*map_entry(3) = saved;
-	assert_int_equal(check(false), 0);
-}
-
-static void btt_check_finds_block_mapped_twice(void **state)
-{
-	(void)state;
-	written_btt();
-	*map_entry(10) = *map_entry(11);
-	host_console_reset();
-	assert_int_equal(check(false), -EBADMSG);
-	assert_true(host_console_has("is referenced by two map/log entries"));
-	assert_true(host_console_has(
-		"bitmap error: internal blocks are incorrectly referenced (1 twice, 1 never)"));
-}
-
-static void btt_check_finds_duplicate_free_block(void **state)
-{
-	(void)state;
-	written_btt();
-	/* Lane 7's initial entry names lane 8's free block: two lanes, one block. */
-	u32 *slot = (u32 *)media(arena0()->base + arena0()->g.logoff + 7 * 64);
-	slot[1] = slot[2] = slot[1] + 1;
-	host_console_reset();
-	assert_int_equal(check(false), -EBADMSG);
-	assert_true(host_console_has("(1 twice, 1 never)"));
-	/* The probe refuses it too: disabled with the reason, not raw. */
-	boot(true);
-	assert_false(nd_btt_of(ns)->enabled);
-	assert_true(host_console_has("two lanes hold free block"));
-	assert_null(pmem_find("pmem0"));
-}
-
-static void btt_check_finds_bad_log_sequence(void **state)
-{
-	(void)state;
-	written_btt();
-	u32 *slot = (u32 *)media(arena0()->base + arena0()->g.logoff + 3 * 64);
-	slot[3] = 2;
-	slot[7] = 2;
-	host_console_reset();
-	assert_int_equal(check(false), -EBADMSG);
-	assert_true(host_console_has("log group 3: sequence numbers 2 and 2 are not a valid pair"));
-	boot(true);
-	assert_true(host_console_has(
-		"nd_btt btt0.0: namespace0.0 sector disabled: arena 0 lane 3: log sequence numbers 2 and 2"));
-	host_console_reset();
-	nd_list(ND_LIST_NAMESPACES, NULL, NULL);
-	assert_true(host_console_has("\"state\":\"disabled\""));
-}
-
-static void btt_check_finds_stale_map_and_repairs(void **state)
-{
-	(void)state;
-	static u8 buf[4096], want[4096];
-
-	written_btt();
-	nd_btt_of(ns)->btt.stop_after = BTT_STEP_LOG;
-	pattern(buf, 4096, 9, 4);
-	assert_int_equal(pmem_rw(pmem0s(), 4 * 4096, buf, 4096, PMEM_WRITE), -EINTR);
-	assert_int_equal(nd_namespace_detach(ns), 0);	/* offline, as ndctl takes it */
-	host_console_reset();
-	assert_int_equal(check(false), -EBADMSG);
-	assert_true(host_console_has("map[0x4] needs to be updated to"));
-	assert_int_equal(check(true), 0);
-	assert_true(host_console_has("repaired: map[0x4]"));
-	assert_int_equal(check(false), 0);
-	nd_namespace_probe(ns);
-	assert_int_equal(nd_btt_of(ns)->btt.rolled_forward, 0);
-	pattern(want, 4096, 9, 4);
-	expect_lba(4, want);
-}
-
-/* A damaged info block: disabled (never raw), and --repair restores it from info2. */
-static void btt_damaged_info_block_repaired_from_info2(void **state)
-{
-	(void)state;
-	static u8 want[4096];
-
-	written_btt();
-	struct btt_sb *info = (void *)media(4096);
-	info->external_nlba ^= 0x10;	/* checksum now wrong */
-	boot(true);
-	struct nd_btt *b = nd_btt_of(ns);
-	assert_non_null(b);
-	assert_false(b->enabled);
-	assert_null(pmem_find("pmem0"));
-	assert_null(pmem_find("pmem0s"));
-	assert_true(host_console_has(
-		"BTT info block checksum mismatch; info2 is intact: check-namespace --repair restores it"));
-	host_console_reset();
-	assert_int_equal(nd_btt_check_namespace(ns, false), -EBADMSG);
-	assert_true(
-		host_console_has("info block at 0x1000 is damaged; info2 at 0x3ffff000 is intact"));
-	assert_false(nd_btt_of(ns)->enabled);
-	assert_int_equal(nd_btt_check_namespace(ns, true), 0);
-	assert_true(host_console_has("repaired: info block restored from info2"));
-	assert_true(nd_btt_of(ns)->enabled);	/* brought back by the re-probe */
-	pattern(want, 4096, 1, 7);
-	expect_lba(7, want);
-}
-
-/* ---- the device: create, reconfigure, one view, I/O rules ---- */
-
-static void btt_reconfigure_sector_fsdax_raw(void **state)
-{
-	(void)state;
-	static u8 buf[4096];
-	struct nd_pfn_request fsdax = { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true };
-	struct nd_pfn_request raw = { .mode = PFN_MODE_NONE, .force = true };
-	struct nd_pfn_request sector = { .sector = true };
-
-	assert_int_equal(nd_namespace_reconfigure(ns, &sector), -EBUSY);	/* needs -f */
-	create_sector(0);	/* ndctl's default: 4096 */
-	assert_int_equal(pmem0s()->sector_size, 4096);
-	assert_int_equal(pmem0s()->size, 1071611904);
-	assert_null(pmem_find("pmem0"));
-	assert_true(host_console_has(
-		"nd_btt btt0.0: namespace0.0 sector 4096, BTT 1.1, 1 arena: pmem0s, 261624 sectors"));
-	struct pmem_dax dax;
-	assert_int_equal(pmem_direct_access(pmem0s(), 0, "test", &dax), -EOPNOTSUPP);
-	assert_int_equal(pmem_rw(pmem0s(), 512, buf, 4096, PMEM_READ), -EINVAL);
-	assert_int_equal(pmem_rw(pmem0s(), pmem0s()->size, buf, 4096, PMEM_READ), -ERANGE);
-	/* Found again at boot. */
-	pattern(buf, 4096, 3, 77);
-	write_lba(77, buf);
-	boot(true);
-	expect_lba(77, buf);
-	/* Sector -> fsdax: the first 8 KiB zeroed (ndctl), the pfn block written. */
-	assert_int_equal(nd_namespace_reconfigure(ns, &fsdax), 0);
-	assert_null(pmem_find("pmem0s"));
-	assert_non_null(pmem_find("pmem0m"));
-	assert_int_equal(*(u64 *)media(0), 0);
-	boot(true);
-	assert_non_null(pmem_find("pmem0m"));
-	/* fsdax -> sector 512 -> raw (destroy): nothing of the BTT is recognised after. */
-	create_sector(512);
-	assert_int_equal(pmem0s()->sector_size, 512);
-	assert_int_equal(pmem0s()->size, 1065254400);
-	assert_int_equal(nd_namespace_reconfigure(ns, &raw), 0);
-	for (int i = 0; i < 8192; i += 8)
-		assert_int_equal(*(u64 *)media(i), 0);
-	boot(true);
-	assert_null(nd_btt_of(ns));
-	assert_non_null(pmem_find("pmem0"));
-	/* Unsupported sizes are refused before anything changes. */
-	struct nd_pfn_request bad = { .sector = true, .lbasize = 1024, .force = true };
-	u64 before = ns_hash();
-	assert_int_equal(nd_namespace_reconfigure(ns, &bad), -EINVAL);
-	assert_int_equal(ns_hash(), before);
-	assert_non_null(pmem_find("pmem0"));
-}
-
-/* Sectors of 4160 (internal = external, like 512 and 4096): whole-sector I/O by division. */
-static void btt_sector_4160(void **state)
-{
-	(void)state;
-	static u8 buf[2 * 4160], back[2 * 4160];
-
-	create_sector(4160);
-	struct pmem_device *dev = pmem0s();
-	assert_int_equal(dev->sector_size, 4160);
-	for (u32 i = 0; i < sizeof(buf); i++)
-		buf[i] = (u8)(i * 13);
-	assert_int_equal(pmem_rw(dev, 4160, buf, sizeof(buf), PMEM_WRITE), 0);
-	assert_int_equal(pmem_rw(dev, 4160, back, sizeof(back), PMEM_READ), 0);
-	assert_memory_equal(buf, back, sizeof(buf));
-	assert_int_equal(pmem_rw(dev, 4096, buf, 4160, PMEM_READ), -EINVAL);
-	assert_int_equal(check(false), 0);
-}
-
-/* On a read-only region: attached read-only, nothing stored by probe, write or create. */
-static void btt_read_only_region(void **state)
-{
-	(void)state;
-	static u8 buf[4096];
-
-	written_btt();
-	u64 before = ns_hash();
-	region_ro = true;
-	boot(true);
-	region_ro = false;
-	assert_true(pmem0s()->ro);
-	pattern(buf, 4096, 1, 9);
-	expect_lba(9, buf);
-	assert_int_equal(pmem_rw(pmem0s(), 0, buf, 4096, PMEM_WRITE), -EROFS);
-	assert_int_equal(nd_btt_check_namespace(ns, true), -EROFS);
-	assert_int_equal(check(false), 0);
-	assert_int_equal(ns_hash(), before);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -895,24 +501,13 @@ int main(void)
 		cmocka_unit_test(btt_600g_two_arenas_as_linux),
 		cmocka_unit_test(btt_sb_validate_rejects_each_field),
 		cmocka_unit_test(btt_log_rules),
-		cmocka_unit_test_setup(btt_linux_4k_1g_attaches, setup),
-		cmocka_unit_test_setup(btt_linux_512_1g_attaches, setup),
-		cmocka_unit_test_setup(btt_create_4k_is_linux_byte_for_byte, setup),
-		cmocka_unit_test_setup(btt_create_512_is_linux_byte_for_byte, setup),
-		cmocka_unit_test_setup(btt_crash_4096_recovers_as_linux, setup),
-		cmocka_unit_test_setup(btt_crash_512_recovers_as_linux, setup),
-		cmocka_unit_test_setup(btt_crash_read_only_stores_nothing, setup),
-		cmocka_unit_test_setup(btt_write_stopped_at_every_step_is_atomic, setup),
-		cmocka_unit_test_setup(btt_check_finds_info2_mismatch_and_repairs, setup),
-		cmocka_unit_test_setup(btt_check_finds_bad_map_entry, setup),
-		cmocka_unit_test_setup(btt_check_finds_block_mapped_twice, setup),
-		cmocka_unit_test_setup(btt_check_finds_duplicate_free_block, setup),
-		cmocka_unit_test_setup(btt_check_finds_bad_log_sequence, setup),
-		cmocka_unit_test_setup(btt_check_finds_stale_map_and_repairs, setup),
-		cmocka_unit_test_setup(btt_damaged_info_block_repaired_from_info2, setup),
-		cmocka_unit_test_setup(btt_reconfigure_sector_fsdax_raw, setup),
-		cmocka_unit_test_setup(btt_sector_4160, setup),
-		cmocka_unit_test_setup(btt_read_only_region, setup),
+		cmocka_unit_test_setup(btt_linux_4k_1g_attaches, btt_test_setup),
+		cmocka_unit_test_setup(btt_linux_512_1g_attaches, btt_test_setup),
+		cmocka_unit_test_setup(btt_create_4k_is_linux_byte_for_byte, btt_test_setup),
+		cmocka_unit_test_setup(btt_create_512_is_linux_byte_for_byte, btt_test_setup),
+		cmocka_unit_test_setup(btt_crash_4096_recovers_as_linux, btt_test_setup),
+		cmocka_unit_test_setup(btt_crash_512_recovers_as_linux, btt_test_setup),
+		cmocka_unit_test_setup(btt_crash_read_only_stores_nothing, btt_test_setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

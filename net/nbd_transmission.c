@@ -1,0 +1,313 @@
+/*
+ * The NBD engine's transmission phase (FACTS-2 §4.2): requests READ,
+ * WRITE (FUA), DISC, FLUSH and WRITE_ZEROES (FUA, NO_HOLE), checked
+ * against the export and answered with simple replies, or for READ with
+ * structured reply chunks once the client asked for them (doc/proto.md,
+ * "Structured reply chunk message"). READ data is copied into the output
+ * buffer as it drains, or handed out by reference; WRITE data is gathered
+ * into NBD_WBUF pieces or written straight from the input (write_bytes).
+ */
+#include <string.h>
+
+#include "nbd.h"
+#include "nbd_proto_priv.h"
+
+#define REQUEST_MAGIC 0x25609513u
+#define SIMPLE_REPLY_MAGIC 0x67446698u
+#define STRUCTURED_REPLY_MAGIC 0x668e33efu
+
+#define CMD_READ 0
+#define CMD_WRITE 1
+#define CMD_DISC 2
+#define CMD_FLUSH 3
+#define CMD_WRITE_ZEROES 6
+#define CMD_FLAG_FUA 1u
+#define CMD_FLAG_NO_HOLE 2u
+
+/* Structured reply chunks (doc/proto.md, "Structured reply chunk message"). */
+#define CHUNK_HDR_LEN 20
+#define REPLY_FLAG_DONE 1u
+#define REPLY_TYPE_NONE 0
+#define REPLY_TYPE_OFFSET_DATA 1
+#define REPLY_TYPE_ERROR 0x8001
+
+static void reply(struct nbd_conn *c, u32 err)
+{
+	nbd_put_be(c, SIMPLE_REPLY_MAGIC, 4);
+	nbd_put_be(c, err, 4);
+	nbd_put_be(c, c->cookie, 8);
+	if (err)
+		c->stats.errors++;
+}
+
+static void chunk_header(struct nbd_conn *c, u16 flags, u16 type, u32 len)
+{
+	nbd_put_be(c, STRUCTURED_REPLY_MAGIC, 4);
+	nbd_put_be(c, flags, 2);
+	nbd_put_be(c, type, 2);
+	nbd_put_be(c, c->cookie, 8);
+	nbd_put_be(c, len, 4);
+}
+
+/*
+ * A READ's reply before its data: simple, or (structured replies
+ * negotiated) one OFFSET_DATA chunk for all of it, final when the data
+ * cannot fail any more (by reference: it is in memory), else followed by a
+ * NONE chunk once the last byte is read (r_tail).
+ */
+static void read_reply_header(struct nbd_conn *c, u64 off, u32 len, bool by_ref)
+{
+	if (!c->structured) {
+		reply(c, 0);
+		return;
+	}
+	chunk_header(c, by_ref ? REPLY_FLAG_DONE : 0, REPLY_TYPE_OFFSET_DATA, 8 + len);
+	nbd_put_be(c, off, 8);
+	c->r_tail = !by_ref;
+}
+
+/* A READ refused: a simple reply, or the ERROR chunk (final) with a message. */
+static void read_error(struct nbd_conn *c, u32 err, const char *msg)
+{
+	if (!c->structured) {
+		reply(c, err);
+		return;
+	}
+	u16 n = (u16)strlen(msg);
+	chunk_header(c, REPLY_FLAG_DONE, REPLY_TYPE_ERROR, 6u + n);
+	nbd_put_be(c, err, 4);
+	nbd_put_be(c, n, 2);
+	nbd_put(c, msg, n);
+	c->stats.errors++;
+}
+
+/* READ data into the output buffer as room allows, whole blocks at a time. */
+void nbd_pump(struct nbd_conn *c)
+{
+	const struct nbd_export *e = c->exp;
+
+	if (!c->r_left && c->r_tail && nbd_out_room(c) >= CHUNK_HDR_LEN) {
+		chunk_header(c, REPLY_FLAG_DONE, REPLY_TYPE_NONE, 0);	/* all data read */
+		c->r_tail = false;
+	}
+	while (c->r_left && c->state != NBD_S_CLOSED) {
+		u32 room = nbd_out_room(c) & ~(e->block - 1);
+		if (!room)
+			return;
+		u32 n = (u32)MIN((u64)room, c->r_left);
+		if (e->read(e->ctx, c->r_off, c->out + c->out_len, n)) {
+			/* The reply's header and part of its data are out: only a close tells. */
+			nbd_close(c, "device read failed in the middle of a reply");
+			return;
+		}
+		c->out_len += n;
+		c->r_off += n;
+		c->r_left -= n;
+		c->stats.bytes_read += n;
+		if (!c->r_left && c->r_tail && nbd_out_room(c) >= CHUNK_HDR_LEN) {
+			chunk_header(c, REPLY_FLAG_DONE, REPLY_TYPE_NONE, 0);
+			c->r_tail = false;
+		}
+	}
+}
+
+/* Range checks shared by READ, WRITE and WRITE_ZEROES: 0 or the error to reply. */
+static u32 check_range(const struct nbd_export *e, u64 off, u32 len, u32 past_end)
+{
+	if (len > NBD_MAX_PAYLOAD)
+		return NBD_EOVERFLOW;
+	if (off + len < off || off + len > e->size)
+		return past_end;
+	if ((off | len) & (e->block - 1))
+		return NBD_EINVAL;
+	return 0;
+}
+
+/* ---- WRITE ---- */
+
+static void write_chunk(struct nbd_conn *c)
+{
+	if (!c->wbuf_len)
+		return;
+	if (!c->w_err && c->exp->write(c->exp->ctx, c->w_off, c->wbuf, c->wbuf_len))
+		c->w_err = NBD_EIO;
+	c->w_off += c->wbuf_len;
+	c->stats.bytes_written += c->w_err ? 0 : c->wbuf_len;
+	c->wbuf_len = 0;
+}
+
+static void write_done(struct nbd_conn *c)
+{
+	write_chunk(c);
+	/* Durable when acknowledged: write_bytes left the fence to this flush. */
+	if (!c->w_err && ((c->cmd_flags & CMD_FLAG_FUA) || c->w_direct) &&
+	    c->exp->flush(c->exp->ctx))
+		c->w_err = NBD_EIO;
+	reply(c, (u32)c->w_err);
+}
+
+static void cmd_write(struct nbd_conn *c, u64 off, u32 len)
+{
+	const struct nbd_export *e = c->exp;
+
+	c->stats.writes++;
+	c->w_err = 0;
+	if (c->cmd_flags & ~CMD_FLAG_FUA)
+		c->w_err = NBD_EINVAL;
+	else if (e->ro)
+		c->w_err = NBD_EPERM;
+	else
+		c->w_err = (int)check_range(e, off, len, NBD_ENOSPC);
+	if (len > (1u << 30)) {
+		/* Draining more than a GiB to stay in step is not worth it. */
+		nbd_close(c, "WRITE of more than 1 GiB");
+		return;
+	}
+	c->w_off = off;
+	c->w_left = len;
+	c->wbuf_len = 0;
+	c->w_direct = false;
+	if (!len)
+		write_done(c);
+}
+
+/* Straight from the caller's buffer into the device (write_bytes): one copy. */
+static size_t write_direct(struct nbd_conn *c, const u8 *data, size_t len)
+{
+	u32 n = (u32)MIN(c->w_left, (u64)len);
+
+	if (c->exp->write_bytes(c->exp->ctx, c->w_off, data, n)) {
+		c->w_err = NBD_EIO;
+	} else {
+		c->stats.bytes_written += n;
+		c->stats.bytes_direct += n;
+	}
+	c->w_direct = true;
+	c->w_off += n;
+	c->w_left -= n;
+	return n;
+}
+
+/* Into wbuf, written out whenever it fills (and drained unwritten after an error). */
+static size_t write_gather(struct nbd_conn *c, const u8 *data, size_t len)
+{
+	u32 n = (u32)MIN(MIN(c->w_left, (u64)len), (u64)(NBD_WBUF - c->wbuf_len));
+
+	memcpy(c->wbuf + c->wbuf_len, data, n);
+	c->wbuf_len += n;
+	c->w_left -= n;
+	if (c->wbuf_len == NBD_WBUF && c->w_left)
+		write_chunk(c);
+	return n;
+}
+
+size_t nbd_write_payload(struct nbd_conn *c, const u8 *data, size_t len)
+{
+	size_t n;
+
+	if (c->exp->write_bytes && !c->w_err)
+		n = write_direct(c, data, len);
+	else
+		n = write_gather(c, data, len);
+	if (!c->w_left)
+		write_done(c);	/* room: taking requests needs ROOM_FOR_A_REPLY */
+	return n;
+}
+
+/* ---- the other commands ---- */
+
+static void cmd_write_zeroes(struct nbd_conn *c, u64 off, u32 len)
+{
+	const struct nbd_export *e = c->exp;
+	u32 err;
+
+	c->stats.zeroes++;
+	if (c->cmd_flags & ~(CMD_FLAG_FUA | CMD_FLAG_NO_HOLE))
+		err = NBD_EINVAL;
+	else if (e->ro)
+		err = NBD_EPERM;
+	else if (off + len < off || off + len > e->size)
+		err = NBD_ENOSPC;
+	else if ((off | len) & (e->block - 1))
+		err = NBD_EINVAL;
+	else
+		err = 0;
+	if (!err) {
+		u32 chunk = NBD_WBUF;
+		memset(c->wbuf, 0, chunk);
+		for (u64 done = 0; done < len && !err; done += chunk) {
+			u32 n = (u32)MIN((u64)chunk, len - done);
+			if (e->write(e->ctx, off + done, c->wbuf, n))
+				err = NBD_EIO;
+		}
+		if (!err && (c->cmd_flags & CMD_FLAG_FUA) && e->flush(e->ctx))
+			err = NBD_EIO;
+	}
+	reply(c, err);
+}
+
+static void cmd_read(struct nbd_conn *c, u64 off, u32 len)
+{
+	const struct nbd_export *e = c->exp;
+	bool by_ref = c->zero_copy && e->by_ref;
+	u32 err = c->cmd_flags || !len ? NBD_EINVAL : check_range(e, off, len, NBD_EINVAL);
+
+	c->stats.reads++;
+	if (err) {
+		read_error(c, err, c->cmd_flags ? "unknown flag" : !len ? "empty read" :
+				   err == NBD_EOVERFLOW ? "longer than 32 MiB" :
+				   (off | len) & (e->block - 1) ? "not aligned to the block size" :
+				   "past the end of the export");
+		return;
+	}
+	read_reply_header(c, off, len, by_ref);
+	if (by_ref) {
+		c->z_off = off;
+		c->z_left = len;
+	} else {
+		c->r_off = off;
+		c->r_left = len;
+		nbd_pump(c);
+	}
+}
+
+void nbd_request(struct nbd_conn *c)
+{
+	const struct nbd_export *e = c->exp;
+
+	if (nbd_get_be(c->in, 4) != REQUEST_MAGIC) {
+		nbd_close(c, "bad request magic");
+		return;
+	}
+	c->cmd_flags = (u16)nbd_get_be(c->in + 4, 2);
+	u16 type = (u16)nbd_get_be(c->in + 6, 2);
+	c->cookie = nbd_get_be(c->in + 8, 8);
+	u64 off = nbd_get_be(c->in + 16, 8);
+	u32 len = (u32)nbd_get_be(c->in + 24, 4);
+
+	nbd_expect(c, REQ_HDR_LEN);
+	switch (type) {
+	case CMD_READ:
+		cmd_read(c, off, len);
+		break;
+	case CMD_WRITE:
+		cmd_write(c, off, len);
+		break;
+	case CMD_DISC:
+		nbd_close(c, NULL);
+		break;
+	case CMD_FLUSH:
+		c->stats.flushes++;
+		if (c->cmd_flags || off || len)
+			reply(c, NBD_EINVAL);
+		else
+			reply(c, e->flush(e->ctx) ? NBD_EIO : 0);
+		break;
+	case CMD_WRITE_ZEROES:
+		cmd_write_zeroes(c, off, len);
+		break;
+	default:	/* TRIM, CACHE, BLOCK_STATUS were not offered; unknown types */
+		reply(c, NBD_EINVAL);
+		break;
+	}
+}
