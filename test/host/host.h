@@ -5,6 +5,7 @@
 #include "arch.h"
 #include "memremap.h"
 #include "mm.h"
+#include "nd_pfn.h"
 #include "pgtable.h"
 
 /* Size of the simulated physical address space (sparse, on demand). */
@@ -90,6 +91,16 @@ struct nd_namespace_io;
  * namespace0.0 (returned), probed if asked.
  */
 struct nd_namespace_io *host_nd_machine(const struct host_nd_machine *m);
+
+/*
+ * Every kind of device namespace0.0 can become (create-namespace -f -e):
+ * raw pmem0, sector pmem0s, devdax dax0.0, fsdax pmem0m (map=dev, 2 MiB).
+ */
+struct host_nd_kind {
+	const char *dev;		/* its block device then */
+	struct nd_pfn_request req;	/* what makes it so */
+};
+extern const struct host_nd_kind host_nd_kinds[4];
 
 /* Zero all simulated memory (hands it back to the host), empty the window. */
 void host_phys_discard(void);

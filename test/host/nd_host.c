@@ -38,3 +38,10 @@ struct nd_namespace_io *host_nd_machine(const struct host_nd_machine *m)
 		nd_probe_namespaces();
 	return ns;
 }
+
+const struct host_nd_kind host_nd_kinds[4] = {
+	{ "pmem0", { .mode = PFN_MODE_NONE, .force = true } },
+	{ "pmem0s", { .sector = true, .force = true } },
+	{ "dax0.0", { .devdax = true, .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true } },
+	{ "pmem0m", { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true } },
+};

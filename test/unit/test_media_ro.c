@@ -34,15 +34,6 @@ static void boot(bool keep, bool ro)
 	ns = host_nd_machine(&m);
 }
 
-static const struct {
-	const char *dev;
-	struct nd_pfn_request req;
-} kinds[] = {
-	{ "pmem0", { .mode = PFN_MODE_NONE, .force = true } },
-	{ "pmem0s", { .sector = true, .force = true } },
-	{ "dax0.0", { .devdax = true, .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true } },
-	{ "pmem0m", { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true } },
-};
 
 /* The media path itself, with either copy: -EROFS for every store. */
 static void media_refuses(const struct nsio *io)
@@ -93,23 +84,23 @@ static void read_only_region_refuses_every_writer(void **state)
 
 	(void)state;
 	host_set_leaf_allowed(PG_LEVEL_1G, true);
-	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+	for (size_t k = 0; k < ARRAY_SIZE(host_nd_kinds); k++) {
 		boot(false, false);
-		assert_int_equal(nd_namespace_reconfigure(ns, &kinds[k].req), 0);
+		assert_int_equal(nd_namespace_reconfigure(ns, &host_nd_kinds[k].req), 0);
 		memset(buf, 0x5a, sizeof(buf));
-		assert_int_equal(pmem_rw(pmem_find(kinds[k].dev), 0, buf, sizeof(buf), PMEM_WRITE), 0);
+		assert_int_equal(pmem_rw(pmem_find(host_nd_kinds[k].dev), 0, buf, sizeof(buf), PMEM_WRITE), 0);
 		boot(true, true);
 		u64 hash = host_phys_hash(NS_START, NS_SIZE), written = pmem_written_total();
-		device_refuses(kinds[k].dev);
+		device_refuses(host_nd_kinds[k].dev);
 		media_refuses(&ns->io);
 		/* The info block: no reconfigure, no destroy. */
-		assert_int_equal(nd_namespace_reconfigure(ns, &kinds[(k + 1) % 4].req), -EROFS);
+		assert_int_equal(nd_namespace_reconfigure(ns, &host_nd_kinds[(k + 1) % 4].req), -EROFS);
 		assert_int_equal(nd_namespace_destroy(ns, true), -EROFS);
 		assert_int_equal(host_phys_hash(NS_START, NS_SIZE), hash);
 		assert_int_equal(pmem_written_total(), written);
 		/* Reading goes on. */
 		memset(buf, 0, sizeof(buf));
-		assert_int_equal(pmem_rw(pmem_find(kinds[k].dev), 0, buf, sizeof(buf), PMEM_READ), 0);
+		assert_int_equal(pmem_rw(pmem_find(host_nd_kinds[k].dev), 0, buf, sizeof(buf), PMEM_READ), 0);
 		assert_int_equal(buf[0], 0x5a);
 	}
 }

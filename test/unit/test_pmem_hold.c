@@ -34,16 +34,6 @@ static int setup(void **state)
 	return 0;
 }
 
-/* What the namespace becomes next, and the block device it then has. */
-static const struct {
-	const char *dev;
-	struct nd_pfn_request req;
-} kinds[] = {
-	{ "pmem0", { .mode = PFN_MODE_NONE, .force = true } },
-	{ "pmem0s", { .sector = true, .force = true } },
-	{ "dax0.0", { .devdax = true, .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true } },
-	{ "pmem0m", { .mode = PFN_MODE_PMEM, .align = 2 * MiB, .force = true } },
-};
 
 /* The busy line for one hold of `kind` by "holder K". */
 static void busy_line(const char *dev, enum pmem_hold_kind kind, char *buf, size_t len)
@@ -66,7 +56,7 @@ static void refused_with(struct pmem_device *dev, const char *line)
 		host_console_reset();
 		int err = op == 0 ? nd_namespace_detach(ns) :
 			  op == 1 ? nd_namespace_disable(ns) :
-			  op == 2 ? nd_namespace_reconfigure(ns, &kinds[0].req) :
+			  op == 2 ? nd_namespace_reconfigure(ns, &host_nd_kinds[0].req) :
 				    nd_btt_check_namespace(ns, false);
 		assert_int_equal(err, -EBUSY);
 		if (!host_console_has(line))
@@ -81,21 +71,21 @@ static void detach_names_every_kind_of_holder_on_every_device(void **state)
 	char line[128], who[24];
 
 	(void)state;
-	for (size_t d = 0; d < ARRAY_SIZE(kinds); d++) {
-		assert_int_equal(nd_namespace_reconfigure(ns, &kinds[d].req), 0);
-		struct pmem_device *dev = pmem_find(kinds[d].dev);
+	for (size_t d = 0; d < ARRAY_SIZE(host_nd_kinds); d++) {
+		assert_int_equal(nd_namespace_reconfigure(ns, &host_nd_kinds[d].req), 0);
+		struct pmem_device *dev = pmem_find(host_nd_kinds[d].dev);
 		assert_non_null(dev);
 		for (int k = 0; k < PMEM_HOLD_KINDS; k++) {
 			struct pmem_hold h;
 			snprintf(who, sizeof(who), "holder %d", k);
 			assert_int_equal(pmem_hold(dev, (enum pmem_hold_kind)k, who, &h), 0);
-			busy_line(kinds[d].dev, (enum pmem_hold_kind)k, line, sizeof(line));
+			busy_line(host_nd_kinds[d].dev, (enum pmem_hold_kind)k, line, sizeof(line));
 			refused_with(dev, line);
 			pmem_release(&h);
 			assert_null(h.dev);
 		}
 	}
-	assert_int_equal(nd_namespace_reconfigure(ns, &kinds[0].req), 0);
+	assert_int_equal(nd_namespace_reconfigure(ns, &host_nd_kinds[0].req), 0);
 	assert_non_null(pmem_find("pmem0"));
 }
 
@@ -131,11 +121,11 @@ static void users_hold_through_their_calls(void **state)
 	assert_true(pmem_direct_access(pmem_find("pmem0"), 8, "dax test", &dax) > 0);
 	refused_with(pmem_find("pmem0"), "pmem0: busy: 1 direct-access address lent (dax test)\n");
 	pmem_dax_put(&dax);
-	assert_int_equal(nd_namespace_reconfigure(ns, &kinds[2].req), 0);
+	assert_int_equal(nd_namespace_reconfigure(ns, &host_nd_kinds[2].req), 0);
 	assert_int_equal(dax_map(nd_dax_find("dax0.0"), 0, 2 * MiB, "dax-map 0", &m), 0);
 	refused_with(pmem_find("dax0.0"), "dax0.0: busy: 1 mapping of its pages (dax-map 0)\n");
 	dax_unmap(&m);
-	assert_int_equal(nd_namespace_reconfigure(ns, &kinds[1].req), 0);
+	assert_int_equal(nd_namespace_reconfigure(ns, &host_nd_kinds[1].req), 0);
 	assert_int_equal(pmem_hold_name("pmem0s", PMEM_HOLD_IO, "cmp on CPU 0", &h), 0);
 	refused_with(h.dev, "pmem0s: busy: in use by 1 command (cmp on CPU 0)\n");
 	pmem_release(&h);
@@ -143,7 +133,7 @@ static void users_hold_through_their_calls(void **state)
 	assert_int_equal(pmem_direct_access(pmem_find("pmem0s"), 0, "x", &dax), -EOPNOTSUPP);
 	assert_null(dax.hold.dev);
 	assert_int_equal(pmem_holds("pmem0s"), 0);
-	assert_int_equal(nd_namespace_reconfigure(ns, &kinds[0].req), 0);
+	assert_int_equal(nd_namespace_reconfigure(ns, &host_nd_kinds[0].req), 0);
 }
 
 /* A hold pins a pfn device's pages; a pin taken without a hold refuses too. */
@@ -153,7 +143,7 @@ static void pins_around_the_holds_refuse_detach(void **state)
 	struct kmap km;
 
 	(void)state;
-	assert_int_equal(nd_namespace_reconfigure(ns, &kinds[3].req), 0);
+	assert_int_equal(nd_namespace_reconfigure(ns, &host_nd_kinds[3].req), 0);
 	struct pmem_device *dev = pmem_find("pmem0m");
 	struct dev_pagemap *pgmap = &nd_pfn_of(ns)->pgmap;
 	assert_int_equal(pmem_hold(dev, PMEM_HOLD_EXPORT, "nbd", &h), 0);
@@ -163,7 +153,7 @@ static void pins_around_the_holds_refuse_detach(void **state)
 	assert_non_null(kmap_pfn(phys_to_pfn_t(dev->phys, PFN_DEV | PFN_MAP), &km));
 	refused_with(dev, "pmem0m: busy: 1 pages pinned");
 	kunmap_pfn(&km);
-	assert_int_equal(nd_namespace_reconfigure(ns, &kinds[0].req), 0);
+	assert_int_equal(nd_namespace_reconfigure(ns, &host_nd_kinds[0].req), 0);
 }
 
 /* Nothing can be held on a device that is gone. */
