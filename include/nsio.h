@@ -22,12 +22,12 @@
 struct nd_region;
 
 struct nsio {
-	u8 *base;			/* kernel address of byte 0 */
-	u64 phys;			/* its physical address (0: a host buffer) */
-	u64 size;			/* bytes */
-	struct nd_region *region;	/* whose flush hints nsio_flush drains; NULL: a fence */
-	bool ro;			/* every store is refused: -EROFS */
-	bool cpu_cache;			/* eADR: plain stores, no cache write-back */
+	u8 *base; /* kernel address of byte 0 */
+	u64 phys; /* its physical address (0: a host buffer) */
+	u64 size; /* bytes */
+	struct nd_region *region; /* whose flush hints nsio_flush drains; NULL: a fence */
+	bool ro; /* every store is refused: -EROFS */
+	bool cpu_cache; /* eADR: plain stores, no cache write-back */
 };
 
 /*
@@ -49,7 +49,8 @@ __must_check int nsio_view(const struct nsio *io, u64 off, u64 len, struct nsio 
  * The view of [off, off + len) reached through another kernel mapping of
  * the same bytes (a devdax mapping at `kaddr`), read-only if `ro`.
  */
-__must_check int nsio_alias(const struct nsio *io, u64 off, u64 len, void *kaddr, bool ro, struct nsio *view);
+__must_check int nsio_alias(const struct nsio *io, u64 off, u64 len, void *kaddr, bool ro,
+			    struct nsio *view);
 
 /* Copy len bytes at `off` into buf. -ERANGE outside the media. */
 __must_check int nsio_read(const struct nsio *io, u64 off, void *buf, u64 len);
@@ -62,11 +63,12 @@ __must_check int nsio_load32(const struct nsio *io, u64 off, u32 *val);
  * nsio_flush). -EROFS on read-only media, -ERANGE outside it; then
  * nothing is stored. `who` is the writer PmemWritten counts it under.
  */
-__must_check int nsio_write(const struct nsio *io, u64 off, const void *buf, u64 len, enum pmem_writer who);
+__must_check int nsio_write(const struct nsio *io, u64 off, const void *buf, u64 len,
+			    enum pmem_writer who);
 
 /* nsio_write without the flush: durable once nsio_flush(io) returns. */
 __must_check int nsio_write_unflushed(const struct nsio *io, u64 off, const void *buf, u64 len,
-			 enum pmem_writer who);
+				      enum pmem_writer who);
 
 /* Zero [off, off + len), durable on return; errors as nsio_write. */
 __must_check int nsio_zero(const struct nsio *io, u64 off, u64 len, enum pmem_writer who);

@@ -20,13 +20,18 @@ struct nd_namespace_io *host_nd_machine(const struct host_nd_machine *m)
 	nd_btt_reset();
 	host_console_reset();
 	struct nd_bus *bus = nd_bus_register("e820");
-	struct nd_region_desc d = { .start = m->ns_start, .size = m->ns_size, .numa_node = -1,
-				    .target_node = -1, .ro = m->ro };
+	struct nd_region_desc d = { .start = m->ns_start,
+				    .size = m->ns_size,
+				    .numa_node = -1,
+				    .target_node = -1,
+				    .ro = m->ro };
 	for (u32 i = 0; i < m->hinted_dimms; i++) {
-		struct nvdimm desc = { .handle = i + 1, .nr_flush_hints = 1,
+		struct nvdimm desc = { .handle = i + 1,
+				       .nr_flush_hints = 1,
 				       .flush_hint = { m->hint_base + (u64)i * PAGE_SIZE } };
 		d.mapping[d.nr_mappings++] = (struct nd_mapping){
-			.nvdimm = nvdimm_create(bus, &desc), .size = m->ns_size / m->hinted_dimms,
+			.nvdimm = nvdimm_create(bus, &desc),
+			.size = m->ns_size / m->hinted_dimms,
 			.position = (int)i,
 		};
 	}

@@ -27,13 +27,16 @@ static struct nd_namespace_io *ns;
 
 static void boot(bool keep, bool ro)
 {
-	struct host_nd_machine m = { .ns_start = NS_START, .ns_size = NS_SIZE, .keep_pmem = keep,
-				     .ro = ro, .hinted_dimms = 2, .hint_base = 1 * GiB + 256 * MiB,
+	struct host_nd_machine m = { .ns_start = NS_START,
+				     .ns_size = NS_SIZE,
+				     .keep_pmem = keep,
+				     .ro = ro,
+				     .hinted_dimms = 2,
+				     .hint_base = 1 * GiB + 256 * MiB,
 				     .probe = true };
 
 	ns = host_nd_machine(&m);
 }
-
 
 /* The media path itself, with either copy: -EROFS for every store. */
 static void media_refuses(const struct nsio *io)
@@ -42,7 +45,7 @@ static void media_refuses(const struct nsio *io)
 
 	for (int plain = 0; plain < 2; plain++) {
 		struct nsio v = *io;
-		v.cpu_cache = plain;	/* the copy a benchmark baseline measures */
+		v.cpu_cache = plain; /* the copy a benchmark baseline measures */
 		assert_int_equal(nsio_write(&v, 8192, buf, sizeof(buf), PMEM_WR_OTHER), -EROFS);
 		assert_int_equal(nsio_write_unflushed(&v, 0, buf, 1, PMEM_WR_OTHER), -EROFS);
 		assert_int_equal(nsio_zero(&v, 0, 4096, PMEM_WR_OTHER), -EROFS);
@@ -88,19 +91,24 @@ static void read_only_region_refuses_every_writer(void **state)
 		boot(false, false);
 		assert_int_equal(nd_namespace_reconfigure(ns, &host_nd_kinds[k].req), 0);
 		memset(buf, 0x5a, sizeof(buf));
-		assert_int_equal(pmem_rw(pmem_find(host_nd_kinds[k].dev), 0, buf, sizeof(buf), PMEM_WRITE), 0);
+		assert_int_equal(
+			pmem_rw(pmem_find(host_nd_kinds[k].dev), 0, buf, sizeof(buf), PMEM_WRITE),
+			0);
 		boot(true, true);
 		u64 hash = host_phys_hash(NS_START, NS_SIZE), written = pmem_written_total();
 		device_refuses(host_nd_kinds[k].dev);
 		media_refuses(&ns->io);
 		/* The info block: no reconfigure, no destroy. */
-		assert_int_equal(nd_namespace_reconfigure(ns, &host_nd_kinds[(k + 1) % 4].req), -EROFS);
+		assert_int_equal(nd_namespace_reconfigure(ns, &host_nd_kinds[(k + 1) % 4].req),
+				 -EROFS);
 		assert_int_equal(nd_namespace_destroy(ns, true), -EROFS);
 		assert_int_equal(host_phys_hash(NS_START, NS_SIZE), hash);
 		assert_int_equal(pmem_written_total(), written);
 		/* Reading goes on. */
 		memset(buf, 0, sizeof(buf));
-		assert_int_equal(pmem_rw(pmem_find(host_nd_kinds[k].dev), 0, buf, sizeof(buf), PMEM_READ), 0);
+		assert_int_equal(
+			pmem_rw(pmem_find(host_nd_kinds[k].dev), 0, buf, sizeof(buf), PMEM_READ),
+			0);
 		assert_int_equal(buf[0], 0x5a);
 	}
 }

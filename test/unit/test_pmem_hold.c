@@ -34,7 +34,6 @@ static int setup(void **state)
 	return 0;
 }
 
-
 /* The busy line for one hold of `kind` by "holder K". */
 static void busy_line(const char *dev, enum pmem_hold_kind kind, char *buf, size_t len)
 {
@@ -102,7 +101,7 @@ static void detach_names_the_first_kind_with_its_count(void **state)
 	refused_with(dev, "pmem0: busy: exported to 2 clients (nbd client B)\n");
 	pmem_release(&c2);
 	pmem_release(&c1);
-	pmem_release(&c1);	/* twice: nothing more */
+	pmem_release(&c1); /* twice: nothing more */
 	assert_int_equal(pmem_holds("pmem0"), 1);
 	refused_with(dev, "pmem0: busy: in use by 1 command (write on CPU 1)\n");
 	pmem_release(&io);
