@@ -176,6 +176,11 @@ $(BUILD)/host/%.c.o: %.c
 	@$(if $(Q),echo '  HOSTCC  $<',:)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -c $< -o $@
 
+$(BUILD)/host/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  HOSTAS  $<',:)
+	$(Q)$(HOST_CC) -c $< -o $@
+
 # Host tests link the portable code as an archive: each test pulls in only
 # the objects it uses.
 $(BUILD)/host/libportable.a: $(HOST_PORTABLE)
@@ -194,6 +199,8 @@ unit_lib = $(BUILD)/host/$(if $(filter $(1),$(CORE_UNIT_TESTS)),libcore.a,libpor
 # never pulled in. persist.c's instructions (clwb, clflushopt, clflush,
 # movnti, sfence) are unprivileged.
 UNIT_REAL_ARCH_test_persist := arch/x86_64/persist.c
+# copy_mc.S runs on the host CPU; a SIGSEGV handler plays the trap handler's part.
+UNIT_REAL_ARCH_test_copy_mc := arch/x86_64/copy_mc.S arch/x86_64/extable.c arch/x86_64/mce_decode.c
 HOST_REAL_ARCH := $(sort $(foreach v,$(filter UNIT_REAL_ARCH_%,$(.VARIABLES)),$($(v))))
 # Files linked whole into one test, besides its archive: the files of the
 # commands a test runs (only the dispatcher reaches a command, through its

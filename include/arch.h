@@ -295,12 +295,39 @@ __noreturn void arch_exit(int status);
  */
 void arch_exit_debug(int status);
 
+/*
+ * Machine checks (arch/x86_64/mce.c): set this CPU up to take them (CR4.MCE,
+ * its banks cleared); the boot CPU's call prints what the CPU offers.
+ */
+void arch_mce_init_cpu(void);
+
+/*
+ * The machine-check-safe copy (Linux's copy_mc_to_kernel): n bytes from
+ * src to dst, where a machine check on poisoned memory, or any fault, in a
+ * load or store is fixed up instead of stopping the machine. Returns the
+ * bytes not copied: 0, or r > 0, when the first n - r bytes were copied
+ * and the fault lies at or after src + n - r.
+ */
+size_t arch_copy_mc(void *dst, const void *src, size_t n);
+
+/* One naturally aligned 4-byte load, machine-check-safe: 0, or -EIO. */
+int arch_load32_mc(const void *src, u32 *val);
+
+/*
+ * The kernel error injector's copy (media_error.h): n bytes from src,
+ * whose first byte, at physical address phys, is poisoned. Raises a real
+ * machine check there (bank loaded, vector 18 inside the copy), which
+ * lists the sector through media_error_notify; returns n (nothing copied).
+ */
+size_t arch_copy_mc_inject(void *dst, const void *src, size_t n, u64 phys);
+
 /* Exit statuses the kernel reports (QEMU's isa-debug-exit turns s into 2s+1). */
 enum kernel_exit {
 	EXIT_OK = 0,
 	EXIT_TESTS_FAILED = 1,
 	EXIT_PANIC = 2,
 	EXIT_EXCEPTION = 3,
+	EXIT_MACHINE_CHECK = 4,
 };
 
 #endif

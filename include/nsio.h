@@ -52,16 +52,36 @@ __must_check int nsio_view(const struct nsio *io, u64 off, u64 len, struct nsio 
 __must_check int nsio_alias(const struct nsio *io, u64 off, u64 len, void *kaddr, bool ro,
 			    struct nsio *view);
 
-/* Copy len bytes at `off` into buf. -ERANGE outside the media. */
+/*
+ * Copy len bytes at `off` into buf, machine-check-safe (arch_copy_mc).
+ * -ERANGE outside the media; -EIO when the range holds a bad sector of the
+ * region's list (checked first: nothing is read) or the copy met poison
+ * (which the machine check lists); buf's bytes are then undefined.
+ */
 __must_check int nsio_read(const struct nsio *io, u64 off, void *buf, u64 len);
 
-/* One naturally aligned 4-byte load, made atomically (a BTT map entry). -EINVAL if misaligned. */
+/*
+ * One naturally aligned 4-byte load, made atomically (a BTT map entry).
+ * -EINVAL if misaligned; else errors as nsio_read.
+ */
 __must_check int nsio_load32(const struct nsio *io, u64 off, u32 *val);
 
 /*
+ * How many bytes from `off` (at most len) hold no bad sector: what direct
+ * access may lend (Linux's pmem_dax_direct_access stops at the first bad
+ * one). 0 when `off` itself is bad or outside the media.
+ */
+u64 nsio_clean_len(const struct nsio *io, u64 off, u64 len);
+
+/* The first bad byte of [off, off + len) (its sector's first): true and *bad. */
+bool nsio_first_bad(const struct nsio *io, u64 off, u64 len, u64 *bad);
+
+/*
  * Store len bytes at `off`, durable on return (the copy, then
- * nsio_flush). -EROFS on read-only media, -ERANGE outside it; then
- * nothing is stored. `who` is the writer PmemWritten counts it under.
+ * nsio_flush). Bad sectors the store covers whole are healed first
+ * (media_error.h). -EROFS on read-only media, -ERANGE outside it, -EIO
+ * when it covers a bad sector only in part; then nothing is stored. `who`
+ * is the writer PmemWritten counts it under.
  */
 __must_check int nsio_write(const struct nsio *io, u64 off, const void *buf, u64 len,
 			    enum pmem_writer who);

@@ -12,6 +12,7 @@
 #ifndef PMEMK_NVDIMM_H
 #define PMEMK_NVDIMM_H
 
+#include "badblocks.h"
 #include "nsio.h"
 #include "types.h"
 
@@ -108,6 +109,12 @@ struct nd_claim_ops {
 	const char *name;	/* "pfn" */
 	/* Write the namespace's fields after "dev" (else the raw ones are shown). */
 	void (*list_json)(const struct nd_namespace_io *ns, struct nd_json *j);
+	/*
+	 * Where its data lies, for `list -M` (ndctl's badblocks): physical
+	 * start and size; *count_only when offsets into it mean nothing (a
+	 * BTT's). NULL: the whole namespace.
+	 */
+	void (*media_span)(const struct nd_namespace_io *ns, u64 *start, u64 *size, bool *count_only);
 };
 
 /*
@@ -167,6 +174,8 @@ struct nd_region {
 	bool labelled;			/* its namespaces come from its DIMM's labels */
 	u64 iset_id;			/* the cookie its labels carry (labelled only) */
 	u64 flush_hint_writes;		/* by nsio_flush, all DIMMs (tests, stats) */
+	struct badblocks bb;		/* bad sectors, region-relative (media_error.h) */
+	struct badblocks poison;	/* sectors the kernel's injector poisoned */
 };
 
 /* nvdimm/bus.c */
@@ -292,6 +301,7 @@ void nd_namespace_raw_uuid_json(const struct nd_namespace_io *ns, struct nd_json
 #define ND_LIST_DIMMS (1 << 0)
 #define ND_LIST_REGIONS (1 << 1)
 #define ND_LIST_NAMESPACES (1 << 2)
+#define ND_LIST_MEDIA_ERRORS (1 << 3)	/* -M: badblock_count and badblocks */
 
 /*
  * Print what `ndctl list` prints for `what` (ND_LIST_*), optionally only

@@ -147,6 +147,13 @@ u32 pmem_holds(const char *name);
 __must_check int pmem_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir dir);
 
 /*
+ * After a request over [off, off + len) failed with -EIO: the byte offset
+ * of its first bad sector (true and *bad), found in the region's list, or
+ * through the BTT by reading sector by sector. False when none is found.
+ */
+bool pmem_first_bad(struct pmem_device *dev, u64 off, u64 len, u64 *bad);
+
+/*
  * Copy len bytes to byte offset off (any alignment, inside the device)
  * through the media path but without its flush: durable only after
  * pmem_durable(dev). For callers that copy a request in pieces as it
@@ -165,9 +172,18 @@ void pmem_durable(struct pmem_device *dev);
 /*
  * Where a held device's bytes can be read by reference (a NIC's DMA of
  * zero-copy READ data), or NULL for an indirect device (BTT), whose
- * sectors move. Valid while the hold is.
+ * sectors move. Valid while the hold is. A range must be checked with
+ * pmem_read_ref_clean() before its bytes are lent: a NIC reading poison
+ * cannot be recovered.
  */
 const u8 *pmem_read_ref(const struct pmem_hold *h);
+
+/*
+ * May [off, off + len) of a held device be read by reference? False when
+ * it holds a bad sector (listed or poisoned): read it through pmem_rw
+ * instead, whose machine-check-safe copy answers -EIO.
+ */
+bool pmem_read_ref_clean(const struct pmem_hold *h, u64 off, u64 len);
 
 /* What pmem_direct_access() lends out, held until pmem_dax_put(). */
 struct pmem_dax {
@@ -178,12 +194,13 @@ struct pmem_dax {
 
 /*
  * DAX: the kernel address and pfn of `sector` and how many bytes from there
- * are directly accessible (up to the device end, and in pfn mode never past
- * the struct pages), whose struct page is made ready if its initialisation
- * was deferred. The device stays until pmem_dax_put(*dax): it is held
- * (PMEM_HOLD_DAX, named `who`). Negative errno for a sector past the end
- * (-ERANGE), a device going away (-ENXIO) or one without direct access
- * (-EOPNOTSUPP: a BTT, whose sectors move); then nothing is held.
+ * are directly accessible (up to the device end, in pfn mode never past
+ * the struct pages, and never over a bad sector), whose struct page is
+ * made ready if its initialisation was deferred. The device stays until
+ * pmem_dax_put(*dax): it is held (PMEM_HOLD_DAX, named `who`). Negative
+ * errno for a sector past the end (-ERANGE), a bad one (-EIO), a device
+ * going away (-ENXIO) or one without direct access (-EOPNOTSUPP: a BTT,
+ * whose sectors move); then nothing is held.
  */
 __must_check s64 pmem_direct_access(struct pmem_device *dev, u64 sector, const char *who,
 		       struct pmem_dax *dax);

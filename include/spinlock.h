@@ -23,6 +23,10 @@
  *                        (nvdimm/pmem.c: pmem_hold/pmem_release/pmem_detach)
  *   LOCK_RANK_BTT_LANE   a BTT lane (struct btt.lane_lock): a sector read or write
  *   LOCK_RANK_BTT_MAP    a BTT map lock, taken inside the lane's for the log + map update
+ *   LOCK_RANK_MEDIA_ERRORS filing machine-check records (nvdimm/media_error.c),
+ *                        around the bad-block lists
+ *   LOCK_RANK_BADBLOCKS  a region's bad-block list (badblocks.h), taken by any
+ *                        read or write of its media, with nothing inside
  *   LOCK_RANK_MM         page tables, sections, vmemmap, the direct map,
  *                        memremap_pages/memunmap_pages (recursive: mm_lock)
  *   LOCK_RANK_PGMAP      the pgmap table and its pins (mm/memremap.c)
@@ -46,6 +50,8 @@ enum lock_rank {
 	LOCK_RANK_PMEM = 30,
 	LOCK_RANK_BTT_LANE = 36,
 	LOCK_RANK_BTT_MAP = 37,
+	LOCK_RANK_MEDIA_ERRORS = 38,
+	LOCK_RANK_BADBLOCKS = 39,
 	LOCK_RANK_MM = 40,
 	LOCK_RANK_PGMAP = 50,
 	LOCK_RANK_MEMMAP_DEFER = 55,

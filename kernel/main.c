@@ -182,6 +182,7 @@ void kmain(const struct boot_info *bi)
 		pr_err("cmdline: longer than %d bytes, truncated\n", BOOT_CMDLINE_MAX - 1);
 	params_parse(bi->cmdline);
 	cpu_features_print();
+	arch_mce_init_cpu();	/* before any pmem is read: a poisoned line is an error, not a stop */
 	tsc_calibrate();
 
 	e820_init(bi);

@@ -64,7 +64,16 @@ static void btt_list_json(const struct nd_namespace_io *ns, struct nd_json *j)
 		nd_json_int(j, "target_node", ns->region->target_node);
 }
 
-static const struct nd_claim_ops btt_claim_ops = { "btt", btt_list_json };
+/* ndctl counts a BTT's bad blocks over its namespace; offsets mean nothing through the map. */
+static void btt_media_span(const struct nd_namespace_io *ns, u64 *start, u64 *size,
+			   bool *count_only)
+{
+	*start = ns->start;
+	*size = ns->size;
+	*count_only = true;
+}
+
+static const struct nd_claim_ops btt_claim_ops = { "btt", btt_list_json, btt_media_span };
 
 /* pmemNs: whole sectors, checked by pmem_rw; one BTT sector at a time. */
 static int btt_dev_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir dir)

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "media_error.h"
 #include "nd_label.h"
 #include "nd_util.h"
 #include "nvdimm.h"
@@ -149,7 +150,54 @@ void nd_namespace_raw_uuid_json(const struct nd_namespace_io *ns, struct nd_json
 	nd_json_str(j, "raw_uuid", uuid);
 }
 
-static void namespace_json(struct nd_json *j, const struct nd_namespace_io *ns)
+/*
+ * ndctl's badblock_count and (with -M) badblocks over physical [start,
+ * start + size) of r: offsets and lengths in 512-byte sectors from
+ * `start`, with the DIMM when the region has one (an interleaved region's
+ * would need the firmware's address translation: left out, as ndctl does
+ * without it).
+ */
+static void badblocks_json(struct nd_json *j, struct nd_region *r, u64 start, u64 size,
+			   bool count_only, bool media_errors)
+{
+	struct bb_extent e[BADBLOCKS_MAX];
+	u64 sectors;
+	u32 n = badblocks_range(&r->bb, (start - r->start) >> BADBLOCK_SHIFT,
+				size >> BADBLOCK_SHIFT, e, BADBLOCKS_MAX, &sectors);
+
+	if (!sectors)
+		return;
+	nd_json_u64(j, "badblock_count", sectors);
+	if (!media_errors || count_only)
+		return;
+	nd_json_open(j, "badblocks", '[');
+	for (u32 i = 0; i < n && i < BADBLOCKS_MAX; i++) {
+		nd_json_open(j, NULL, '{');
+		nd_json_u64(j, "offset", e[i].sector);
+		nd_json_u64(j, "length", e[i].len);
+		if (r->nr_mappings == 1) {
+			nd_json_open(j, "dimms", '[');
+			nd_json_str(j, NULL, r->mapping[0].nvdimm->name);
+			nd_json_close(j, ']');
+		}
+		nd_json_close(j, '}');
+	}
+	nd_json_close(j, ']');
+}
+
+static void namespace_badblocks_json(struct nd_json *j, const struct nd_namespace_io *ns,
+				     bool media_errors)
+{
+	u64 start = ns->start, size = ns->size;
+	bool count_only = false;
+
+	if (ns->claim_ops && ns->claim_ops->media_span)
+		ns->claim_ops->media_span(ns, &start, &size, &count_only);
+	badblocks_json(j, ns->region, start, size, count_only, media_errors);
+}
+
+static void namespace_json(struct nd_json *j, const struct nd_namespace_io *ns,
+			   bool media_errors)
 {
 	char uuid[UUID_STR_LEN + 1];
 
@@ -173,14 +221,16 @@ static void namespace_json(struct nd_json *j, const struct nd_namespace_io *ns)
 	}
 	if (ns->alt_name[0])
 		nd_json_str(j, "name", ns->alt_name);
+	namespace_badblocks_json(j, ns, media_errors);
 	nd_json_close(j, '}');
 }
 
 /* The region's namespaces in Y order. */
-static void region_namespaces_json(struct nd_json *j, const struct nd_region *r)
+static void region_namespaces_json(struct nd_json *j, const struct nd_region *r,
+				   const struct list_opts *o)
 {
 	for (u32 i = 0; nd_region_namespace(r, i); i++)
-		namespace_json(j, nd_region_namespace(r, i));
+		namespace_json(j, nd_region_namespace(r, i), o->what & ND_LIST_MEDIA_ERRORS);
 }
 
 static void mappings_json(struct nd_json *j, const struct nd_region *r,
@@ -223,11 +273,13 @@ static void region_json(struct nd_json *j, const struct nd_region *r, const stru
 		nd_json_u64(j, "iset_id", r->iset_id);
 	if (o->what & ND_LIST_DIMMS)
 		mappings_json(j, r, o);
+	badblocks_json(j, (struct nd_region *)r, r->start, r->size, false,
+		       o->what & ND_LIST_MEDIA_ERRORS);
 	nd_json_str(j, "persistence_domain", nd_persistence_name(r->persistence));
 	if (o->what & ND_LIST_NAMESPACES) {
 		if (r->nr_namespaces) {
 			nd_json_open(j, "namespaces", '[');
-			region_namespaces_json(j, r);
+			region_namespaces_json(j, r, o);
 			nd_json_close(j, ']');
 		}
 	}
@@ -279,7 +331,7 @@ static void namespaces_json(struct nd_json *j, const char *key, const struct lis
 	nd_json_open(j, key, '[');
 	for (u32 i = 0; i < nd_region_count(); i++)
 		if (region_wanted(nd_region_get(i), o))
-			region_namespaces_json(j, nd_region_get(i));
+			region_namespaces_json(j, nd_region_get(i), o);
 	nd_json_close(j, ']');
 }
 
@@ -340,7 +392,7 @@ void nd_list(unsigned int what, const char *region, const char *dimm)
 	list_opts(&o, false);
 }
 
-#define LIST_USAGE "list [-B] [-D] [-R] [-N] [-v] [-r region] [-d dimm]"
+#define LIST_USAGE "list [-B] [-D] [-R] [-N] [-M] [-v] [-r region] [-d dimm]"
 
 /* One short flag of a cluster like -RND; -1 if unknown. */
 static int short_flag(char c, unsigned int *what, bool *buses)
@@ -350,6 +402,7 @@ static int short_flag(char c, unsigned int *what, bool *buses)
 	case 'R': *what |= ND_LIST_REGIONS; return 0;
 	case 'N': *what |= ND_LIST_NAMESPACES; return 0;
 	case 'B': *buses = true; return 0;
+	case 'M': *what |= ND_LIST_MEDIA_ERRORS; return 0;
 	case 'v': case 'u': case 'i': return 0;	/* always verbose; sizes in bytes */
 	default: return -1;
 	}
@@ -361,7 +414,8 @@ static int long_flag(const char *a, unsigned int *what, bool *buses)
 		const char *name;
 		char c;
 	} longs[] = { { "--dimms", 'D' }, { "--regions", 'R' }, { "--namespaces", 'N' },
-		      { "--buses", 'B' }, { "--verbose", 'v' } };
+		      { "--buses", 'B' }, { "--verbose", 'v' },
+		      { "--media-errors", 'M' } };
 
 	for (size_t i = 0; i < ARRAY_SIZE(longs); i++)
 		if (strcmp(a, longs[i].name) == 0)
@@ -403,11 +457,12 @@ static int nd_list_cmd(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o, &buses))
 		return -EINVAL;
+	media_errors_drain();	/* what a machine check queued is shown */
 	/* ndctl's default is namespaces only; ours shows everything. */
 	if (!(o.what & (ND_LIST_DIMMS | ND_LIST_REGIONS | ND_LIST_NAMESPACES)))
-		o.what = ND_LIST_DIMMS | ND_LIST_REGIONS | ND_LIST_NAMESPACES;
+		o.what |= ND_LIST_DIMMS | ND_LIST_REGIONS | ND_LIST_NAMESPACES;
 	list_opts(&o, buses);
 	return 0;
 }
 SHELL_COMMAND(SHELL_NVDIMM, "list", nd_list_cmd, LIST_USAGE,
-	      "nvdimm dimms (-D), regions (-R), namespaces (-N) as ndctl list JSON");
+	      "nvdimm dimms (-D), regions (-R), namespaces (-N), media errors (-M) as ndctl list JSON");

@@ -46,7 +46,7 @@ static void memremap_list_json(const struct nd_namespace_io *ns, struct nd_json 
 						   "claimed by memremap (map=mem)");
 }
 
-static const struct nd_claim_ops memremap_claim_ops = { "memremap", memremap_list_json };
+static const struct nd_claim_ops memremap_claim_ops = { "memremap", memremap_list_json, NULL };
 
 /* The namespace holding all of [start, start + size), or NULL (printed). */
 static struct nd_namespace_io *pmem_namespace_of(u64 start, u64 size)

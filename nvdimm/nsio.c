@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include "arch.h"
 #include "direct_map.h"
+#include "media_error.h"
 #include "nsio.h"
 #include "nvdimm.h"
 #include "persist.h"
@@ -53,12 +55,65 @@ int nsio_alias(const struct nsio *io, u64 off, u64 len, void *kaddr, bool ro, st
 	return 0;
 }
 
+/* Byte `off` of io as an offset into its region (io->region set, io->phys too). */
+static u64 region_off(const struct nsio *io, u64 off)
+{
+	return io->phys + off - io->region->start;
+}
+
+/* Can a read of [off, off + len) meet a bad sector? Media of no region has none. */
+static bool suspect(const struct nsio *io)
+{
+	return io->region && io->phys && media_errors_suspect(io->region);
+}
+
+/*
+ * The first bad byte of [off, off + len) (listed or poisoned), rounded
+ * down to its sector: true and *bad (an offset into io), *poisoned.
+ */
+static bool first_bad(const struct nsio *io, u64 off, u64 len, u64 *bad, bool *poisoned)
+{
+	u64 roff = region_off(io, off), first;
+	u64 s0 = roff >> BADBLOCK_SHIFT, s1 = (roff + len - 1) >> BADBLOCK_SHIFT;
+
+	if (!len || !media_errors_first(io->region, s0, s1 - s0 + 1, &first, poisoned))
+		return false;
+	u64 at = first << BADBLOCK_SHIFT; /* region offset */
+	*bad = (at > roff ? at - roff : 0) + off;
+	return true;
+}
+
+/*
+ * The read of a range that may hold bad sectors: a listed one fails it
+ * before a byte is read; a poisoned one fails it by a real machine check
+ * when the copy reaches it (the injector's), which lists it.
+ */
+static int read_checked(const struct nsio *io, u64 off, void *buf, u64 len)
+{
+	u64 bad;
+	bool poisoned;
+
+	if (!first_bad(io, off, len, &bad, &poisoned))
+		return arch_copy_mc(buf, io->base + off, len) ? -EIO : 0;
+	if (!poisoned)
+		return -EIO;
+	u64 good = bad - off;
+	if (arch_copy_mc(buf, io->base + off, good) == 0)
+		arch_copy_mc_inject((u8 *)buf + good, io->base + bad, len - good, io->phys + bad);
+	media_errors_drain();
+	return -EIO;
+}
+
 int nsio_read(const struct nsio *io, u64 off, void *buf, u64 len)
 {
 	if (!inside(io, off, len))
 		return -ERANGE;
-	memcpy(buf, io->base + off, len);
-	return 0;
+	if (suspect(io))
+		return read_checked(io, off, buf, len);
+	if (arch_copy_mc(buf, io->base + off, len) == 0)
+		return 0;
+	media_errors_drain();	/* the machine check queued what it met */
+	return -EIO;
 }
 
 int nsio_load32(const struct nsio *io, u64 off, u32 *val)
@@ -67,8 +122,31 @@ int nsio_load32(const struct nsio *io, u64 off, u32 *val)
 		return -ERANGE;
 	if (off % sizeof(*val))
 		return -EINVAL;
-	*val = *(const volatile u32 *)(io->base + off);
-	return 0;
+	if (suspect(io))
+		return read_checked(io, off, val, sizeof(*val));
+	if (!arch_load32_mc(io->base + off, val))
+		return 0;
+	media_errors_drain();
+	return -EIO;
+}
+
+u64 nsio_clean_len(const struct nsio *io, u64 off, u64 len)
+{
+	u64 bad;
+	bool poisoned;
+
+	if (!inside(io, off, len))
+		return 0;
+	if (!suspect(io) || !first_bad(io, off, len, &bad, &poisoned))
+		return len;
+	return bad - off;
+}
+
+bool nsio_first_bad(const struct nsio *io, u64 off, u64 len, u64 *bad)
+{
+	bool poisoned;
+
+	return inside(io, off, len) && suspect(io) && first_bad(io, off, len, bad, &poisoned);
 }
 
 /* Whether a store of len bytes at off may go ahead: 0, -EROFS or -ERANGE. */
@@ -76,7 +154,10 @@ static int store_check(const struct nsio *io, u64 off, u64 len)
 {
 	if (io->ro)
 		return -EROFS;
-	return inside(io, off, len) ? 0 : -ERANGE;
+	if (!inside(io, off, len))
+		return -ERANGE;
+	/* Bad sectors it covers whole are healed first; one it covers in part fails it. */
+	return suspect(io) ? media_errors_write(io->region, region_off(io, off), len) : 0;
 }
 
 /* The copy: plain stores where the caches persist, else ones that leave them. */

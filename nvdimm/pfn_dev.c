@@ -154,7 +154,18 @@ static void pfn_list_json(const struct nd_namespace_io *ns, struct nd_json *j)
 	}
 }
 
-static const struct nd_claim_ops pfn_claim_ops = { "pfn", pfn_list_json };
+/* The data after the info block (and the struct pages of map=dev), as ndctl's pfn and dax resources. */
+static void pfn_media_span(const struct nd_namespace_io *ns, u64 *start, u64 *size,
+			   bool *count_only)
+{
+	const struct nd_pfn *pfn = ns->claim;
+
+	*start = pfn->enabled ? pfn->pmem.phys : ns->start;
+	*size = pfn->enabled ? pfn->pmem.size : ns->size;
+	*count_only = false;
+}
+
+static const struct nd_claim_ops pfn_claim_ops = { "pfn", pfn_list_json, pfn_media_span };
 
 /* Linux's view of a valid block (FACTS §1.8): the range, and the altmap for map=dev. */
 static int pfn_setup_pgmap(struct nd_pfn *pfn, struct nd_pfn_placement *p, const char **why)

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "memremap.h"
@@ -344,6 +345,23 @@ int pmem_write_bytes(struct pmem_device *dev, u64 off, const void *buf, u64 len)
 	return nsio_write_unflushed(&dev->io, off, buf, len, PMEM_WR_BLOCK);
 }
 
+bool pmem_first_bad(struct pmem_device *dev, u64 off, u64 len, u64 *bad)
+{
+	if (pmem_check(dev, off, len))
+		return false;
+	if (!dev->rw)
+		return nsio_first_bad(&dev->io, off, len, bad);
+	/* Through a map (the BTT): the first sector whose read fails. */
+	u8 *buf = malloc(dev->sector_size);
+	bool found = false;
+	for (u64 at = off; buf && !found && at < off + len; at += dev->sector_size) {
+		found = dev->rw(dev, at, buf, dev->sector_size, PMEM_READ) == -EIO;
+		*bad = at;
+	}
+	free(buf);
+	return found;
+}
+
 void pmem_durable(struct pmem_device *dev)
 {
 	nsio_flush(&dev->io);
@@ -352,6 +370,11 @@ void pmem_durable(struct pmem_device *dev)
 const u8 *pmem_read_ref(const struct pmem_hold *h)
 {
 	return h->dev && !h->dev->rw ? nsio_kaddr(&h->dev->io, 0) : NULL;
+}
+
+bool pmem_read_ref_clean(const struct pmem_hold *h, u64 off, u64 len)
+{
+	return h->dev && !h->dev->rw && nsio_clean_len(&h->dev->io, off, len) == len;
 }
 
 /* ---- DAX ---- */
@@ -374,13 +397,21 @@ s64 pmem_direct_access(struct pmem_device *dev, u64 sector, const char *who,
 	/* One check: the sector starts before the device end and the memmap's. */
 	if (end <= dev->phys || sector > (end - dev->phys - 1) >> shift)
 		return -ERANGE;
+	u64 pa = dev->phys + (sector << shift);
+	/*
+	 * Never lend a bad sector: a CPU or a NIC reading poison through the
+	 * address cannot be recovered. The range stops before the first one
+	 * (Linux's pmem_dax_direct_access); -EIO when it is the first.
+	 */
+	u64 clean = nsio_clean_len(&dev->io, sector << shift, end - pa);
+	if (!clean)
+		return -EIO;
 	if (pmem_hold(dev, PMEM_HOLD_DAX, who, &dax->hold))
 		return -ENXIO;	/* going away */
-	u64 pa = dev->phys + (sector << shift);
 	dax->kaddr = nsio_kaddr(&dev->io, sector << shift);
 	dax->pfn = phys_to_pfn_t(pa, dev->pfn_flags);
 	pmem_pages_ready(&dax->hold, sector << shift, 1);	/* its user may ask for the page */
-	return (s64)(end - pa);
+	return (s64)clean;
 }
 
 void pmem_dax_put(struct pmem_dax *dax)

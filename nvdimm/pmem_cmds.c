@@ -122,12 +122,19 @@ static int io_loop(struct pmem_device *dev, u64 off, u64 len, const struct io_pa
 	return err;
 }
 
-static int report_io_error(const char *cmd, const struct pmem_device *dev, int err)
+/* The failed request [off, off + len): -EIO names the first bad sector in it. */
+static int report_io_error(const char *cmd, struct pmem_device *dev, int err, u64 off, u64 len)
 {
+	u64 bad;
+
+	if (err == -EIO && pmem_first_bad(dev, off, len, &bad)) {
+		kprintf("%s %s: I/O error at sector %llu\n", cmd, dev->name, bad / dev->sector_size);
+		return err;
+	}
 	kprintf("%s %s: %s (error %d)\n", cmd, dev->name,
 		err == -ERANGE ? "request past the end of the device" :
 		err == -EINVAL ? "request not sector aligned" :
-		err == -EROFS ? "read-only" : "failed", err);
+		err == -EROFS ? "read-only" : err == -EIO ? "I/O error" : "failed", err);
 	return err;
 }
 
@@ -136,7 +143,7 @@ static int do_write(struct pmem_device *dev, const struct io_pattern *p, u64 off
 	int err = io_loop(dev, off, len, p, PMEM_WRITE, NULL);
 
 	if (err)
-		return report_io_error("write", dev, err);
+		return report_io_error("write", dev, err, off, len);
 	kprintf("write %s: %llu bytes at %#llx\n", dev->name, len, off);
 	return 0;
 }
@@ -179,7 +186,7 @@ static int do_cmp(struct pmem_device *dev, const struct io_pattern *p, u64 off, 
 		return err;
 	}
 	if (err)
-		return report_io_error("cmp", dev, err);
+		return report_io_error("cmp", dev, err, off, len);
 	kprintf("cmp %s: %llu bytes at %#llx match\n", dev->name, len, off);
 	return 0;
 }
@@ -196,12 +203,12 @@ SHELL_COMMAND_CONCURRENT(SHELL_BLOCK, "cmp", cmd_cmp, "cmp DEV SECTOR COUNT patt
 static int do_read(struct pmem_device *dev, u8 *buf, u64 off, u64 len)
 {
 	if (dev->sector_size > READ_BUF)
-		return report_io_error("read", dev, -EINVAL);
+		return report_io_error("read", dev, -EINVAL, off, len);
 	len = MIN(len, 8 * (u64)dev->sector_size);	/* a dump, not a copy */
 	for (u64 done = 0; done < len; done += dev->sector_size) {
 		int err = pmem_rw(dev, off + done, buf, dev->sector_size, PMEM_READ);
 		if (err)
-			return report_io_error("read", dev, err);
+			return report_io_error("read", dev, err, off + done, dev->sector_size);
 		for (u64 i = 0; i < dev->sector_size; i += 16) {
 			kprintf("%08llx:", (off + done + i));
 			for (u64 k = i; k < i + 16 && k < dev->sector_size; k++)
@@ -320,7 +327,7 @@ static int cmd_dax(int argc, char **argv)
 	s64 avail = pmem_direct_access(dev, off / dev->sector_size,
 				       hold ? "dax ... hold; dax put" : "dax", &d);
 	if (avail < 0)
-		return report_io_error("dax", dev, (int)avail);
+		return report_io_error("dax", dev, (int)avail, off, dev->sector_size);
 	dax_print(dev, off / dev->sector_size, &d, avail);
 	if (held) {
 		*held = d;	/* the device stays until 'dax put' */

@@ -106,6 +106,8 @@ int nd_region_create(struct nd_bus *bus, const struct nd_region_desc *desc,
 		return err;
 	struct nd_region *r = &regions[nr_regions++];
 	memset(r, 0, sizeof(*r));
+	badblocks_init(&r->bb);
+	badblocks_init(&r->poison);
 	r->id = -1;
 	r->bus = bus;
 	r->start = desc->start;

@@ -67,6 +67,8 @@ void cpu_features_init(void)
 	f->family = ((a >> 8) & 0xF) + ((a >> 20) & 0xFF);
 	f->clflush_size = ((b >> 8) & 0xFF) * 8;
 	f->pse = d & (1U << 3);
+	f->mce = d & (1U << 7);
+	f->mca = d & (1U << 14);
 	f->clflush = d & (1U << 19);
 	f->sse2 = d & (1U << 26);
 	f->hypervisor = c & (1U << 31);

@@ -19,6 +19,8 @@ struct cpu_features {
 	bool pse;		/* 2 MiB pages */
 	bool pdpe1gb;		/* 1 GiB pages */
 	bool nx;
+	bool mce;		/* CPUID.01H:EDX[7]: the machine-check exception (CR4.MCE) */
+	bool mca;		/* CPUID.01H:EDX[14]: the machine-check architecture (MCG_CAP, banks) */
 	bool sse2;
 	bool clflush;
 	bool clflushopt;

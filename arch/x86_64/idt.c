@@ -2,14 +2,8 @@
 #include "arch.h"
 #include "kallsyms.h"
 #include "printk.h"
+#include "trap.h"
 #include "x86.h"
-
-struct trap_frame {
-	u64 r15, r14, r13, r12, r11, r10, r9, r8;
-	u64 rbp, rdi, rsi, rdx, rcx, rbx, rax;
-	u64 vector, error;
-	u64 rip, cs, rflags, rsp, ss;
-};
 
 struct idt_entry {
 	u16 off0;
@@ -112,11 +106,35 @@ void dump_stack(void)
 	print_stack_trace((u64)__builtin_return_address(0), *(const u64 *)rbp);
 }
 
+/*
+ * A fault on an instruction the exception table lists resumes at its
+ * fixup: a machine-check-safe copy's (a page fault there is a bug worth
+ * one line) or wrmsr_safe's (a #GP is its answer).
+ */
+static bool fixed_up(struct trap_frame *f, const char *name)
+{
+	u64 fixup = f->vector == 13 || f->vector == 14 ? ex_table_fixup(f->rip) : 0;
+
+	if (!fixup)
+		return false;
+	if (f->vector == 14)
+		pr_err("%s at %#llx (address %#llx) in a machine-check-safe copy: it fails\n", name,
+		       f->rip, read_cr2());
+	f->rip = fixup;
+	return true;
+}
+
 void trap_handler(struct trap_frame *f);
 void trap_handler(struct trap_frame *f)
 {
 	static bool in_trap;
 	const char *name = f->vector < 32 ? exception_names[f->vector] : "interrupt";
+
+	/* Machine checks: listed and survived, or one decoded line and stopped (mce.c). */
+	if (f->vector == 18 && mce_handle(f))
+		return;
+	if (fixed_up(f, name))
+		return;
 
 	if (in_trap) {
 		/* Faulted while reporting: say the least and stop. */

@@ -70,6 +70,7 @@ __noreturn void smp_ap_start(struct percpu *pc)
 	gdt_load(&pc->tables, (u64)(pc->stack + 2 * STACK_SIZE));
 	idt_load();
 	wrmsr(MSR_GS_BASE, (u64)pc);
+	arch_mce_init_cpu();
 	lapic_enable_local();
 	pc->seen_apic_id = lapic_id();
 	pc->seen_cpu = smp_processor_id();
