@@ -22,4 +22,10 @@ int acpica_poweroff(void);
  */
 void nvdimm_labels_load(void);
 
+/*
+ * Ask the NVDIMM root device which of its _DSM functions exist (ACPI 6.4
+ * §9.20.7) and say in one line whether Address Range Scrub is offered.
+ */
+void nvdimm_ars_probe(void);
+
 #endif

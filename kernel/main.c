@@ -208,6 +208,7 @@ void kmain(const struct boot_info *bi)
 	nvdimm_labels_load();	/* labelled regions are divided at publication */
 	e820_pmem_register(&e820_table);
 	nvdimm_publish();
+	nvdimm_ars_probe();	/* where bad blocks can come from */
 	/* Namespaces: bring back pfn devices from their info blocks, then pmem.create=. */
 	persist_init();
 	nd_probe_namespaces();

@@ -31,6 +31,9 @@
 #include "unaligned.h"
 
 #define NVDIMM_INTEL_DSM_UUID "4309ac30-0d11-11e4-9191-0800200c9a66"
+/* The root device's interface (ACPI 6.4 §9.20.7: ARS, clear error, injection). */
+#define NVDIMM_ROOT_DSM_UUID "2f10e7a4-9e91-11e4-89d3-123b93f75cba"
+#define NVDIMM_ROOT_ARS_FUNCS 0xeu /* functions 1-3: ARS capabilities, start, status */
 #define NVDIMM_DSM_GET_LABEL_SIZE 4
 #define NVDIMM_DSM_GET_LABEL_DATA 5
 #define NVDIMM_DSM_SET_LABEL_DATA 6
@@ -102,12 +105,12 @@ static acpi_handle nvdimm_acpi_device(u32 handle, const char *who)
 }
 
 /*
- * Evaluate _DSM function `fn` with `in` (len bytes) as the package's
- * buffer. Returns the output buffer object (free with ACPI_FREE), or NULL
- * after one line (none when `who` is NULL).
+ * Evaluate _DSM function `fn` of the interface `uuid` with `in` (len
+ * bytes) as the package's buffer. Returns the output buffer object (free
+ * with ACPI_FREE), or NULL after one line (none when `who` is NULL).
  */
-static union acpi_object *nvdimm_dsm_eval(acpi_handle dev, u32 fn, const void *in, u32 len,
-					  const char *who)
+static union acpi_object *dsm_eval(acpi_handle dev, const char *uuid_str, u32 fn, const void *in,
+				   u32 len, const char *who)
 {
 	u8 uuid[16];
 	union acpi_object inbuf, args[4];
@@ -116,7 +119,7 @@ static union acpi_object *nvdimm_dsm_eval(acpi_handle dev, u32 fn, const void *i
 	union acpi_object *o;
 	acpi_status st;
 
-	acpica_parse_uuid(NVDIMM_INTEL_DSM_UUID, uuid);
+	acpica_parse_uuid(uuid_str, uuid);
 	args[0].type = ACPI_TYPE_BUFFER;
 	args[0].buffer.length = 16;
 	args[0].buffer.pointer = uuid;
@@ -146,13 +149,20 @@ static union acpi_object *nvdimm_dsm_eval(acpi_handle dev, u32 fn, const void *i
 	return o;
 }
 
+/* dsm_eval of a DIMM device's Intel interface. */
+static union acpi_object *nvdimm_dsm_eval(acpi_handle dev, u32 fn, const void *in, u32 len,
+					  const char *who)
+{
+	return dsm_eval(dev, NVDIMM_INTEL_DSM_UUID, fn, in, len, who);
+}
+
 /*
  * nvdimm_dsm_eval for functions >= 1, whose output starts with a u32
  * status: the buffer when the status is 0 and it holds at least `min_out`
  * bytes, else NULL after one line.
  */
-static union acpi_object *nvdimm_dsm(acpi_handle dev, u32 fn, const void *in, u32 len,
-				     u32 min_out, const char *who)
+static union acpi_object *nvdimm_dsm(acpi_handle dev, u32 fn, const void *in, u32 len, u32 min_out,
+				     const char *who)
 {
 	union acpi_object *o = nvdimm_dsm_eval(dev, fn, in, len, who);
 
@@ -181,8 +191,8 @@ static union acpi_object *nvdimm_dsm(acpi_handle dev, u32 fn, const void *in, u3
  * Read a DIMM's whole label area through _DSM 4 and 5: *area (malloc'd),
  * *size, *max_xfer, *chunks. 0, or a negative errno after one line.
  */
-static int nvdimm_dsm_read_labels(u32 handle, u8 **area, u32 *size, u32 *max_xfer,
-				  u32 *chunks, const char *who)
+static int nvdimm_dsm_read_labels(u32 handle, u8 **area, u32 *size, u32 *max_xfer, u32 *chunks,
+				  const char *who)
 {
 	acpi_handle dev;
 	union acpi_object *o;
@@ -355,8 +365,9 @@ static int cmd_read_labels(int argc, char **argv)
 	free(area);
 	return 0;
 }
-SHELL_COMMAND(SHELL_NVDIMM, "read-labels", cmd_read_labels, "read-labels nmemX [-x] [-j]",
-	      "read a DIMM's label area through its _DSM (ACPICA); -x dumps it in hex, -j prints ndctl's JSON");
+SHELL_COMMAND(
+	SHELL_NVDIMM, "read-labels", cmd_read_labels, "read-labels nmemX [-x] [-j]",
+	"read a DIMM's label area through its _DSM (ACPICA); -x dumps it in hex, -j prints ndctl's JSON");
 
 /* acpi-nvdimms: the root device(s), each DIMM device, its handle and functions. */
 static acpi_status list_dimm(acpi_handle dev, u32 level, void *ctx, void **ret)
@@ -430,3 +441,31 @@ static int cmd_acpi_nvdimms(int argc, char **argv)
 }
 SHELL_COMMAND(SHELL_NVDIMM, "acpi-nvdimms", cmd_acpi_nvdimms, "acpi-nvdimms",
 	      "list the NVDIMM devices in the ACPI namespace: _ADR, DIMM, supported _DSM functions");
+
+static acpi_status root_functions(acpi_handle dev, u32 level, void *ctx, void **ret)
+{
+	union acpi_object *o = dsm_eval(dev, NVDIMM_ROOT_DSM_UUID, 0, NULL, 0, NULL);
+	u64 *funcs = ctx;
+
+	(void)level;
+	(void)ret;
+	for (u32 i = 0; o && i < o->buffer.length && i < 8; i++)
+		*funcs |= (u64)o->buffer.pointer[i] << (8 * i);
+	ACPI_FREE(o);
+	return AE_CTRL_TERMINATE;
+}
+
+void nvdimm_ars_probe(void)
+{
+	u64 funcs = 0;
+
+	if (!nvdimm_count() || acpica_init())
+		return;
+	acpi_get_devices("ACPI0012", root_functions, &funcs, NULL);
+	if ((funcs & NVDIMM_ROOT_ARS_FUNCS) == NVDIMM_ROOT_ARS_FUNCS)
+		pr_info("nfit: the firmware offers Address Range Scrub (root _DSM functions %#llx); pmemk does not start it yet: bad blocks come from machine checks and inject-error\n",
+			funcs);
+	else
+		pr_info("nfit: the firmware offers no Address Range Scrub (root _DSM functions %#llx): bad blocks come from machine checks and inject-error\n",
+			funcs);
+}
