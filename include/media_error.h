@@ -18,22 +18,10 @@
 #ifndef PMEMK_MEDIA_ERROR_H
 #define PMEMK_MEDIA_ERROR_H
 
+#include "media_poison.h"
 #include "types.h"
 
 struct nd_region;
-
-enum media_error_source {
-	MEDIA_ERR_MCE_SYNC, /* a machine check during a read (action required) */
-	MEDIA_ERR_MCE_ASYNC, /* a machine check found by a scrub (action optional) */
-	MEDIA_ERR_INJECT, /* inject-error with the notification (as ndctl's default) */
-};
-
-/*
- * [phys, phys + len) is poisoned: queue it for its region's list. Callable
- * from #MC context (lock-free, prints nothing). False when the range lies
- * in no pmem region (the caller then treats the error as fatal).
- */
-bool media_error_notify(u64 phys, u64 len, enum media_error_source src);
 
 /* File the queued records in their regions' lists, one line each. */
 void media_errors_drain(void);

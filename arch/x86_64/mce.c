@@ -13,7 +13,7 @@
  */
 #include "arch.h"
 #include "cpu_features.h"
-#include "media_error.h"
+#include "media_poison.h"
 #include "mce.h"
 #include "printk.h"
 #include "trap.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "arch.h"
-#include "media_error.h"
+#include "media_poison.h"
 
 size_t arch_copy_mc(void *dst, const void *src, size_t n)
 {
