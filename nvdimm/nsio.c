@@ -84,22 +84,31 @@ static bool first_bad(const struct nsio *io, u64 off, u64 len, u64 *bad, bool *p
 }
 
 /*
- * The read of a range that may hold bad sectors: a listed one fails it
- * before a byte is read; a poisoned one fails it by a real machine check
- * when the copy reaches it (the injector's), which lists it.
+ * Before a read of a range that may hold bad sectors: 0 when none is
+ * there. A listed one fails the read before a byte is read; a poisoned
+ * one fails it by a real machine check when a copy reaches it (the
+ * injector's), which lists it: the bytes before it are copied into buf.
  */
-static int read_checked(const struct nsio *io, u64 off, void *buf, u64 len)
+static int read_check(const struct nsio *io, u64 off, void *buf, u64 len)
 {
 	u64 bad;
 	bool poisoned;
 
 	if (!first_bad(io, off, len, &bad, &poisoned))
-		return arch_copy_mc(buf, io->base + off, len) ? -EIO : 0;
-	if (!poisoned)
-		return -EIO;
-	u64 good = bad - off;
-	if (arch_copy_mc(buf, io->base + off, good) == 0)
-		arch_copy_mc_inject((u8 *)buf + good, io->base + bad, len - good, io->phys + bad);
+		return 0;
+	if (poisoned) {
+		u64 good = bad - off;
+		if (arch_copy_mc(buf, io->base + off, good) == 0)
+			arch_copy_mc_inject((u8 *)buf + good, io->base + bad, len - good,
+					    io->phys + bad);
+		media_errors_drain();
+	}
+	return -EIO;
+}
+
+/* A machine-check-safe copy came back short: the machine check queued what it met. */
+static int read_failed(void)
+{
 	media_errors_drain();
 	return -EIO;
 }
@@ -108,12 +117,9 @@ int nsio_read(const struct nsio *io, u64 off, void *buf, u64 len)
 {
 	if (!inside(io, off, len))
 		return -ERANGE;
-	if (suspect(io))
-		return read_checked(io, off, buf, len);
-	if (arch_copy_mc(buf, io->base + off, len) == 0)
-		return 0;
-	media_errors_drain();	/* the machine check queued what it met */
-	return -EIO;
+	if (suspect(io) && read_check(io, off, buf, len))
+		return -EIO;
+	return arch_copy_mc(buf, io->base + off, len) ? read_failed() : 0;
 }
 
 int nsio_load32(const struct nsio *io, u64 off, u32 *val)
@@ -122,12 +128,9 @@ int nsio_load32(const struct nsio *io, u64 off, u32 *val)
 		return -ERANGE;
 	if (off % sizeof(*val))
 		return -EINVAL;
-	if (suspect(io))
-		return read_checked(io, off, val, sizeof(*val));
-	if (!arch_load32_mc(io->base + off, val))
-		return 0;
-	media_errors_drain();
-	return -EIO;
+	if (suspect(io) && read_check(io, off, val, sizeof(*val)))
+		return -EIO;
+	return arch_load32_mc(io->base + off, val) ? read_failed() : 0;
 }
 
 u64 nsio_clean_len(const struct nsio *io, u64 off, u64 len)
