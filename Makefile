@@ -25,7 +25,7 @@ SHELL      := /bin/bash
 BUILD      ?= build
 # make V=1 prints every command.
 Q := $(if $(V),,@)
-CMDLINE    ?= memmap=256M!768M
+CMDLINE    ?= memmap=256M!512M
 QEMU_ACCEL ?= tcg
 export QEMU_ACCEL
 

@@ -126,4 +126,19 @@ const struct sdt_header *fw_table_map(const struct fw_table *t);
 /* Find the RSDP, list the tables into fw_tables and print them Linux-style. */
 void fw_tables_init(const struct boot_info *bi);
 
+/* The RSDP, the root table, the tables listed, two DSDTs and two FACSes. */
+#define FW_RANGES_MAX (FW_TABLES_MAX + 6)
+
+struct boot_reserved;
+/*
+ * The memory the ACPI tables of *t occupy, which the kernel and ACPICA still
+ * read (kmain keeps memmap=nn!ss off it): the RSDP when its address is known
+ * (not a loader's copy), the root table, every table listed, and the DSDT
+ * and FACS each FADT points to (§5.2.9: DSDT, X_DSDT, FIRMWARE_CTRL and
+ * X_FIRMWARE_CTRL, as far as the FADT is long; ACPICA runs the DSDT where it
+ * lies). Fills out[] with up to `max` ranges, each `what` an "ACPI SIG"
+ * string valid until the next call; returns how many.
+ */
+u32 fw_tables_ranges(const struct fw_tables *t, struct boot_reserved *out, u32 max);
+
 #endif

@@ -64,10 +64,37 @@ struct e820_keep {
  * Apply one memmap= value (comma-separated specs, Linux syntax:
  * nn!ss nn@ss nn#ss nn$ss nn). Each bad spec prints one line naming it and
  * is skipped; a `!` range that touches a range of *keep (may be NULL) is
- * refused with a line naming both. Returns 0 if every spec applied,
- * -EINVAL otherwise.
+ * refused with a line naming both; one over ACPI data or ACPI NVS is
+ * trimmed clear of them with one line (e820_clear_of), or refused with one
+ * line when nothing usable is left. The `!` ranges applied are recorded for
+ * e820_memmap_spare_firmware(). Returns 0 if every spec applied (a trimmed
+ * one included), -EINVAL otherwise.
  */
 int e820_parse_memmap(struct e820_table *t, const char *arg, const struct e820_keep *keep);
+
+/*
+ * Of [*start, *start + *size), the largest part that touches none of the n
+ * ranges of fw, the lowest one on a tie. Each range of fw that overlaps it
+ * is first widened to 2 MiB when *start and *size are both 2 MiB aligned,
+ * else to 4 KiB, so the part keeps the alignment the whole had (pfn devices
+ * need 2 MiB). Returns how many ranges of fw overlap it (0: *start and *size
+ * unchanged), the lowest of them in *first (NULL if none); the part is
+ * stored in *start and *size, a size of 0 when nothing is left.
+ */
+u32 e820_clear_of(u64 *start, u64 *size, const struct boot_reserved *fw, u32 n,
+		  const struct boot_reserved **first);
+
+/*
+ * Once the firmware's tables are known (kmain, after fw_tables_init; fw: the
+ * n ranges they occupy): each `!` range the last e820_parse_memmap() applied
+ * to *t that holds any of them is trimmed to its largest part clear of them
+ * (e820_clear_of) with one line, or, with nothing usable left, refused with
+ * one line. What a range loses becomes reserved: its RAM was kept from the
+ * allocator at boot and is not given back. Then one warning per firmware
+ * reserved range a `!` range still covers. Call once. Returns how many `!`
+ * ranges were trimmed or refused.
+ */
+u32 e820_memmap_spare_firmware(struct e820_table *t, const struct boot_reserved *fw, u32 n);
 
 /* Print the table Linux-style: "e820: [mem 0x...-0x...] usable". */
 void e820_print(const struct e820_table *t, const char *prefix);

@@ -159,6 +159,19 @@ static void smp_setup(const struct boot_info *bi)
 	smp_init(&cfg);
 }
 
+/*
+ * A memmap=nn!ss range is carved before the ACPI tables can be read; now
+ * that they are listed, trim it clear of them (or give it back): writing
+ * there would corrupt the tables, the DSDT that ACPICA runs among them.
+ */
+static void memmap_spare_acpi_tables(void)
+{
+	static struct boot_reserved fw[FW_RANGES_MAX];
+
+	e820_memmap_spare_firmware(&e820_table, fw,
+				   fw_tables_ranges(&fw_tables, fw, FW_RANGES_MAX));
+}
+
 /* The heap behind malloc: 1/16 of RAM, between 4 and 64 MiB. */
 static void heap_setup(void)
 {
@@ -193,6 +206,9 @@ void kmain(const struct boot_info *bi)
 	page_alloc_init();
 	paging_use_page_allocator();
 	sparse_init_ram();
+	/* Before anything uses e820 pmem: no memmap=nn!ss range may hold ACPI tables. */
+	fw_tables_init(bi);
+	memmap_spare_acpi_tables();
 	meminfo_print_boot(bi);
 
 	/*
@@ -200,7 +216,6 @@ void kmain(const struct boot_info *bi)
 	 * nvdimm core, the NFIT first (it owns the ranges it describes), then
 	 * e820 for the pmem it does not cover; then the regions are published.
 	 */
-	fw_tables_init(bi);
 	/* The other CPUs: listed by the MADT, started, parked (nothing runs on them yet). */
 	madt_init();
 	smp_setup(bi);

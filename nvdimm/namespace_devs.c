@@ -82,13 +82,39 @@ static bool probe_head(struct nd_namespace_io *ns, u8 *head)
 }
 
 /*
- * No valid block of any personality: a BTT's signature on a block that is
- * not valid is damaged, never raw; else raw (a pfn signature whose
- * checksum fails says so).
+ * An fsdax or devdax signature on a block that is not valid for this
+ * namespace (its checksum fails, or its parent_uuid is another namespace's):
+ * damaged, claimed and disabled with the reason like a damaged BTT, never
+ * raw. Linux shows it raw; a raw write there could land on the metadata or
+ * on the data of the namespace the block describes. The block's fields are
+ * kept for `list` only when its checksum holds.
+ */
+static void probe_damaged_pfn(struct nd_namespace_io *ns, enum nd_personality pers,
+			      const struct nd_pfn_sb *sb, const char *why)
+{
+	bool sum_ok = sb->checksum == nd_pfn_sb_checksum(sb);
+
+	nd_pfn_attach_disabled(ns, pers, sum_ok ? sb : NULL, "invalid info block: %s", why);
+}
+
+/* The personality a pfn or dax signature at 4 KiB claims, checksum or not; RAW if neither. */
+static enum nd_personality pfn_signature(const struct nd_pfn_sb *sb)
+{
+	if (memcmp(sb->signature, PFN_SIG, PFN_SIG_LEN) == 0)
+		return ND_PERS_FSDAX;
+	if (memcmp(sb->signature, DAX_SIG, PFN_SIG_LEN) == 0)
+		return ND_PERS_DEVDAX;
+	return ND_PERS_RAW;
+}
+
+/*
+ * No valid block of any personality: a BTT's, a pfn's or a dax's signature
+ * on a block that is not valid is damaged, never raw; else raw.
  */
 static void probe_unknown(struct nd_namespace_io *ns, const u8 *head)
 {
 	const struct nd_pfn_sb *sb = (const void *)(head + ND_PFN_SB_OFFSET);
+	enum nd_personality pers = pfn_signature(sb);
 
 	if (memcmp(head + BTT_V1_OFFSET, BTT_SIG, BTT_SIG_LEN) == 0) {
 		nd_btt_probe(ns, BTT_V1_OFFSET);
@@ -98,12 +124,23 @@ static void probe_unknown(struct nd_namespace_io *ns, const u8 *head)
 		nd_btt_probe(ns, BTT_V2_OFFSET);
 		return;
 	}
-	if (memcmp(sb->signature, PFN_SIG, PFN_SIG_LEN) == 0)
-		pr_warn("nd_pmem %s: info block checksum mismatch: left raw\n", ns->name);
+	if (pers != ND_PERS_RAW) {
+		struct nd_pfn_geom g = nd_pfn_geom_of(ns);
+		struct nd_pfn_layout l;
+		const char *why = "info block checksum mismatch";
+
+		/* For its reason: the checksum, or a field the identify did not look at. */
+		if (pers == ND_PERS_DEVDAX)
+			nd_dax_validate(sb, &g, &l, &why);
+		else
+			nd_pfn_validate(sb, &g, &l, &why);
+		probe_damaged_pfn(ns, pers, sb, why);
+		return;
+	}
 	raw_attach(ns);
 }
 
-/* An fsdax or devdax block: enabled, disabled with the reason, or (not ours) raw. */
+/* An fsdax or devdax block: enabled, or disabled with the reason; never raw. */
 static void probe_pfn(struct nd_namespace_io *ns, enum nd_personality pers, const u8 *head,
 		      u64 t0, u64 written)
 {
@@ -115,8 +152,8 @@ static void probe_pfn(struct nd_namespace_io *ns, enum nd_personality pers, cons
 					   nd_pfn_validate(sb, &g, &l, &why);
 
 	if (err == -ENODEV) {
-		pr_warn("nd_pmem %s: %s: left raw\n", ns->name, why);
-		raw_attach(ns);
+		/* The signature and checksum hold: another namespace's block. */
+		probe_damaged_pfn(ns, pers, sb, why);
 		return;
 	}
 	if (err) {

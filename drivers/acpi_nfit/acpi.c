@@ -253,3 +253,83 @@ void fw_tables_init(const struct boot_info *bi)
 	for (u32 i = 0; i < t->nr; i++)
 		print_table(t->table[i].pa, fw_table_map(&t->table[i]));
 }
+
+/* §5.2.9 Fixed ACPI Description Table: where the FACS and the DSDT are. */
+#define FADT_FIRMWARE_CTRL 36	/* u32 */
+#define FADT_DSDT 40		/* u32 */
+#define FADT_X_FIRMWARE_CTRL 132	/* u64, ACPI 2.0 and later */
+#define FADT_X_DSDT 140		/* u64 */
+#define FACS_MIN_LEN 64		/* §5.2.10 */
+
+static u32 range_add(struct boot_reserved *out, u32 n, u32 max, u64 pa, u64 len, const char *sig)
+{
+	static char what[FW_RANGES_MAX][10];
+
+	if (!pa || !len || n >= max || n >= FW_RANGES_MAX)
+		return n;
+	snprintf(what[n], sizeof(what[n]), "ACPI %.4s", sig);
+	out[n] = (struct boot_reserved){ pa, len, what[n] };
+	return n + 1;
+}
+
+/* The length the header at pa gives (DSDT and FACS alike: bytes 4-7), else min. */
+static u64 length_at(u64 pa, u32 min)
+{
+	const struct sdt_header *h = fw_map(pa, SDT_HEADER_LEN);
+
+	if (!h || h->length < min || h->length > SDT_MAX_LEN)
+		return min;
+	return h->length;
+}
+
+/* The u32 or u64 field at `off` of a table of `len` bytes; 0 past its end. */
+static u64 field_at(const u8 *table, u32 len, u32 off, u32 size)
+{
+	u64 v = 0;
+
+	if (off + size <= len)
+		memcpy(&v, table + off, size);
+	return v;
+}
+
+/* The DSDTs and FACSes a FADT names (both fields of each where both are set). */
+static u32 fadt_ranges(const struct fw_table *fadt, struct boot_reserved *out, u32 n, u32 max)
+{
+	const u8 *f = (const void *)fw_table_map(fadt);
+	u64 dsdt[2], facs[2];
+
+	if (!f)
+		return n;
+	dsdt[0] = field_at(f, fadt->length, FADT_DSDT, 4);
+	dsdt[1] = field_at(f, fadt->length, FADT_X_DSDT, 8);
+	facs[0] = field_at(f, fadt->length, FADT_FIRMWARE_CTRL, 4);
+	facs[1] = field_at(f, fadt->length, FADT_X_FIRMWARE_CTRL, 8);
+	for (int i = 0; i < 2; i++) {
+		if (dsdt[i] && (i == 0 || dsdt[1] != dsdt[0]))
+			n = range_add(out, n, max, dsdt[i], length_at(dsdt[i], SDT_HEADER_LEN),
+				      "DSDT");
+		if (facs[i] && (i == 0 || facs[1] != facs[0]))
+			n = range_add(out, n, max, facs[i], length_at(facs[i], FACS_MIN_LEN),
+				      "FACS");
+	}
+	return n;
+}
+
+u32 fw_tables_ranges(const struct fw_tables *t, struct boot_reserved *out, u32 max)
+{
+	const struct fw_table *fadt;
+	u32 n = 0;
+
+	if (t->rsdp_pa)
+		n = range_add(out, n, max, t->rsdp_pa,
+			      t->rsdp_revision >= 2 ? RSDP_V2_LEN : RSDP_V1_LEN, "RSDP");
+	if (t->root_signature[0])
+		n = range_add(out, n, max, t->root_pa, length_at(t->root_pa, SDT_HEADER_LEN),
+			      t->root_signature);
+	for (u32 i = 0; i < t->nr; i++)
+		n = range_add(out, n, max, t->table[i].pa, t->table[i].length,
+			      t->table[i].signature);
+	for (u32 k = 0; (fadt = fw_table_find(t, "FACP", k)); k++)
+		n = fadt_ranges(fadt, out, n, max);
+	return n;
+}

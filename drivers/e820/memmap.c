@@ -2,6 +2,7 @@
 /* Ours first: newlib's <sys/cdefs.h> then redefines __used & co silently. */
 #include "boot_info.h"
 #include "e820.h"
+#include "memmap_fw.h"
 #include "params.h"
 #include "printk.h"
 
@@ -10,16 +11,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-#define MEMMAP_SPEC_MAX 64	/* one comma-separated spec, NUL included */
-
-/* One parsed spec: "size" alone (op 0), or "size<op>start". */
-struct memmap_spec {
-	const char *text;	/* for messages */
-	u64 size;
-	u64 start;
-	char op;
-};
 
 __attribute__((format(printf, 2, 3)))
 static int memmap_reject(const char *spec, const char *fmt, ...)
@@ -92,12 +83,12 @@ static u64 ram_end(const struct e820_table *t)
 }
 
 /*
- * Firmware-owned memory a `!` range may cover, as on Linux (where type 12
- * simply wins over whatever it overlaps): reserved, ACPI data and ACPI NVS.
- * Users carve the top of RAM (memmap=256M!768M on a 1 GiB guest) and firmware
- * keeps its tables there; refusing would break command lines that work on
- * Linux. We apply it and warn, because the firmware may rewrite that memory at
- * the next boot.
+ * What a `!` range may lie on, as on Linux (where type 12 simply wins over
+ * whatever it overlaps): RAM and firmware-owned memory, reserved, ACPI data
+ * and ACPI NVS. Reserved memory becomes pmem with a warning (the firmware
+ * may rewrite it at the next boot), unless it holds the ACPI tables; ACPI
+ * data and NVS, which the firmware and ACPICA still use, are trimmed off or
+ * the range refused (memmap_fw.c).
  */
 static bool memmap_may_cover(u32 type)
 {
@@ -109,8 +100,8 @@ static bool memmap_may_cover(u32 type)
  * The `!` rule (our choice; Linux checks nothing): [a, b) must be covered
  * entirely by map entries of a type memmap_may_cover() allows, so pmem is
  * never made of bad RAM, existing pmem, holes (MMIO) or memory past the end
- * of RAM; those are rejected, naming the first thing the range hits. Covering
- * firmware-owned memory is allowed with one warning per entry. `t` is
+ * of RAM; those are rejected, naming the first thing the range hits. What
+ * it may do on firmware-owned memory is up to memmap_fw.c. `t` is
  * sanitized (sorted, non-overlapping).
  */
 static int memmap_check_ram(const struct e820_table *t, const struct memmap_spec *s)
@@ -145,21 +136,6 @@ static int memmap_check_ram(const struct e820_table *t, const struct memmap_spec
 		s->text,
 		"[mem 0x%016llx-0x%016llx] is not usable RAM (hole in the map at 0x%016llx)", a,
 		(b - 1), pos);
-}
-
-/* Warn once per firmware-owned entry an accepted `!` range covers. */
-static void memmap_warn_firmware(const struct e820_table *t, const struct memmap_spec *s)
-{
-	u64 b = s->start + s->size;
-
-	for (u32 i = 0; i < t->nr; i++) {
-		const struct e820_entry *e = &t->entries[i];
-
-		if (e->type == E820_TYPE_RAM || e->addr >= b || e->addr + e->size <= s->start)
-			continue;
-		pr_warn("memmap=%s: covers %s [mem 0x%016llx-0x%016llx]; it becomes pmem as on Linux, but firmware may overwrite it at the next boot\n",
-			s->text, e820_type_name(e->type), e->addr, (e->addr + e->size - 1));
-	}
 }
 
 /*
@@ -222,11 +198,12 @@ static int memmap_check_keep(const struct e820_keep *keep, const struct memmap_s
  * Rules for nn!ss (our choice, stricter than Linux): nn non-zero, ss and nn
  * 4 KiB aligned, no wrap past 2^64, the range all RAM or firmware-owned
  * memory (memmap_check_ram) and nothing the kernel runs from or was handed
- * (memmap_check_keep). Not 2 MiB aligned is allowed with a warning: Linux
- * refuses pfn devices on such namespaces (FACTS 7.2).
+ * (memmap_check_keep); then trimmed clear of ACPI data and NVS, or refused
+ * (memmap_spare_e820: *s may shrink). Not 2 MiB aligned is allowed with a
+ * warning: Linux refuses pfn devices on such namespaces (FACTS 7.2).
  */
 static int memmap_check_pram(const struct e820_table *t, const struct e820_keep *keep,
-			     const struct memmap_spec *s)
+			     struct memmap_spec *s)
 {
 	if (!IS_ALIGNED(s->start, PAGE_SIZE) || !IS_ALIGNED(s->size, PAGE_SIZE))
 		return memmap_reject(s->text, "start 0x%llx and size 0x%llx must be 4 KiB aligned",
@@ -235,10 +212,10 @@ static int memmap_check_pram(const struct e820_table *t, const struct e820_keep 
 
 	if (!ret)
 		ret = memmap_check_keep(keep, s);
-
+	if (!ret)
+		ret = memmap_spare_e820(t, s);
 	if (ret)
 		return ret;
-	memmap_warn_firmware(t, s);
 	if (!IS_ALIGNED(s->start, PMD_SIZE) || !IS_ALIGNED(s->size, PMD_SIZE))
 		pr_warn("memmap=%s: start 0x%llx or size 0x%llx not 2 MiB aligned; pfn devices need 2 MiB alignment\n",
 			s->text, s->start, s->size);
@@ -255,9 +232,9 @@ static u32 memmap_op_type(char op)
 	}
 }
 
-/* nn<op>ss: add [ss, ss+nn) with the op's type. */
+/* nn<op>ss: add [ss, ss+nn) with the op's type (a `!` range as trimmed, recorded). */
 static int memmap_add_range(struct e820_table *t, const struct e820_keep *keep,
-			    const struct memmap_spec *s)
+			    struct memmap_spec *s)
 {
 	int ret;
 
@@ -276,6 +253,8 @@ static int memmap_add_range(struct e820_table *t, const struct e820_keep *keep,
 		return ret;
 	e820_add(t, s->start, s->size, memmap_op_type(s->op));	/* room checked */
 	e820_sanitize(t);
+	if (s->op == '!')
+		memmap_fw_record(s);
 	return 0;
 }
 
@@ -328,6 +307,7 @@ int e820_parse_memmap(struct e820_table *t, const char *arg, const struct e820_k
 	if (!arg)
 		return memmap_missing_value();
 	e820_sanitize(t);
+	memmap_fw_begin(t);
 	for (;;) {
 		size_t len = strcspn(arg, ",");
 

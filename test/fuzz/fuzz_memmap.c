@@ -7,7 +7,9 @@
  * le32 addr, le32 size, u8 type (mod 21, so 0..20: 7, 12 and GRUB's 20), u8
  * scale (addr and size are multiplied by 1, 4 KiB, 1 MiB or 1 GiB); the
  * rest is the memmap= value (up to the first NUL), applied with a keep list
- * like a boot's (no `!` range may land on it).
+ * like a boot's (no `!` range may land on it), then spared of a few firmware
+ * tables as kmain does once they are known: no `!` range may then hold them,
+ * nor e820 ACPI data or NVS.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -40,6 +42,13 @@ static const struct e820_keep keep = {
 	},
 };
 static u32 nr_fuzzed;	/* entries of `in` from the input, before the padding */
+
+/* ACPI tables, where fuzzed maps put `!` ranges: 4 KiB, 1 MiB and 1 GiB scales. */
+static const struct boot_reserved tables[] = {
+	{ 0x3ffe0040, 0x1d5e, "ACPI DSDT" }, { 0x3ffe0000, 0x40, "ACPI FACS" },
+	{ 0x20000ffc, 0x8, "ACPI FACP" },    { 0x1fffff000ULL, 0x2000, "ACPI SSDT" },
+	{ 0x123456, 0x100, "ACPI NFIT" },
+};
 
 static void dump(const struct e820_table *tab)
 {
@@ -175,6 +184,46 @@ static void check_keep(void)
 	}
 }
 
+static bool overlap(u64 a, u64 b, u64 c, u64 d)
+{
+	return a < d && c < b;
+}
+
+/* A type-12 entry no byte of which was pmem before: made by a `!` spec. */
+static bool made_by_memmap(const struct e820_entry *e)
+{
+	for (u32 i = 0; i < before.nr; i++) {
+		const struct e820_entry *f = &before.entries[i];
+
+		if (f->type == E820_TYPE_PRAM &&
+		    overlap(e->addr, e->addr + e->size, f->addr, f->addr + f->size))
+			return false;
+	}
+	return e->type == E820_TYPE_PRAM;
+}
+
+/* No `!` range holds ACPI data or NVS of the map it was applied to, nor (after) a table. */
+static void check_spared(bool after_tables)
+{
+	for (u32 i = 0; i < t.nr; i++) {
+		const struct e820_entry *e = &t.entries[i];
+		u64 a = e->addr, b = e->addr + e->size;
+
+		if (!made_by_memmap(e))
+			continue;
+		for (u32 k = 0; k < before.nr; k++) {
+			const struct e820_entry *f = &before.entries[k];
+
+			if (f->type == E820_TYPE_ACPI || f->type == E820_TYPE_NVS)
+				CHECK(!overlap(a, b, f->addr, f->addr + f->size),
+				      "memmap=!: pmem over ACPI data or NVS");
+		}
+		for (size_t k = 0; after_tables && k < ARRAY_SIZE(tables); k++)
+			CHECK(!overlap(a, b, tables[k].addr, tables[k].addr + tables[k].size),
+			      "memmap=!: pmem over an ACPI table");
+	}
+}
+
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	static char arg[4096];
@@ -198,5 +247,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	CHECK(ret == 0 || ret == -EINVAL, "return value");
 	check_sane();
 	check_keep();
+	check_spared(false);
+	e820_memmap_spare_firmware(&t, tables, ARRAY_SIZE(tables));
+	check_sane();
+	check_keep();
+	check_spared(true);
 	return 0;
 }

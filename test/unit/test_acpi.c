@@ -381,6 +381,104 @@ static void fw_tables_boot_info_copy_preferred(void **state)
 	assert_string_equal(fw_tables.rsdp_source, "BIOS");
 }
 
+/* A FADT of `len` bytes (§5.2.9) naming a FACS and a DSDT, 32- and 64-bit fields. */
+static u64 put_fadt(u64 pa, u32 len, u32 facs, u32 dsdt, u64 x_facs, u64 x_dsdt)
+{
+	static u8 body[276 - SDT_HEADER_LEN];
+
+	memset(body, 0, sizeof(body));
+	memcpy(body + 36 - SDT_HEADER_LEN, &facs, 4);
+	memcpy(body + 40 - SDT_HEADER_LEN, &dsdt, 4);
+	memcpy(body + 132 - SDT_HEADER_LEN, &x_facs, 8);
+	memcpy(body + 140 - SDT_HEADER_LEN, &x_dsdt, 8);
+	return put_table(pa, "FACP", len, body, len - SDT_HEADER_LEN);
+}
+
+/* §5.2.10: a FACS has no checksummed header, only its signature and length. */
+static void put_facs(u64 pa, u32 len)
+{
+	u8 *p = phys_to_virt(pa);
+
+	memcpy(p, "FACS", 4);
+	memcpy(p + 4, &len, 4);
+}
+
+static void expect_range(const struct boot_reserved *r, u64 addr, u64 size, const char *what)
+{
+	if (r->addr != addr || r->size != size || strcmp(r->what, what))
+		fprintf(stderr, "range %#llx+%#llx %s, want %#llx+%#llx %s\n", r->addr, r->size,
+			r->what, addr, size, what);
+	assert_int_equal(r->addr, addr);
+	assert_int_equal(r->size, size);
+	assert_string_equal(r->what, what);
+}
+
+/*
+ * SeaBIOS under QEMU (issue 29 item 5): the ranges memmap= must spare are
+ * the RSDP, the RSDT, each table it lists, and the DSDT and FACS that only
+ * the FADT (116 bytes, 32-bit fields) names; at most `max` of them.
+ */
+static void fw_tables_ranges_seabios(void **state)
+{
+	struct boot_reserved r[FW_RANGES_MAX];
+	u64 e[2];
+
+	(void)state;
+	put_facs(0x3ffdf000, 64);
+	put_table(0x3ffdf040, "DSDT", 0x1d5e, NULL, 0);
+	e[0] = put_fadt(T(0), 116, 0x3ffdf000, 0x3ffdf040, 0, 0);
+	e[1] = put_plain(T(1), "NFIT");
+	put_root(RSDT_PA, "RSDT", e, 2);
+	put_rsdp(0xf5a10, 0, RSDT_PA, 0);
+	fw_tables_init(&bi);
+	assert_int_equal(fw_tables_ranges(&fw_tables, r, FW_RANGES_MAX), 6);
+	expect_range(&r[0], 0xf5a10, RSDP_V1_LEN, "ACPI RSDP");
+	expect_range(&r[1], RSDT_PA, SDT_HEADER_LEN + 8, "ACPI RSDT");
+	expect_range(&r[2], T(0), 116, "ACPI FACP");
+	expect_range(&r[3], T(1), 64, "ACPI NFIT");
+	expect_range(&r[4], 0x3ffdf040, 0x1d5e, "ACPI DSDT");
+	expect_range(&r[5], 0x3ffdf000, 64, "ACPI FACS");
+	assert_int_equal(fw_tables_ranges(&fw_tables, r, 2), 2);
+	expect_range(&r[1], RSDT_PA, SDT_HEADER_LEN + 8, "ACPI RSDT");
+}
+
+/*
+ * An ACPI 6 FADT: X_DSDT and X_FIRMWARE_CTRL too, each kept when it differs
+ * from the 32-bit field; a length no table has counts as the header's (DSDT)
+ * or 64 bytes (FACS); fields past the end of a short FADT are not read. A
+ * loader's copy of the RSDP has no address to spare.
+ */
+static void fw_tables_ranges_fadt_64bit_fields(void **state)
+{
+	struct boot_reserved r[FW_RANGES_MAX];
+	struct rsdp rsdp;
+	u64 e[2];
+
+	(void)state;
+	put_facs(0x3ffd0000, 0x40);
+	put_table(0x3ffd1000, "DSDT", 0x200, NULL, 0);
+	put_table(0x3ffd2000, "DSDT", 0x300, NULL, 0);
+	((struct sdt_header *)phys_to_virt(0x3ffd2000))->length = 0x7fffffff;
+	put_facs(0x3ffd3000, 16);
+	e[0] = put_fadt(T(0), 276, 0x3ffd0000, 0x3ffd1000, 0x3ffd0000, 0x3ffd2000);
+	e[1] = put_fadt(T(4), 144, 0x3ffd3000, 0, 0x3ffd4000, 0x3ffd5000);
+	put_root(XSDT_PA, "XSDT", e, 2);
+	make_rsdp(&rsdp, 2, 0, XSDT_PA);
+	memcpy(bi.rsdp, &rsdp, RSDP_V2_LEN);
+	bi.rsdp_len = RSDP_V2_LEN;
+	fw_tables_init(&bi);
+	assert_int_equal(fw_tables.nr, 2);
+	assert_int_equal(fw_tables_ranges(&fw_tables, r, FW_RANGES_MAX), 8);
+	expect_range(&r[0], XSDT_PA, SDT_HEADER_LEN + 16, "ACPI XSDT");
+	expect_range(&r[1], T(0), 276, "ACPI FACP");
+	expect_range(&r[2], T(4), 144, "ACPI FACP");
+	expect_range(&r[3], 0x3ffd1000, 0x200, "ACPI DSDT");
+	expect_range(&r[4], 0x3ffd0000, 0x40, "ACPI FACS");
+	expect_range(&r[5], 0x3ffd2000, SDT_HEADER_LEN, "ACPI DSDT");
+	expect_range(&r[6], 0x3ffd3000, 64, "ACPI FACS");
+	expect_range(&r[7], 0x3ffd4000, 64, "ACPI FACS");
+}
+
 /* UEFI 2.10 §4.3: an EFI system table with `n` configuration entries. */
 #define EFI_ST_PA 0x3f000000ULL
 #define EFI_CFG_PA 0x3f001000ULL
@@ -566,6 +664,8 @@ int main(void)
 		cmocka_unit_test_setup(fw_tables_efi_config_table_acpi20_preferred, reset),
 		cmocka_unit_test_setup(fw_tables_efi_bad_system_table, reset),
 		cmocka_unit_test_setup(fw_tables_rsdp_parameter, reset),
+		cmocka_unit_test_setup(fw_tables_ranges_seabios, reset),
+		cmocka_unit_test_setup(fw_tables_ranges_fadt_64bit_fields, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
  * tables and struct pages: Linux's devdax fixture attaches as dax0.0 with
  * Linux's size, create -m devdax map=mem/dev at 2M and 1G, found again
  * after a reboot, the block view, the list JSON, dax_map's leaves and the
- * pin it holds, and a bad block disabled, never raw.
+ * pin it holds, and a bad block disabled, never raw; so is a damaged dax
+ * or pfn block (checksum, parent_uuid).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -276,6 +277,80 @@ static void devdax_bad_block_disabled_never_raw(void **state)
 	assert_int_equal(host_phys_hash(NS_START, NS_SIZE), before);
 }
 
+/* How a case damages the block at 4 KiB. */
+enum damage { STALE_CHECKSUM, FLIPPED_CHECKSUM, FOREIGN_PARENT };
+
+static void damage_block(enum damage how)
+{
+	struct nd_pfn_sb *sb = phys_to_virt(NS_START + ND_PFN_SB_OFFSET);
+
+	switch (how) {
+	case STALE_CHECKSUM:
+		sb->dataoff += 4096;	/* a field changed, the checksum not */
+		break;
+	case FLIPPED_CHECKSUM:
+		sb->checksum ^= 1ULL << 40;
+		break;
+	case FOREIGN_PARENT:
+		sb->parent_uuid[0] ^= 1;	/* another namespace's block, checksum good */
+		sb->checksum = nd_pfn_sb_checksum(sb);
+		break;
+	}
+}
+
+/*
+ * Regression (issue 29 item 5): a devdax block with a stale checksum made a
+ * writable raw pmem0, without a word (and a pfn block one with a warning).
+ * A dax or pfn signature on a block that is not valid for this namespace is
+ * damaged, as a BTT's is: claimed and disabled with one line naming the
+ * namespace and the reason, no block device at all, nothing written. The
+ * block's fields are listed only when its checksum holds (map=none else).
+ */
+static void info_block_damaged_disabled_never_raw(void **state)
+{
+	static const struct {
+		const char *fixture;
+		enum damage how;
+		enum nd_personality pers;
+		const char *line;
+	} cases[] = {
+		{ "linux-6.1-devdax-mem-4G-align2M", STALE_CHECKSUM, ND_PERS_DEVDAX,
+		  "nd_pfn dax0.0: namespace0.0 devdax map=none disabled: invalid info block: info block checksum mismatch\n" },
+		{ "linux-6.1-devdax-dev-4G-align2M", FLIPPED_CHECKSUM, ND_PERS_DEVDAX,
+		  "nd_pfn dax0.0: namespace0.0 devdax map=none disabled: invalid info block: info block checksum mismatch\n" },
+		{ "linux-6.1-devdax-mem-4G-align2M", FOREIGN_PARENT, ND_PERS_DEVDAX,
+		  "nd_pfn dax0.0: namespace0.0 devdax map=mem disabled: invalid info block: parent_uuid does not match the namespace\n" },
+		{ "linux-6.1-fsdax-dev-4G", STALE_CHECKSUM, ND_PERS_FSDAX,
+		  "nd_pfn pfn0.0: namespace0.0 fsdax map=none disabled: invalid info block: info block checksum mismatch\n" },
+		{ "linux-6.1-fsdax-dev-4G", FOREIGN_PARENT, ND_PERS_FSDAX,
+		  "nd_pfn pfn0.0: namespace0.0 fsdax map=dev disabled: invalid info block: parent_uuid does not match the namespace\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		setup(NULL);
+		plant_fixture(cases[i].fixture);
+		damage_block(cases[i].how);
+		u64 before = host_phys_hash(NS_START, NS_SIZE);
+		boot(true);
+		struct nd_pfn *pfn = nd_pfn_of(ns);
+		if (!host_console_has(cases[i].line))
+			fprintf(stderr, "case %zu:\n%s", i, host_console_text());
+		assert_non_null(pfn);
+		assert_int_equal(pfn->pers, cases[i].pers);
+		assert_false(pfn->enabled);
+		assert_null(pmem_find("pmem0"));
+		assert_null(pmem_find("pmem0m"));
+		assert_null(pmem_find("dax0.0"));
+		assert_true(host_console_has(cases[i].line));
+		assert_false(host_console_has("raw"));
+		host_console_reset();
+		nd_list(ND_LIST_NAMESPACES, NULL, NULL);
+		assert_true(host_console_has("\"state\":\"disabled\""));
+		assert_int_equal(host_phys_hash(NS_START, NS_SIZE), before);
+	}
+}
+
 /* ndctl's words: -m devdax and -m dax; fsdax <-> devdax both ways. */
 static void devdax_parse_and_switch_personality(void **state)
 {
@@ -342,6 +417,7 @@ int main(void)
 		cmocka_unit_test_setup(dax_map_leaves_and_pin, setup),
 		cmocka_unit_test_setup(dax_map_refuses_bad_ranges, setup),
 		cmocka_unit_test_setup(devdax_bad_block_disabled_never_raw, setup),
+		cmocka_unit_test_setup(info_block_damaged_disabled_never_raw, setup),
 		cmocka_unit_test_setup(devdax_parse_and_switch_personality, setup),
 		cmocka_unit_test_setup(devdax_read_only_region, setup),
 	};

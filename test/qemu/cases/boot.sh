@@ -102,17 +102,79 @@ case_memmap_over_kernel_refused() {
 }
 
 # What `make run` boots (BIOS, 1 GiB RAM, one 1 GiB nvdimm, the Makefile's
-# default memmap=256M!768M), driven through the shell instead of a terminal.
+# default memmap=), driven through the shell instead of a terminal. The
+# default's pmem holds no firmware data: nothing trimmed, nothing warned.
 case_make_run_configuration() {
 	local cmdline
 	cmdline=$(sed -n 's/^CMDLINE *?= *//p' Makefile)
 	boot make_run 0 --firmware bios --ram 1G --nvdimm 1G --nic "$(sed -n 's/^NIC *?= *//p' Makefile)" \
 		--cmdline "$cmdline \"run=e820; list -R; poweroff\""
 	expect '\] boot: multiboot2 \(bios\)'
-	expect '^e820: \[mem 0x0000000030000000-0x000000003fffffff\] persistent \(type 12\)$'
-	expect 'memmap=256M!768M: covers reserved'
-	expect 'nd_region region0: \[mem 0x30000000-0x3fffffff\] e820 pmem'
+	expect '^e820: \[mem 0x0000000020000000-0x000000002fffffff\] persistent \(type 12\)$'
+	expect_not '\] memmap='
+	expect 'nd_region region0: \[mem 0x20000000-0x2fffffff\] e820 pmem'
 	expect 'nd_region region1: \[mem 0x100000000-0x13fffffff\] nfit pmem'
+	acpi_tables_outside_region0
 	expect '^pmemk> list -R$'
 	expect '\] eth0: 10\.0\.2\.15/255\.255\.255\.0 gateway 10\.0\.2\.2 \(DHCP\)$'
+}
+
+# acpi_tables_outside_region0: every ACPI table the log names (the kernel's
+# list and ACPICA's, which adds the DSDT and the FACS) lies outside the
+# range of region0 (e820 pmem). Fails if either is missing from the log.
+acpi_tables_outside_region0() {
+	local region tables
+	region=$(sed -n 's/.*nd_region region0: \[mem \(0x[0-9a-f]*\)-\(0x[0-9a-f]*\)\].*/\1 \2/p' "$LOG" | head -1)
+	tables=$(sed -n 's/.*ACPI: \([A-Z0-9]\{4\}\) 0x\([0-9A-F]\{16\}\) \([0-9A-F]\{6\}\).*/\1 \2 \3/p' "$LOG" | sort -u)
+	if [ -z "$region" ] || ! grep -q '^DSDT ' <<<"$tables" || ! grep -q '^FACS ' <<<"$tables"; then
+		echo "    FAIL: no region0, or no DSDT and FACS in the log"
+		CASE_FAILED=1
+		return
+	fi
+	local rs re sig pa len n=0 inside=0
+	read -r rs re <<<"$region"
+	while read -r sig pa len; do
+		n=$((n + 1))
+		if (( 16#$pa <= re && 16#$pa + 16#$len - 1 >= rs )); then
+			echo "    FAIL: ACPI $sig [0x$pa +0x$len] is inside region0 [$rs-$re]"
+			inside=$((inside + 1))
+			CASE_FAILED=1
+		fi
+	done <<<"$tables"
+	echo "    $n ACPI tables, $inside of them in region0 [$rs-$re]"
+}
+
+# Regression (issue 29 item 5): memmap=256M!768M, the old default, made the
+# last 128 KiB of pmem0 SeaBIOS's live ACPI tables (a write there corrupted
+# the AML ACPICA runs). The range is trimmed to the 2 MiB blocks below the
+# tables with one line; every byte of pmem0 can be written and ACPICA's
+# methods still run; a write past its end is refused. And memmap= over
+# nothing but the table pages is refused with one line.
+case_memmap_over_acpi_tables_trimmed() {
+	boot memmap_acpi 0 --firmware bios --ram 1G --nvdimm 1G --cmdline \
+		'memmap=256M!768M "run=write pmem0 0 520192 pattern=0xff; write pmem0 520192 4096 pattern=0xff; acpi-eval _SB.NVDR.NV00._DSM u:4309ac30-0d11-11e4-9191-0800200c9a66 1 0 p:; acpi-eval _S5; e820; poweroff"'
+	expect '\] memmap=256M!768M: \[mem 0x0000000030000000-0x000000003fffffff\] holds firmware data in use \(ACPI [A-Z]{4} \[mem 0x[0-9a-f]{16}-0x[0-9a-f]{16}\] and [0-9]+ more\); trimmed to \[mem 0x0000000030000000-0x000000003fdfffff\]$'
+	expect_not 'memmap=256M!768M: covers reserved'
+	expect 'nd_region region0: \[mem 0x30000000-0x3fdfffff\] e820 pmem'
+	expect 'nd_pmem namespace0.0: raw, pmem0, 254 MiB'
+	expect '^e820: \[mem 0x000000003fe00000-0x000000003fffffff\] reserved$'
+	acpi_tables_outside_region0
+	expect '^write pmem0: 266338304 bytes at 0'
+	expect_not '^write pmem0: [0-9]+ bytes at 0xfe00000'
+	expect '^Buffer \([0-9]+ bytes?\)'
+	expect '^Package \(4 elements\)'
+	expect_not 'AE_'
+	# One page of nothing but tables (the FACS's): refused, the map as the firmware had it.
+	local facs reserved
+	facs=$(sed -n 's/^ACPI: FACS 0x\([0-9A-F]\{16\}\) .*/\1/p' "$LOG" | head -1)
+	reserved=$(sed -n 's/.*BIOS-e820: \(\[mem 0x00000000[0-9a-f]*-0x000000003fffffff\] reserved\)$/\1/p' "$LOG")
+	[ -n "$facs" ] && [ -n "$reserved" ] ||
+		{ echo "    FAIL: no FACS or reserved range at the top of RAM in the log"; CASE_FAILED=1; return; }
+	facs=$(printf '%#x' $((16#$facs & ~0xfff)))
+	boot memmap_acpi_page 0 --firmware bios --ram 1G --nvdimm 1G --cmdline \
+		"memmap=4K!$facs memmap=64M!512M \"run=e820; poweroff\""
+	expect "\\] memmap=4K!$facs: \\[mem 0x[0-9a-f]{16}-0x[0-9a-f]{16}\\] holds firmware data in use \\(ACPI FACS \\[mem 0x[0-9a-f]{16}-0x[0-9a-f]{16}\\]( and [0-9]+ more)?\\); nothing usable is left, refused$"
+	expect "^e820: ${reserved//[/\\[}$"
+	expect 'nd_region region0: \[mem 0x20000000-0x23ffffff\] e820 pmem'
+	expect_not 'nd_region region1: .* e820 pmem'
 }

@@ -66,6 +66,32 @@ case_devdax_linux_fixture_attaches() {
 		{ echo "    FAIL: Linux's info block changed"; CASE_FAILED=1; }
 }
 
+# Regression (issue 29 item 5): a devdax info block with a stale checksum
+# came back as a writable raw pmem0, without a word. Now it is damaged, as
+# a BTT's would be: dax0.0 disabled with one line naming the namespace and
+# the reason, no block device at all (neither pmem0 nor dax0.0), and a boot
+# that tries to write both leaves the backing file as it was.
+case_devdax_stale_checksum_never_raw() {
+	local dir=build/qemu/devdax_stale before
+	rm -rf "$dir"
+	boot devdax_stale_1 0 --dir "$dir" --ram 1G --nvdimm 1G --cmdline \
+		'"run=create-namespace -f -e namespace0.0 -m devdax -a 2M; write dax0.0 0 8 pattern=0x5a; poweroff"'
+	expect 'nd_pfn dax0\.0: namespace0\.0 devdax map=dev align 0x200000'
+	build/tools/pmemk-infoblock set "$dir/nvdimm0.img" dataoff=0x601000 --stale-checksum >/dev/null ||
+		{ echo "    FAIL: pmemk-infoblock set"; CASE_FAILED=1; return; }
+	before=$(sha1sum <"$dir/nvdimm0.img")
+	boot devdax_stale_2 0 --dir "$dir" --ram 1G --nvdimm 1G --cmdline \
+		'"run=list -N; write pmem0 0 1 pattern=0x66; write dax0.0 0 1 pattern=0x66; poweroff"'
+	expect '\] nd_pfn dax0\.0: namespace0\.0 devdax map=none disabled: invalid info block: info block checksum mismatch$'
+	expect '"mode":"devdax"'
+	expect '"state":"disabled"'
+	expect '^pmem0: no such block device'
+	expect '^dax0\.0: no such block device'
+	expect_not 'nd_pmem namespace0\.0: raw'
+	[ "$(sha1sum <"$dir/nvdimm0.img")" = "$before" ] ||
+		{ echo "    FAIL: the boot changed the backing file"; CASE_FAILED=1; }
+}
+
 # create-namespace -m devdax at 1G and 2M with map=mem (and pmem.create= at
 # 2M map=dev), written through a mapping; after a reboot the same devices
 # with the same data; the 1G device's mapping has 1 GiB leaves. The RAM

@@ -52,8 +52,8 @@ case_labels_linux_fixtures() {
 
 # RELIABILITY #61: a label area that is all zero is an unlabelled DIMM
 # (one raw namespace over the region, as today); nd.labels=off ignores a
-# valid one; a damaged label and a damaged index block cost one line each
-# and the rest is used.
+# valid one (one label-less namespace over the region); a damaged label and
+# a damaged index block cost one line each and the rest is used.
 case_labels_unlabelled_and_refused() {
 	local dir=build/qemu/labels_refused
 	boot labels_blank 0 --fresh --ram 1G --nvdimm 256M --label-size 128K --cmdline \
@@ -65,7 +65,11 @@ case_labels_unlabelled_and_refused() {
 	boot labels_off 0 --dir "$dir" --ram 1G --nvdimm 2G --label-size 128K --cmdline \
 		'nd.labels=off "run=list -N; poweroff"'
 	expect_not 'label area|labelled'
-	expect 'nd_pmem namespace0.0: raw, pmem0, 2046 MiB'
+	# One label-less namespace over the region; its first 8 KiB are the
+	# labelled fsdax namespace's info block (another parent_uuid): damaged
+	# for it, disabled, never raw (issue 29 item 5).
+	expect 'nd_pfn pfn0\.0: namespace0\.0 fsdax map=dev disabled: invalid info block: parent_uuid does not match the namespace$'
+	expect_not 'namespace0\.[1-9]|nd_pmem namespace0\.0: raw'
 	# Slot 2's name byte (checksum now wrong), index 0's bitmap (the older index 1 is used).
 	local lsa=$(((2048 << 20) - (128 << 10)))
 	printf 'x' | dd of="$dir/nvdimm0.img" bs=1 seek=$((lsa + 512 + 256 + 16)) conv=notrunc status=none

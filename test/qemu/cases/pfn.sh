@@ -82,7 +82,9 @@ case_pfn_crash_mid_write() {
 }
 
 # Every info-block field corrupted in the backing file: the boot says why and
-# writes nothing. Bad signature or checksum: raw. Checksummed bad field: disabled.
+# writes nothing. No signature: raw. A stale checksum or another namespace's
+# parent_uuid: damaged, disabled, never raw (issue 29 item 5). Checksummed
+# bad field: disabled.
 case_pfn_corrupt_infoblock_reported() {
 	local dir=build/qemu/pfn_corrupt img
 	rm -rf "$dir"
@@ -102,11 +104,12 @@ case_pfn_corrupt_infoblock_reported() {
 			--cmdline '"run=list -N; poweroff"'
 		sum_after=$(sha1sum <"$img")
 		expect "$want"
+		case $want in *disabled*) expect_not 'nd_pmem namespace0\.0: raw' ;; esac
 		[ "$sum_before" = "$sum_after" ] ||
 			{ echo "    FAIL: probing with $spec wrote to the namespace"; CASE_FAILED=1; }
 	done <<-'EOF'
 	signature=NVDIMM_XXX_INFO|nd_pmem namespace0.0: raw, pmem0
-	dataoff=0x601000 --stale-checksum|nd_pmem namespace0.0: info block checksum mismatch: left raw
+	dataoff=0x601000 --stale-checksum|nd_pfn pfn0.0: namespace0.0 fsdax map=none disabled: invalid info block: info block checksum mismatch$
 	mode=7|disabled: invalid info block: mode is neither 1 \(map=mem\) nor 2 \(map=dev\)
 	version_major=2|disabled: invalid info block: version_major is not 1
 	page_size=65536|disabled: invalid info block: page_size larger than this kernel's 4096
@@ -115,7 +118,7 @@ case_pfn_corrupt_infoblock_reported() {
 	dataoff=0x601000|disabled: invalid info block: dataoff not aligned to align
 	dataoff=0x40000000|disabled: invalid info block: dataoff past the end of the namespace
 	end_trunc=4096|disabled: invalid info block: namespace end - end_trunc not 2 MiB aligned
-	parent_uuid=00000000-0000-0000-0000-000000000001|parent_uuid does not match the namespace: left raw
+	parent_uuid=00000000-0000-0000-0000-000000000001|nd_pfn pfn0.0: namespace0.0 fsdax map=dev disabled: invalid info block: parent_uuid does not match the namespace$
 	dataoff=0x200000|disabled: map=dev memmap does not fit
 	EOF
 }
@@ -264,14 +267,18 @@ case_linux_btt_and_devdax_never_raw() {
 # Regression (issue 11 item 3): on a read-only region (QEMU unarmed=on: the
 # NFIT says not armed) a map=dev device comes up read-only with its struct
 # pages in RAM, storing nothing; before, the probe wrote struct pages into it.
+# Judged by the file, not only by the kernel's own counter (issue 29 item 5):
+# the backing file stays writable (--nvdimm-unarmed), so a stored struct
+# page would change its hash.
 case_pfn_read_only_region_writes_nothing() {
-	local dir=build/qemu/pfn_ro
+	local dir=build/qemu/pfn_ro before
 	rm -rf "$dir"
 	boot pfn_ro_1 0 --dir "$dir" --ram 1G --nvdimm 1G --cmdline \
 		'"run=create-namespace -f -e namespace0.0 -m fsdax -M dev; write pmem0m 0 8 pattern=0x5e; poweroff"'
 	# Struct pages as another kernel left them: a writable probe stores them all.
 	dd if=/dev/zero of="$dir/nvdimm0.img" bs=1M seek=2 count=16 conv=notrunc 2>/dev/null
-	boot pfn_ro_2 0 --dir "$dir" --ram 1G --nvdimm 1G --nvdimm-ro --cmdline \
+	before=$(sha1sum <"$dir/nvdimm0.img")
+	boot pfn_ro_2 0 --dir "$dir" --ram 1G --nvdimm 1G --nvdimm-unarmed --cmdline \
 		'"run=cmp pmem0m 0 8 pattern=0x5e; write pmem0m 0 8 pattern=0x11; list -N; poweroff"'
 	expect 'not armed, region read-only'
 	expect 'nd_pfn pfn0.0: namespace0.0 fsdax map=dev align 0x200000 dataoff 0x1200000: pmem0m, 1006 MiB, read-only \(struct pages in RAM\)'
@@ -279,6 +286,8 @@ case_pfn_read_only_region_writes_nothing() {
 	expect '^cmp pmem0m: 4096 bytes at 0 match'
 	expect '^write pmem0m: read-only'
 	expect '"ro":true'
+	[ "$(sha1sum <"$dir/nvdimm0.img")" = "$before" ] ||
+		{ echo "    FAIL: the read-only boot changed the backing file"; CASE_FAILED=1; }
 }
 
 # Regression (issue 11 items 5 and 6): a reconfigure that cannot work is
