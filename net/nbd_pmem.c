@@ -1,0 +1,61 @@
+/*
+ * An NBD export's view of its block device (struct nbd_export's callbacks
+ * over a held pmem device): reads and writes through pmem_rw,
+ * pmem_write_bytes and pmem_durable, READ data by reference where the
+ * device's bytes stay put. Portable: the host tests can serve real
+ * devices through it; the table of exports is nbd_exports.c's.
+ */
+#include "nbd_priv.h"
+
+static struct pmem_device *dev_of(void *ctx)
+{
+	return ((struct srv_export *)ctx)->dev;
+}
+
+static int exp_read(void *ctx, u64 off, void *buf, u32 len)
+{
+	return pmem_rw(dev_of(ctx), off, buf, len, PMEM_READ);
+}
+
+static int exp_write(void *ctx, u64 off, const void *buf, u32 len)
+{
+	return pmem_rw(dev_of(ctx), off, (void *)buf, len, PMEM_WRITE);
+}
+
+/* WRITE data as it arrives, straight from lwIP's buffers: durable at the engine's flush. */
+static int exp_write_bytes(void *ctx, u64 off, const void *buf, u32 len)
+{
+	return pmem_write_bytes(dev_of(ctx), off, buf, len);
+}
+
+/* A zero-copy READ's pages: their struct pages are stored first if still deferred. */
+static void exp_pages_ready(void *ctx, u64 off, u64 len)
+{
+	pmem_pages_ready(&((struct srv_export *)ctx)->hold, off, len);
+}
+
+static int exp_flush(void *ctx)
+{
+	pmem_durable(dev_of(ctx));
+	return 0;
+}
+
+void nbd_pmem_export(struct srv_export *e, bool ro)
+{
+	struct pmem_device *dev = e->dev;
+
+	e->exp = (struct nbd_export){
+		.name = e->name,
+		.size = dev->size,
+		.block = dev->sector_size,
+		.ro = ro || dev->ro,
+		.ctx = e,
+		.read = exp_read,
+		.write = exp_write,
+		.flush = exp_flush,
+		.by_ref = e->base != NULL,
+		/* A BTT's writes go through it whole sectors at a time: gathered. */
+		.write_bytes = dev->rw ? NULL : exp_write_bytes,
+		.pages_ready = dev->pgmap ? exp_pages_ready : NULL,
+	};
+}
