@@ -2,8 +2,10 @@
  * An NBD export's view of its block device (struct nbd_export's callbacks
  * over a held pmem device): reads and writes through pmem_rw,
  * pmem_write_bytes and pmem_durable, READ data by reference where the
- * device's bytes stay put. Portable: the host tests can serve real
- * devices through it; the table of exports is nbd_exports.c's.
+ * device's bytes stay put, and the device's bad sectors, so that a READ
+ * over one gets EIO and no bad sector is ever lent by reference
+ * (pmem_read_ref_clean). Portable: the host tests serve real devices
+ * through it; the table of exports is nbd_exports.c's.
  */
 #include "nbd_priv.h"
 
@@ -40,6 +42,17 @@ static int exp_flush(void *ctx)
 	return 0;
 }
 
+/* The region's list (and the injector's poison): a lock-free "no" when nothing is bad. */
+static bool exp_first_bad(void *ctx, u64 off, u64 len, u64 *bad)
+{
+	return pmem_first_bad(dev_of(ctx), off, len, bad);
+}
+
+static bool exp_ref_clean(void *ctx, u64 off, u64 len)
+{
+	return pmem_read_ref_clean(&((struct srv_export *)ctx)->hold, off, len);
+}
+
 void nbd_pmem_export(struct srv_export *e, bool ro)
 {
 	struct pmem_device *dev = e->dev;
@@ -57,5 +70,11 @@ void nbd_pmem_export(struct srv_export *e, bool ro)
 		/* A BTT's writes go through it whole sectors at a time: gathered. */
 		.write_bytes = dev->rw ? NULL : exp_write_bytes,
 		.pages_ready = dev->pgmap ? exp_pages_ready : NULL,
+		/*
+		 * A BTT's sectors are found only by reading them one by one:
+		 * too dear before every READ, so its reads find out by failing.
+		 */
+		.first_bad = dev->rw ? NULL : exp_first_bad,
+		.ref_clean = e->base ? exp_ref_clean : NULL,
 	};
 }
