@@ -140,7 +140,7 @@ struct nbd_conn {
 	u16 cmd_flags;
 	int w_err;			/* first error of the WRITE (NBD_E*) */
 	bool w_direct;			/* some of it went through write_bytes: flush before the reply */
-	u8 *wbuf;
+	u8 *wbuf; /* gathered WRITE data; with write_bytes, a sector being carried */
 	u32 wbuf_len;
 	/* A READ reply being produced: copied into the buffer, or handed out by reference. */
 	u64 r_off, r_left;

@@ -12,7 +12,9 @@
  * once the reply has begun ends the data chunk in zeros and an
  * ERROR_OFFSET chunk (structured), or closes (simple: doc/proto.md says a
  * server that sent a success header must). By-reference data is checked
- * before it leaves, and turns copied rather than lend a bad sector.
+ * before it leaves, and turns copied rather than lend a bad sector. A
+ * WRITE heals the bad sectors it covers whole, even when they arrive split
+ * across pieces (write_split).
  */
 #include <string.h>
 
@@ -41,6 +43,9 @@
 #define BAD_SECTOR_MSG "bad sector"
 /* The last chunk of a READ: NONE, or ERROR_OFFSET (error, message, offset). */
 #define TAIL_ROOM (CHUNK_HDR_LEN + 4 + 2 + sizeof(BAD_SECTOR_MSG) - 1 + 8)
+
+/* Bad sectors are 512 bytes on every device; a write heals those it covers whole. */
+#define MEDIA_SECTOR 512u
 
 static void reply(struct nbd_conn *c, u32 err)
 {
@@ -263,16 +268,64 @@ static void cmd_write(struct nbd_conn *c, u64 off, u32 len)
 		write_done(c);
 }
 
+/*
+ * The n bytes at data for w_off were refused by write_bytes: they cover a
+ * bad sector only in part (its other bytes come in the next pieces), which
+ * cannot be healed. Store what comes before that sector and carry the
+ * sector's first bytes in wbuf until it is whole (write_carry): the WRITE
+ * as a whole covers it and heals it, as one store of it would. False when
+ * that fails too (or the piece lies in a sector whose head is stored
+ * already: it was good then, so something else is wrong).
+ */
+static bool write_split(struct nbd_conn *c, const u8 *data, u32 n)
+{
+	u64 end = c->w_off + n, cut = end & ~(u64)(MEDIA_SECTOR - 1);
+
+	if (cut < c->w_off || cut == end)
+		return false;
+	if (cut > c->w_off) {
+		if (c->exp->write_bytes(c->exp->ctx, c->w_off, data, (u32)(cut - c->w_off)))
+			return false;
+		c->stats.bytes_written += cut - c->w_off;
+		c->stats.bytes_direct += cut - c->w_off;
+	}
+	c->wbuf_len = (u32)(end - cut);
+	memcpy(c->wbuf, data + (cut - c->w_off), c->wbuf_len);
+	return true;
+}
+
+/* Bytes of a carried sector (write_split); stored, and so healed, once it is whole. */
+static size_t write_carry(struct nbd_conn *c, const u8 *data, size_t len)
+{
+	u32 n = (u32)MIN(MIN((u64)len, c->w_left), (u64)(MEDIA_SECTOR - c->wbuf_len));
+
+	memcpy(c->wbuf + c->wbuf_len, data, n);
+	c->wbuf_len += n;
+	c->w_off += n;
+	c->w_left -= n;
+	if (c->wbuf_len == MEDIA_SECTOR || !c->w_left) {
+		/* Two copies for these bytes: counted as written, not as direct. */
+		if (c->exp->write_bytes(c->exp->ctx, c->w_off - c->wbuf_len, c->wbuf, c->wbuf_len))
+			c->w_err = NBD_EIO;
+		else
+			c->stats.bytes_written += c->wbuf_len;
+		c->wbuf_len = 0;
+	}
+	return n;
+}
+
 /* Straight from the caller's buffer into the device (write_bytes): one copy. */
 static size_t write_direct(struct nbd_conn *c, const u8 *data, size_t len)
 {
 	u32 n = (u32)MIN(c->w_left, (u64)len);
 
-	if (c->exp->write_bytes(c->exp->ctx, c->w_off, data, n)) {
-		c->w_err = NBD_EIO;
-	} else {
+	if (c->wbuf_len)
+		return write_carry(c, data, len);
+	if (!c->exp->write_bytes(c->exp->ctx, c->w_off, data, n)) {
 		c->stats.bytes_written += n;
 		c->stats.bytes_direct += n;
+	} else if (!write_split(c, data, n)) {
+		c->w_err = NBD_EIO;
 	}
 	c->w_direct = true;
 	c->w_off += n;

@@ -295,6 +295,37 @@ static void nbd_zero_copy_read_turning_bad_closes_without_lending(void **state)
 	assert_string_equal(conn.close_reason, "device read failed in the middle of a reply");
 }
 
+/*
+ * A WRITE over a bad sector heals it even when the sector arrives split
+ * across pieces (TCP segments): the piece that covers it in part is
+ * refused by the device, so the engine stores what comes before it and
+ * carries the sector until it is whole. Those 512 bytes take two copies.
+ */
+static void nbd_write_over_a_bad_sector_split_across_pieces_heals_it(void **state)
+{
+	static u8 data[4096];
+
+	(void)state;
+	devs[0].exp.write_bytes = dev_write_bytes;
+	devs[0].bad_off = 3 * 512;
+	devs[0].bad_len = 512;
+	greeting_and_go("pmem0");
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (u8)(i * 13 + 1);
+	send_req(1, 0, 1, 0, sizeof(data));
+	feed_step(data, sizeof(data), 1700); /* the first piece ends inside sector 3 */
+	assert_int_equal(simple_reply(1), 0);
+	assert_int_equal(devs[0].bad_len, 0);
+	assert_memory_equal(devs[0].mem, data, sizeof(data));
+	assert_int_equal(conn.stats.bytes_written, sizeof(data));
+	assert_int_equal(conn.stats.bytes_direct, sizeof(data) - 512);
+	assert_int_equal(devs[0].flushes, 1);
+	send_req(0, 0, 2, 0, sizeof(data));
+	assert_int_equal(simple_reply(2), 0);
+	assert_memory_equal(take(sizeof(data)), data, sizeof(data));
+	assert_int_equal(got_pos, got_len);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +351,9 @@ int main(void)
 						nbd_test_setup, nbd_test_teardown),
 		cmocka_unit_test_setup_teardown(
 			nbd_zero_copy_read_turning_bad_closes_without_lending, nbd_test_setup,
+			nbd_test_teardown),
+		cmocka_unit_test_setup_teardown(
+			nbd_write_over_a_bad_sector_split_across_pieces_heals_it, nbd_test_setup,
 			nbd_test_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,7 +6,8 @@
  * kernel's injector, whose machine check the host fakes file as the
  * kernel's #MC handler does (test/host/mce_host.c). A READ over a bad
  * sector gets EIO (simple) or an ERROR_OFFSET chunk at it (structured);
- * no bad sector is ever lent by reference; good ranges stay zero copy.
+ * no bad sector is ever lent by reference; good ranges stay zero copy; a
+ * WRITE heals the sectors it covers whole, however its data is cut.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -216,6 +217,51 @@ static void nbd_media_zero_copy_falls_back_to_the_checked_copy(void **state)
 	assert_int_equal(got_pos, got_len);
 }
 
+/*
+ * A WRITE over bad sectors (listed and poisoned) heals them and succeeds,
+ * though its data comes in pieces that end inside them (TCP segments);
+ * the bytes then read back, over NBD and through the device. A store that
+ * covers a bad sector only in part is refused with -EIO by the media path
+ * the server writes through, and the sector stays listed.
+ */
+static void nbd_media_write_heals_the_sectors_it_covers(void **state)
+{
+	static u8 data[8192];
+	const u64 at = 2 * MiB;
+
+	(void)state;
+	inject(at + 1024, 3, true); /* listed */
+	inject(at + 5000 / 512 * 512, 1, false); /* only poisoned */
+	assert_int_equal(listed(), 1);
+	u8 few[200];
+	memset(few, 0xee, sizeof(few));
+	assert_int_equal(pmem_write_bytes(ex.dev, at + 1024 + 100, few, 10), -EIO);
+	assert_int_equal(pmem_write_bytes(ex.dev, at + 1024 - 100, few, 200), -EIO);
+	assert_int_equal(listed(), 1);
+	greeting_and_go("pmem0");
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (u8)(i * 11 + 5);
+	send_req(1, 1, 1, at, sizeof(data)); /* FUA, as qemu-io writes */
+	feed_step(data, sizeof(data), 1459);
+	assert_int_equal(simple_reply(1), 0);
+	assert_int_equal(listed(), 0);
+	assert_int_equal(badblocks_count(&ns->region->poison), 0);
+	assert_int_equal(conn.stats.bytes_written, sizeof(data));
+	assert_true(conn.stats.bytes_direct < sizeof(data)); /* the carried sectors */
+	u8 back[sizeof(data)];
+	assert_int_equal(pmem_rw(ex.dev, at, back, sizeof(back), PMEM_READ), 0);
+	assert_memory_equal(back, data, sizeof(data));
+	send_req(0, 0, 2, at, sizeof(data));
+	assert_int_equal(simple_reply(2), 0);
+	assert_memory_equal(take(sizeof(data)), data, sizeof(data));
+	/* WRITE_ZEROES heals too (whole sectors through pmem_rw). */
+	inject(at, 1, true);
+	send_req(6, 0, 3, at, 512);
+	assert_int_equal(simple_reply(3), 0);
+	assert_int_equal(listed(), 0);
+	assert_int_equal(got_pos, got_len);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +272,8 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(nbd_media_zero_copy_falls_back_to_the_checked_copy,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(nbd_media_write_heals_the_sectors_it_covers, setup,
+						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
