@@ -15,6 +15,13 @@
  * ERR_UNSUP for the rest (meta contexts, TLS); commands READ, WRITE (FUA),
  * DISC, FLUSH, WRITE_ZEROES (FUA). Bad input from the client gets the
  * protocol's error or a close, never a crash.
+ *
+ * Bad sectors (an export's first_bad, ref_clean): a READ over one gets EIO
+ * and none of its data (structured: an ERROR_OFFSET chunk naming the first
+ * bad byte); one found only while its data is being sent ends the data
+ * chunk in zeros and an ERROR_OFFSET chunk (structured), or closes the
+ * connection (simple replies: the header went out saying success). Other
+ * requests and connections go on.
  */
 #ifndef PMEMK_NBD_H
 #define PMEMK_NBD_H
@@ -76,6 +83,21 @@ struct nbd_export {
 	 * reference is a user of those pages.
 	 */
 	void (*pages_ready)(void *ctx, u64 off, u64 len);
+	/*
+	 * Optional: does [off, off + len) hold a bad sector the device knows
+	 * of (a read of it fails)? True and *bad, its first byte inside the
+	 * range. Asked before every READ is answered (so cheap when nothing is
+	 * bad) and after a read failed, to say where. NULL: reads find out by
+	 * failing.
+	 */
+	bool (*first_bad)(void *ctx, u64 off, u64 len, u64 *bad);
+	/*
+	 * Optional, with by_ref: may [off, off + len) be handed out by
+	 * reference now (no bad sector)? Asked before each piece of READ data
+	 * leaves by reference; false: the rest of that READ is read through
+	 * read(), copied. NULL: by-reference data cannot fail.
+	 */
+	bool (*ref_clean)(void *ctx, u64 off, u64 len);
 };
 
 /* The exports a connection may ask for (the glue's table). */
@@ -93,7 +115,7 @@ enum nbd_state {
 };
 
 struct nbd_stats {
-	u64 reads, writes, flushes, zeroes, errors;
+	u64 reads, writes, flushes, zeroes, errors; /* errors: requests answered with one */
 	u64 bytes_read, bytes_written;
 	u64 bytes_by_ref;	/* READ data handed out by reference (zero copy), part of bytes_read */
 	u64 bytes_direct;	/* WRITE data copied straight from the input (write_bytes), part of bytes_written */
@@ -118,11 +140,14 @@ struct nbd_conn {
 	u16 cmd_flags;
 	int w_err;			/* first error of the WRITE (NBD_E*) */
 	bool w_direct;			/* some of it went through write_bytes: flush before the reply */
-	u8 *wbuf;
+	u8 *wbuf; /* gathered WRITE data; with write_bytes, a sector being carried */
 	u32 wbuf_len;
 	/* A READ reply being produced: copied into the buffer, or handed out by reference. */
 	u64 r_off, r_left;
-	bool r_tail;			/* structured: the final NONE chunk is still to come */
+	bool r_tail; /* structured: the final chunk (NONE or the error) is still to come */
+	u32 r_err; /* structured: a read failed; the rest is zeros, then this error */
+	u64 r_bad; /* ... at this offset: the first byte not sent as data */
+	u32 r_skip; /* bytes of the block at r_off sent already (by reference) */
 	bool zero_copy;			/* set by the caller after init: READ data by reference (exports with by_ref) */
 	u64 z_off, z_left;
 	/* Output. */
@@ -157,6 +182,9 @@ void nbd_conn_sent(struct nbd_conn *c, u32 n);
  * With zero_copy: READ data the caller sends straight from the export (at
  * byte *off, up to the returned length; 0: none now). It comes after the
  * buffered output, so it is offered only once nbd_conn_output() is empty.
+ * A range the export no longer calls clean (ref_clean) is never offered:
+ * the rest of that READ is then copied into the buffer, so after a 0 the
+ * caller looks at nbd_conn_output() again.
  */
 u32 nbd_conn_output_ref(struct nbd_conn *c, u64 *off);
 /* n bytes of it were handed to the transport (which must keep the device alive until sent). */

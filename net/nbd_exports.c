@@ -1,9 +1,8 @@
 /*
  * The NBD server's exports (nbd-export, nbd.export=): the table of block
- * devices served, each held for as long as it is exported (pmem_hold), and
- * the engine's view of it (reads, writes and flushes go through pmem_rw,
- * pmem_write_bytes and pmem_durable; READ data by reference where the
- * device's bytes stay put). Nothing is served unless configured.
+ * devices served, each held for as long as it is exported (pmem_hold),
+ * where its READ data comes from, and the engine's view of it
+ * (nbd_pmem.c). Nothing is served unless configured.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,34 +20,6 @@ static const char *boot_exports;
 KERNEL_PARAM_CHOICE("nbd.zerocopy", nbd_zero_copy, 1,
 		    "on (default): READ data goes from pmem to the NIC without a copy; off: copied",
 		    "off", "on");
-
-static int exp_read(void *ctx, u64 off, void *buf, u32 len)
-{
-	return pmem_rw(((struct srv_export *)ctx)->dev, off, buf, len, PMEM_READ);
-}
-
-static int exp_write(void *ctx, u64 off, const void *buf, u32 len)
-{
-	return pmem_rw(((struct srv_export *)ctx)->dev, off, (void *)buf, len, PMEM_WRITE);
-}
-
-/* WRITE data as it arrives, straight from lwIP's buffers: durable at the engine's flush. */
-static int exp_write_bytes(void *ctx, u64 off, const void *buf, u32 len)
-{
-	return pmem_write_bytes(((struct srv_export *)ctx)->dev, off, buf, len);
-}
-
-/* A zero-copy READ's pages: their struct pages are stored first if still deferred. */
-static void exp_pages_ready(void *ctx, u64 off, u64 len)
-{
-	pmem_pages_ready(&((struct srv_export *)ctx)->hold, off, len);
-}
-
-static int exp_flush(void *ctx)
-{
-	pmem_durable(((struct srv_export *)ctx)->dev);
-	return 0;
-}
 
 static struct srv_export *export_find(const char *name)
 {
@@ -159,11 +130,7 @@ int nbd_export_add(const char *spec)
 	if (err)
 		return err;
 	memcpy(e->name, name, n + 1);
-	/* A BTT's writes go through it whole sectors at a time: gathered. */
-	e->exp = (struct nbd_export){ e->name, dev->size, dev->sector_size, ro || dev->ro,
-				      e, exp_read, exp_write, exp_flush, e->base != NULL,
-				      dev->rw ? NULL : exp_write_bytes,
-				      dev->pgmap ? exp_pages_ready : NULL };
+	nbd_pmem_export(e, ro);
 	e->used = true;
 	pr_info("nbd: exporting %s (%llu bytes, %s, READ %s)\n", name, dev->size,
 		e->exp.ro ? "read-only" : "read-write", e->how);

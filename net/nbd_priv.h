@@ -1,7 +1,8 @@
 /*
  * What the NBD server's files share (net/ only): the exports table
- * (nbd_exports.c), the connections (nbd_server.c) and the commands that
- * configure and list them (nbd_cmds.c).
+ * (nbd_exports.c), each export's view of its device (nbd_pmem.c), the
+ * connections (nbd_server.c) and the commands that configure and list
+ * them (nbd_cmds.c).
  */
 #ifndef PMEMK_NBD_PRIV_H
 #define PMEMK_NBD_PRIV_H
@@ -36,6 +37,14 @@ int nbd_export_add(const char *spec);
 int nbd_export_remove(const char *name);
 /* nbd-list's first lines: one per export, or "nothing exported". */
 void nbd_exports_list(void);
+
+/* nbd_pmem.c */
+/*
+ * e->exp, the engine's view of e->dev (held in e->hold, READ data by
+ * reference from e->base unless NULL, named e->name): read-only if `ro` or
+ * the device is.
+ */
+void nbd_pmem_export(struct srv_export *e, bool ro);
 
 /* nbd_server.c */
 /* Listen on NBD_PORT once a NIC is up (0), else a line and a negative errno. */

@@ -50,6 +50,8 @@ void nbd_close(struct nbd_conn *c, const char *why)
 	c->close_reason = why;
 	c->r_left = 0;
 	c->r_tail = false;
+	c->r_err = 0;
+	c->r_skip = 0;
 	c->z_left = 0;
 	c->w_left = 0;
 	c->skip = 0;
@@ -159,12 +161,23 @@ void nbd_conn_sent(struct nbd_conn *c, u32 n)
 
 u32 nbd_conn_output_ref(struct nbd_conn *c, u64 *off)
 {
+	const struct nbd_export *e = c->exp;
+
 	if (c->out_len || !c->z_left)
 		return 0;
-	*off = c->z_off;
 	u32 n = (u32)MIN(c->z_left, (u64)NBD_MAX_PAYLOAD);
-	if (c->exp->pages_ready)
-		c->exp->pages_ready(c->exp->ctx, *off, n);
+	if (e->ref_clean && !e->ref_clean(e->ctx, c->z_off, n)) {
+		/*
+		 * A bad sector turned up since the READ was checked: a NIC (or the
+		 * checksum) reading it could not be recovered. The rest is read
+		 * through the device instead, whose failure the reply reports.
+		 */
+		nbd_read_copied(c);
+		return 0;
+	}
+	*off = c->z_off;
+	if (e->pages_ready)
+		e->pages_ready(e->ctx, *off, n);
 	return n;
 }
 
@@ -176,8 +189,10 @@ void nbd_conn_ref_sent(struct nbd_conn *c, u32 n)
 	c->z_left -= n;
 	c->stats.bytes_read += n;
 	c->stats.bytes_by_ref += n;
-	if (!c->z_left)
+	if (!c->z_left) {
+		nbd_pump(c); /* its last chunk, structured */
 		nbd_conn_input(c, NULL, 0);	/* requests taken in behind this READ */
+	}
 }
 
 bool nbd_conn_done(const struct nbd_conn *c)

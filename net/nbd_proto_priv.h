@@ -64,5 +64,7 @@ void nbd_request(struct nbd_conn *c);
 size_t nbd_write_payload(struct nbd_conn *c, const u8 *data, size_t len);
 /* Copy READ data into the output buffer as room allows. */
 void nbd_pump(struct nbd_conn *c);
+/* The rest of a by-reference READ (z_off, z_left) is copied instead, from now on. */
+void nbd_read_copied(struct nbd_conn *c);
 
 #endif

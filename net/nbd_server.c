@@ -14,7 +14,9 @@
  * (nbd.zerocopy=, on by default): lwIP queues segments pointing into the
  * export's direct map (raw, fsdax) or its devdax mapping (dax_map, the
  * whole device), and the NIC reads them by DMA (the CPU still reads them
- * once for the TCP checksum). A BTT's sectors move with every write, so
+ * once for the TCP checksum), never over a bad sector: the engine asks
+ * pmem_read_ref_clean before each piece leaves, and such a READ is copied
+ * and gets EIO (nbd_pmem.c). A BTT's sectors move with every write, so
  * its READ data is copied through the BTT (nbd-list says so, and each
  * client's counters show it). WRITE data goes from lwIP's receive buffers
  * into pmem with the durable copy, once, as it arrives (pmem_write_bytes),
@@ -230,6 +232,8 @@ static void client_run(struct client *cl)
 				nbd_conn_ref_sent(&cl->conn, len);
 				progress = true;
 			}
+		} else if (!n && nbd_conn_output(&cl->conn, &data)) {
+			progress = true; /* a READ's rest over a bad sector: copied now */
 		}
 	}
 	tcp_output(cl->pcb);

@@ -6,6 +6,15 @@
  * "Structured reply chunk message"). READ data is copied into the output
  * buffer as it drains, or handed out by reference; WRITE data is gathered
  * into NBD_WBUF pieces or written straight from the input (write_bytes).
+ *
+ * Bad sectors: a READ over one the export knows of is refused before any
+ * data (EIO; structured: ERROR_OFFSET at its first byte); a read that fails
+ * once the reply has begun ends the data chunk in zeros and an
+ * ERROR_OFFSET chunk (structured), or closes (simple: doc/proto.md says a
+ * server that sent a success header must). By-reference data is checked
+ * before it leaves, and turns copied rather than lend a bad sector. A
+ * WRITE heals the bad sectors it covers whole, even when they arrive split
+ * across pieces (write_split).
  */
 #include <string.h>
 
@@ -30,6 +39,13 @@
 #define REPLY_TYPE_NONE 0
 #define REPLY_TYPE_OFFSET_DATA 1
 #define REPLY_TYPE_ERROR 0x8001
+#define REPLY_TYPE_ERROR_OFFSET 0x8002
+#define BAD_SECTOR_MSG "bad sector"
+/* The last chunk of a READ: NONE, or ERROR_OFFSET (error, message, offset). */
+#define TAIL_ROOM (CHUNK_HDR_LEN + 4 + 2 + sizeof(BAD_SECTOR_MSG) - 1 + 8)
+
+/* Bad sectors are 512 bytes on every device; a write heals those it covers whole. */
+#define MEDIA_SECTOR 512u
 
 static void reply(struct nbd_conn *c, u32 err)
 {
@@ -51,19 +67,45 @@ static void chunk_header(struct nbd_conn *c, u16 flags, u16 type, u32 len)
 
 /*
  * A READ's reply before its data: simple, or (structured replies
- * negotiated) one OFFSET_DATA chunk for all of it, final when the data
- * cannot fail any more (by reference: it is in memory), else followed by a
- * NONE chunk once the last byte is read (r_tail).
+ * negotiated) one OFFSET_DATA chunk for all of it, final only when the
+ * data cannot fail any more (by reference from an export whose bytes
+ * cannot turn bad), else followed by a last chunk once the last byte is
+ * out (r_tail): NONE, or the error that cut it short.
  */
 static void read_reply_header(struct nbd_conn *c, u64 off, u32 len, bool by_ref)
 {
+	bool final = by_ref && !c->exp->ref_clean;
+
 	if (!c->structured) {
 		reply(c, 0);
 		return;
 	}
-	chunk_header(c, by_ref ? REPLY_FLAG_DONE : 0, REPLY_TYPE_OFFSET_DATA, 8 + len);
+	chunk_header(c, final ? REPLY_FLAG_DONE : 0, REPLY_TYPE_OFFSET_DATA, 8 + len);
 	nbd_put_be(c, off, 8);
-	c->r_tail = !by_ref;
+	c->r_tail = !final;
+	c->r_err = 0;
+}
+
+/* An ERROR_OFFSET chunk (final): err at byte `off` of the export, a bad sector. */
+static void error_offset_chunk(struct nbd_conn *c, u32 err, u64 off)
+{
+	u16 n = sizeof(BAD_SECTOR_MSG) - 1;
+
+	chunk_header(c, REPLY_FLAG_DONE, REPLY_TYPE_ERROR_OFFSET, 14u + n);
+	nbd_put_be(c, err, 4);
+	nbd_put_be(c, n, 2);
+	nbd_put(c, BAD_SECTOR_MSG, n);
+	nbd_put_be(c, off, 8);
+	c->stats.errors++;
+}
+
+/* A READ over a bad sector, refused before any data: EIO and no payload, or ERROR_OFFSET. */
+static void read_bad(struct nbd_conn *c, u64 bad)
+{
+	if (c->structured)
+		error_offset_chunk(c, NBD_EIO, bad);
+	else
+		reply(c, NBD_EIO);
 }
 
 /* A READ refused: a simple reply, or the ERROR chunk (final) with a message. */
@@ -81,34 +123,89 @@ static void read_error(struct nbd_conn *c, u32 err, const char *msg)
 	c->stats.errors++;
 }
 
-/* READ data into the output buffer as room allows, whole blocks at a time. */
+/* Once all of a structured READ's data is out (copied or by reference): its last chunk. */
+static void read_tail(struct nbd_conn *c)
+{
+	if (c->r_left || c->z_left || !c->r_tail || nbd_out_room(c) < TAIL_ROOM)
+		return;
+	if (c->r_err)
+		error_offset_chunk(c, c->r_err, c->r_bad);
+	else
+		chunk_header(c, REPLY_FLAG_DONE, REPLY_TYPE_NONE, 0);
+	c->r_tail = false;
+	c->r_err = 0;
+}
+
+/*
+ * Reading the n bytes at r_off into p failed, in a READ whose reply has
+ * begun. Simple replies: only a close tells (doc/proto.md: the header said
+ * success). Structured: the data chunk must still be completed, so the
+ * good blocks before the first bad sector are read again and the rest is
+ * zeros, and an ERROR_OFFSET chunk at the first byte that is not data ends
+ * the reply (r_err). Returns how many of the n bytes are data.
+ */
+static u32 read_failed(struct nbd_conn *c, u8 *p, u32 n)
+{
+	const struct nbd_export *e = c->exp;
+	u64 bad;
+	u32 good = 0;
+
+	if (!c->structured) {
+		c->stats.errors++;
+		nbd_close(c, "device read failed in the middle of a reply");
+		return 0;
+	}
+	if (e->first_bad && e->first_bad(e->ctx, c->r_off, n, &bad) && bad > c->r_off) {
+		good = (u32)MIN((bad - c->r_off) & ~(u64)(e->block - 1), (u64)n);
+		if (good && e->read(e->ctx, c->r_off, p, good))
+			good = 0;
+	}
+	c->r_err = NBD_EIO;
+	c->r_bad = c->r_off + good;
+	return good;
+}
+
+/*
+ * READ data into the output buffer as room allows, whole blocks at a time
+ * (of the first, only what the transport has not sent by reference).
+ */
 void nbd_pump(struct nbd_conn *c)
 {
 	const struct nbd_export *e = c->exp;
 
-	if (!c->r_left && c->r_tail && nbd_out_room(c) >= CHUNK_HDR_LEN) {
-		chunk_header(c, REPLY_FLAG_DONE, REPLY_TYPE_NONE, 0);	/* all data read */
-		c->r_tail = false;
-	}
 	while (c->r_left && c->state != NBD_S_CLOSED) {
 		u32 room = nbd_out_room(c) & ~(e->block - 1);
 		if (!room)
 			return;
-		u32 n = (u32)MIN((u64)room, c->r_left);
-		if (e->read(e->ctx, c->r_off, c->out + c->out_len, n)) {
-			/* The reply's header and part of its data are out: only a close tells. */
-			nbd_close(c, "device read failed in the middle of a reply");
+		u32 n = (u32)MIN((u64)room, c->r_left), skip = c->r_skip;
+		u8 *p = c->out + c->out_len;
+		u32 good = n;
+		if (c->r_err)
+			good = 0; /* after a failed read: the chunk's rest is padding */
+		else if (e->read(e->ctx, c->r_off, p, n))
+			good = read_failed(c, p, n);
+		if (c->state == NBD_S_CLOSED)
 			return;
-		}
-		c->out_len += n;
+		memset(p + good, 0, n - good);
+		memmove(p, p + skip, n - skip);
+		c->out_len += n - skip;
 		c->r_off += n;
 		c->r_left -= n;
-		c->stats.bytes_read += n;
-		if (!c->r_left && c->r_tail && nbd_out_room(c) >= CHUNK_HDR_LEN) {
-			chunk_header(c, REPLY_FLAG_DONE, REPLY_TYPE_NONE, 0);
-			c->r_tail = false;
-		}
+		c->r_skip = 0;
+		c->stats.bytes_read += good > skip ? good - skip : 0;
 	}
+	read_tail(c);
+}
+
+void nbd_read_copied(struct nbd_conn *c)
+{
+	u32 head = (u32)(c->z_off & (c->exp->block - 1)); /* the transport sends any length */
+
+	c->r_off = c->z_off - head;
+	c->r_left = c->z_left + head;
+	c->r_skip = head;
+	c->z_left = 0;
+	nbd_pump(c);
 }
 
 /* Range checks shared by READ, WRITE and WRITE_ZEROES: 0 or the error to reply. */
@@ -171,16 +268,64 @@ static void cmd_write(struct nbd_conn *c, u64 off, u32 len)
 		write_done(c);
 }
 
+/*
+ * The n bytes at data for w_off were refused by write_bytes: they cover a
+ * bad sector only in part (its other bytes come in the next pieces), which
+ * cannot be healed. Store what comes before that sector and carry the
+ * sector's first bytes in wbuf until it is whole (write_carry): the WRITE
+ * as a whole covers it and heals it, as one store of it would. False when
+ * that fails too (or the piece lies in a sector whose head is stored
+ * already: it was good then, so something else is wrong).
+ */
+static bool write_split(struct nbd_conn *c, const u8 *data, u32 n)
+{
+	u64 end = c->w_off + n, cut = end & ~(u64)(MEDIA_SECTOR - 1);
+
+	if (cut < c->w_off || cut == end)
+		return false;
+	if (cut > c->w_off) {
+		if (c->exp->write_bytes(c->exp->ctx, c->w_off, data, (u32)(cut - c->w_off)))
+			return false;
+		c->stats.bytes_written += cut - c->w_off;
+		c->stats.bytes_direct += cut - c->w_off;
+	}
+	c->wbuf_len = (u32)(end - cut);
+	memcpy(c->wbuf, data + (cut - c->w_off), c->wbuf_len);
+	return true;
+}
+
+/* Bytes of a carried sector (write_split); stored, and so healed, once it is whole. */
+static size_t write_carry(struct nbd_conn *c, const u8 *data, size_t len)
+{
+	u32 n = (u32)MIN(MIN((u64)len, c->w_left), (u64)(MEDIA_SECTOR - c->wbuf_len));
+
+	memcpy(c->wbuf + c->wbuf_len, data, n);
+	c->wbuf_len += n;
+	c->w_off += n;
+	c->w_left -= n;
+	if (c->wbuf_len == MEDIA_SECTOR || !c->w_left) {
+		/* Two copies for these bytes: counted as written, not as direct. */
+		if (c->exp->write_bytes(c->exp->ctx, c->w_off - c->wbuf_len, c->wbuf, c->wbuf_len))
+			c->w_err = NBD_EIO;
+		else
+			c->stats.bytes_written += c->wbuf_len;
+		c->wbuf_len = 0;
+	}
+	return n;
+}
+
 /* Straight from the caller's buffer into the device (write_bytes): one copy. */
 static size_t write_direct(struct nbd_conn *c, const u8 *data, size_t len)
 {
 	u32 n = (u32)MIN(c->w_left, (u64)len);
 
-	if (c->exp->write_bytes(c->exp->ctx, c->w_off, data, n)) {
-		c->w_err = NBD_EIO;
-	} else {
+	if (c->wbuf_len)
+		return write_carry(c, data, len);
+	if (!c->exp->write_bytes(c->exp->ctx, c->w_off, data, n)) {
 		c->stats.bytes_written += n;
 		c->stats.bytes_direct += n;
+	} else if (!write_split(c, data, n)) {
+		c->w_err = NBD_EIO;
 	}
 	c->w_direct = true;
 	c->w_off += n;
@@ -258,6 +403,11 @@ static void cmd_read(struct nbd_conn *c, u64 off, u32 len)
 				   err == NBD_EOVERFLOW ? "longer than 32 MiB" :
 				   (off | len) & (e->block - 1) ? "not aligned to the block size" :
 				   "past the end of the export");
+		return;
+	}
+	u64 bad;
+	if (e->first_bad && e->first_bad(e->ctx, off, len, &bad)) {
+		read_bad(c, bad); /* nothing of it is read, nor lent */
 		return;
 	}
 	read_reply_header(c, off, len, by_ref);

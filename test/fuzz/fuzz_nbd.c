@@ -6,15 +6,18 @@
  * Input byte 0: bit 0 makes the first export read-only, bits 1-2 its
  * sector size (512 << n), bit 3 hands READ data out by reference (zero
  * copy; "sending" it checks the range), bits 4-7 seed how the rest is cut
- * into pieces and how much output the "socket" takes per turn. The rest is
- * the client's byte stream. Two exports of 1 MiB ("a", "b") in host memory.
+ * into pieces and how much output the "socket" takes per turn; of those,
+ * bit 4 gives "a" write_bytes, bit 5 a bad range (reads over it fail,
+ * writes covering it in part too, whole ones heal it) and bit 6 lets its
+ * first_bad know of it (else reads find it by failing). The rest is the
+ * client's byte stream. Two exports of 1 MiB ("a", "b") in host memory.
  *
  * Invariants: the device callbacks only see aligned, in-range requests and
  * no write reaches a read-only export; the output buffer never holds more
- * than NBD_OUTBUF; once closed nothing more is consumed; and the engine
- * never stalls — with its output drained, it has either closed or is
- * waiting for bytes it does not have yet (nothing taken in is left
- * unanswered).
+ * than NBD_OUTBUF; no byte of the bad range is handed out by reference;
+ * once closed nothing more is consumed; and the engine never stalls —
+ * with its output drained, it has either closed or is waiting for bytes it
+ * does not have yet (nothing taken in is left unanswered).
  *
  * Seeds: test/fuzz/seeds/fuzz_nbd (sessions of GO, INFO, LIST, EXPORT_NAME,
  * reads, writes, flushes, zeroes and DISC, written by test/fuzz/mkseeds_nbd.py).
@@ -39,6 +42,38 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 
 static u8 mem[2][DEV];
 static struct nbd_export exps[2];
+#define BAD_OFF 0x80000u
+static u32 bad_len; /* "a"'s bad range: [BAD_OFF, BAD_OFF + bad_len) */
+
+static bool meets_bad(const struct nbd_export *e, u64 off, u64 len)
+{
+	return e == &exps[0] && bad_len && off < BAD_OFF + bad_len && BAD_OFF < off + len;
+}
+
+/* A store over [off, off + len): -5 if it covers the bad range in part; a whole one heals it. */
+static int store_bad(const struct nbd_export *e, u64 off, u64 len)
+{
+	if (!meets_bad(e, off, len))
+		return 0;
+	if (off > BAD_OFF || off + len < BAD_OFF + bad_len)
+		return -5;
+	bad_len = 0;
+	return 0;
+}
+
+static bool dev_first_bad(void *ctx, u64 off, u64 len, u64 *bad)
+{
+	if (!meets_bad(ctx, off, len))
+		return false;
+	*bad = off > BAD_OFF ? off : BAD_OFF;
+	CHECK(*bad < off + len);
+	return true;
+}
+
+static bool dev_ref_clean(void *ctx, u64 off, u64 len)
+{
+	return !meets_bad(ctx, off, len);
+}
 
 static void check_range(const struct nbd_export *e, u64 off, u32 len)
 {
@@ -53,6 +88,8 @@ static int dev_read(void *ctx, u64 off, void *buf, u32 len)
 	struct nbd_export *e = ctx;
 
 	check_range(e, off, len);
+	if (meets_bad(e, off, len))
+		return -5;
 	memcpy(buf, mem[e - exps] + off, len);
 	return 0;
 }
@@ -63,6 +100,8 @@ static int dev_write(void *ctx, u64 off, const void *buf, u32 len)
 
 	check_range(e, off, len);
 	CHECK(!e->ro);
+	if (store_bad(e, off, len))
+		return -5;
 	memcpy(mem[e - exps] + off, buf, len);
 	return 0;
 }
@@ -74,6 +113,8 @@ static int dev_write_bytes(void *ctx, u64 off, const void *buf, u32 len)
 
 	CHECK(len > 0 && off + len >= off && off + len <= e->size);
 	CHECK(!e->ro);
+	if (store_bad(e, off, len))
+		return -5;
 	memcpy(mem[e - exps] + off, buf, len);
 	return 0;
 }
@@ -115,7 +156,10 @@ static void drain(struct nbd_conn *c, u32 limit)
 		if (!n && (n = nbd_conn_output_ref(c, &off))) {
 			CHECK(c->zero_copy && c->exp && c->exp->by_ref);
 			CHECK(off + n >= off && off + n <= c->exp->size);
+			CHECK(!meets_bad(c->exp, off, n));
 			ref = true;
+		} else if (!n && nbd_conn_output(c, &p)) {
+			continue; /* a by-reference READ over the bad range turned copied */
 		}
 		if (limit && n > limit - taken)
 			n = limit - taken;
@@ -151,12 +195,28 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		return 0;
 	u8 cfg = data[0];
 	u32 seed = cfg >> 4;
-	exps[0] = (struct nbd_export){ "a", DEV, 512u << ((cfg >> 1) & 3), cfg & 1, &exps[0],
-				       dev_read, dev_write, dev_flush, true,
-				       seed & 1 ? dev_write_bytes : NULL, dev_pages_ready };
+	exps[0] = (struct nbd_export){ .name = "a",
+				       .size = DEV,
+				       .block = 512u << ((cfg >> 1) & 3),
+				       .ro = cfg & 1,
+				       .ctx = &exps[0],
+				       .read = dev_read,
+				       .write = dev_write,
+				       .flush = dev_flush,
+				       .by_ref = true,
+				       .write_bytes = seed & 1 ? dev_write_bytes : NULL,
+				       .pages_ready = dev_pages_ready,
+				       .first_bad = seed & 4 ? dev_first_bad : NULL,
+				       .ref_clean = dev_ref_clean };
+	bad_len = seed & 2 ? 1536 : 0; /* three 512-byte sectors */
 	/* "b" is copied even with zero_copy (a BTT's export). */
-	exps[1] = (struct nbd_export){ "b", DEV, 512, false, &exps[1], dev_read, dev_write, dev_flush,
-				       false, NULL, NULL };
+	exps[1] = (struct nbd_export){ .name = "b",
+				       .size = DEV,
+				       .block = 512,
+				       .ctx = &exps[1],
+				       .read = dev_read,
+				       .write = dev_write,
+				       .flush = dev_flush };
 	if (nbd_conn_init(&c, &table))
 		return 0;
 	c.zero_copy = cfg & 8;

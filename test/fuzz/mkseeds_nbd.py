@@ -41,6 +41,16 @@ seeds = {
     "structured": b"\x68" + flags + opt(8) + go(7, "b", (3,)) + req(0, 0, 65536, cookie=1) +
                   req(0, 4096, 65024, cookie=2) + req(0, 0xFFFFF000, 8192, cookie=3) +
                   req(0, 1, 512, flags=0x80, cookie=4) + req(0, 0, 512, cookie=5) + req(2, 0, 0),
+    # bad sectors found by reading (bits 3, 4, 5: zero copy, write_bytes, a bad range at
+    # 512 KiB that first_bad does not know): READs over it by reference turn copied and
+    # fail mid-chunk, a WRITE over it heals it, then it reads
+    "bad-sectors": b"\x38" + flags + opt(8) + go(7, "a", (3,)) + req(0, 0x70000, 0x20000, cookie=1) +
+                   req(0, 0x80200, 512, cookie=2) + req(1, 0x7FE00, 4096, cookie=3) + b"\xa5" * 4096 +
+                   req(0, 0x7F000, 8192, cookie=4) + req(2, 0, 0),
+    # the same known to first_bad (bit 6), simple replies: EIO before any data
+    "bad-sectors-known": b"\x78" + flags + go(7, "a", (3,)) + req(0, 0x7F000, 8192, cookie=1) +
+                         req(0, 0, 4096, cookie=2) + req(1, 0x80000, 1536, cookie=3) + b"\x3c" * 1536 +
+                         req(0, 0x80000, 4096, cookie=4) + req(2, 0, 0),
 }
 os.makedirs(out, exist_ok=True)
 for name, data in seeds.items():

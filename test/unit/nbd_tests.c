@@ -16,16 +16,38 @@
 
 struct fake_dev devs[2];
 
+/* Does [off, off + len) meet d's bad range? */
+static bool meets_bad(const struct fake_dev *d, u64 off, u64 len)
+{
+	return d->bad_len && off < d->bad_off + d->bad_len && d->bad_off < off + len;
+}
+
 static int dev_read(void *ctx, u64 off, void *buf, u32 len)
 {
 	struct fake_dev *d = ctx;
 
 	assert_true(off + len <= d->exp.size);
 	assert_int_equal((off | len) % d->exp.block, 0);
-	if (d->fail_reads)
+	d->reads++;
+	if (d->fail_reads || meets_bad(d, off, len))
 		return -5;
 	memcpy(buf, d->mem + off, len);
 	return 0;
+}
+
+bool dev_first_bad(void *ctx, u64 off, u64 len, u64 *bad)
+{
+	struct fake_dev *d = ctx;
+
+	if (!meets_bad(d, off, len))
+		return false;
+	*bad = MAX(off, d->bad_off);
+	return true;
+}
+
+bool dev_ref_clean(void *ctx, u64 off, u64 len)
+{
+	return !meets_bad(ctx, off, len);
 }
 
 static int dev_write(void *ctx, u64 off, const void *buf, u32 len)
@@ -49,6 +71,12 @@ int dev_write_bytes(void *ctx, u64 off, const void *buf, u32 len)
 	assert_true(len > 0 && off + len <= d->exp.size);
 	if (d->fail_byte_writes)
 		return -5;
+	if (meets_bad(d, off, len)) {
+		/* As the media: a store covering the bad range in part fails, a whole one heals it. */
+		if (off > d->bad_off || off + len < d->bad_off + d->bad_len)
+			return -5;
+		d->bad_len = 0;
+	}
 	memcpy(d->mem + off, buf, len);
 	d->byte_writes++;
 	return 0;
@@ -84,6 +112,17 @@ struct nbd_conn conn;
 
 static size_t got_cap;
 size_t drain_limit;
+const u8 *(*drain_ref)(u64 off, u32 n);
+
+/* By-reference data of a fake device, whose pages_ready must have come first. */
+static const u8 *fake_ref(u64 off, u32 n)
+{
+	const struct fake_dev *d = conn.exp->ctx;
+
+	for (u64 pg = off / 4096; pg <= (off + n - 1) / 4096; pg++)
+		assert_int_equal(d->ready[pg], 1);
+	return d->mem + off;
+}
 
 void drain(void)
 {
@@ -95,13 +134,14 @@ void drain(void)
 		u64 roff;
 		n = nbd_conn_output(&conn, &p);
 		if (!n && (n = nbd_conn_output_ref(&conn, &roff))) {
-			const struct fake_dev *d = conn.exp->ctx;
-			p = d->mem + roff;	/* "sent" from the device */
-			/* A reference is a user of the pages: pages_ready came first. */
-			for (u64 pg = roff / 4096; pg <= (roff + n - 1) / 4096; pg++)
-				assert_int_equal(d->ready[pg], 1);
-		} else
+			/* "Sent" from the device. */
+			p = (drain_ref ? drain_ref : fake_ref)(roff, n);
+		} else {
 			roff = ~0ULL;
+			/* A by-reference READ turned copied: its bytes are buffered now. */
+			if (!n && nbd_conn_output(&conn, &p))
+				continue;
+		}
 		if (!n || (drain_limit && taken >= drain_limit))
 			break;
 		if (drain_limit && n > drain_limit - taken)
@@ -259,17 +299,30 @@ int nbd_test_setup(void **state)
 		devs[i] = (struct fake_dev){ .mem = malloc(DEV_SIZE) };
 		for (u32 k = 0; k < DEV_SIZE / 8; k++)
 			((u64 *)devs[i].mem)[k] = k * 0x9E3779B97F4A7C15ULL + i;
-		devs[i].exp = (struct nbd_export){ i ? "pmem1m" : "pmem0", DEV_SIZE, 512, i == 1,
-						   &devs[i], dev_read, dev_write, dev_flush, i == 0, NULL,
-						   dev_pages_ready };
+		devs[i].exp = (struct nbd_export){ .name = i ? "pmem1m" : "pmem0",
+						   .size = DEV_SIZE,
+						   .block = 512,
+						   .ro = i == 1,
+						   .ctx = &devs[i],
+						   .read = dev_read,
+						   .write = dev_write,
+						   .flush = dev_flush,
+						   .by_ref = i == 0,
+						   .pages_ready = dev_pages_ready };
 	}
+	nbd_test_start(&exports);
+	return 0;
+}
+
+void nbd_test_start(const struct nbd_exports *ex)
+{
 	free(got);
 	got = NULL;
 	got_len = got_pos = got_cap = 0;
 	drain_limit = 0;
-	assert_int_equal(nbd_conn_init(&conn, &exports), 0);
+	drain_ref = NULL;
+	assert_int_equal(nbd_conn_init(&conn, ex), 0);
 	drain();
-	return 0;
 }
 
 int nbd_test_teardown(void **state)
@@ -304,4 +357,72 @@ void greeting_and_go(const char *name)
 	assert_int_equal(rd_be(d + 10, 4), 32u << 20);
 	assert_int_equal(opt_reply(7, &rlen, &d), 1);	/* ACK */
 	assert_int_equal(conn.state, NBD_S_TRANSMISSION);
+}
+
+/* A structured reply chunk's header: checks magic and cookie; returns its length. */
+u32 chunk(u64 cookie, u16 *flags, u16 *type)
+{
+	const u8 *h = take(20);
+
+	assert_int_equal(rd_be(h, 4), 0x668e33ef);
+	assert_int_equal(rd_be(h + 8, 8), cookie);
+	*flags = (u16)rd_be(h + 4, 2);
+	*type = (u16)rd_be(h + 6, 2);
+	return (u32)rd_be(h + 16, 4);
+}
+
+/* Greeting, STRUCTURED_REPLY acknowledged, GO name (its replies skipped up to the ACK). */
+void structured_go(const char *name)
+{
+	u8 b[64];
+	u32 len, rlen;
+	const u8 *d;
+
+	take(18);
+	client_flags(3);
+	send_opt(8, NULL, 0);
+	assert_int_equal(opt_reply(8, &rlen, &d), 1); /* ACK */
+	assert_true(conn.structured);
+	go_body(b, &len, name, 0, NULL);
+	send_opt(7, b, len);
+	while (opt_reply(7, &rlen, &d) == 3)
+		;
+	assert_int_equal(conn.state, NBD_S_TRANSMISSION);
+}
+
+/* The OFFSET_DATA chunk of READ `cookie` at off (not final): checks it, returns its data. */
+const u8 *data_chunk(u64 cookie, u64 off, u32 len)
+{
+	u16 flags, type;
+
+	assert_int_equal(chunk(cookie, &flags, &type), 8 + len);
+	assert_int_equal(flags, 0);
+	assert_int_equal(type, 1);
+	assert_int_equal(rd_be(take(8), 8), off);
+	return take(len);
+}
+
+/* The final NONE chunk of READ `cookie`. */
+void none_chunk(u64 cookie)
+{
+	u16 flags, type;
+
+	assert_int_equal(chunk(cookie, &flags, &type), 0);
+	assert_int_equal(flags, 1);
+	assert_int_equal(type, 0);
+}
+
+void error_offset(u64 cookie, u32 err, u64 off)
+{
+	u16 flags, type;
+	u32 len = chunk(cookie, &flags, &type);
+	const u8 *p = take(len);
+
+	assert_int_equal(flags, 1); /* final */
+	assert_int_equal(type, 0x8002); /* ERROR_OFFSET */
+	assert_int_equal(rd_be(p, 4), err);
+	u16 msg = (u16)rd_be(p + 4, 2);
+	assert_int_equal(len, 14u + msg);
+	assert_memory_equal(p + 6, "bad sector", msg);
+	assert_int_equal(rd_be(p + 6 + msg, 8), off);
 }

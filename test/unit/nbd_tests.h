@@ -1,8 +1,8 @@
 /*
  * What the NBD engine's host tests share (test_nbd_handshake.c,
- * test_nbd_io.c, test_nbd_structured.c; defined in nbd_tests.c): two
- * exports over fake devices in host memory, and a fake client whose
- * transport feeds the engine and captures all it sends.
+ * test_nbd_io.c, test_nbd_structured.c, test_nbd_media.c; defined in
+ * nbd_tests.c): two exports over fake devices in host memory, and a fake
+ * client whose transport feeds the engine and captures all it sends.
  */
 #ifndef PMEMK_TEST_NBD_TESTS_H
 #define PMEMK_TEST_NBD_TESTS_H
@@ -17,8 +17,13 @@
 struct fake_dev {
 	struct nbd_export exp;
 	u8 *mem;
-	unsigned int flushes, writes, byte_writes;
+	unsigned int flushes, writes, byte_writes, reads;
 	bool fail_reads, fail_byte_writes;
+	/*
+	 * Reads that meet [bad_off, bad_off + bad_len) fail (bad_len 0: none),
+	 * and so do write_bytes covering it in part; one covering it whole heals it.
+	 */
+	u64 bad_off, bad_len;
 	/* pages_ready said so: 4 KiB pages handed out by reference. */
 	u8 ready[DEV_SIZE / 4096];
 };
@@ -32,12 +37,18 @@ extern struct fake_dev devs[2];
 
 /* write_bytes: any alignment, inside the export; no durability until the flush. */
 int dev_write_bytes(void *ctx, u64 off, const void *buf, u32 len);
+/* first_bad: the bad range's first byte in [off, off + len). */
+bool dev_first_bad(void *ctx, u64 off, u64 len, u64 *bad);
+/* ref_clean: no byte of the bad range in [off, off + len). */
+bool dev_ref_clean(void *ctx, u64 off, u64 len);
 
 /* The connection under test, and what the server sent (got_pos: read so far by take()). */
 extern struct nbd_conn conn;
 extern u8 *got;
 extern size_t got_len, got_pos;
 extern size_t drain_limit;	/* 0: take everything; else at most this much per drain() */
+/* Where drain() finds by-reference data (NULL: the fake device's, its pages_ready checked). */
+extern const u8 *(*drain_ref)(u64 off, u32 n);
 
 /*
  * Send what the engine has for the client (buffered or by reference),
@@ -75,9 +86,21 @@ void put_req(u8 *b, u16 type, u16 flags, u64 cookie, u64 off, u32 len);
 void send_req(u16 type, u16 flags, u64 cookie, u64 off, u32 len);
 /* A simple reply: checks magic and cookie, returns the error. */
 u32 simple_reply(u64 cookie);
+/* Greeting, STRUCTURED_REPLY acknowledged, GO name (its replies skipped up to the ACK). */
+void structured_go(const char *name);
+/* A structured reply chunk's header: checks magic and cookie; returns its length. */
+u32 chunk(u64 cookie, u16 *flags, u16 *type);
+/* The OFFSET_DATA chunk of READ `cookie` at off (not final): checks it, returns its data. */
+const u8 *data_chunk(u64 cookie, u64 off, u32 len);
+/* The final NONE chunk of READ `cookie`. */
+void none_chunk(u64 cookie);
+/* A final ERROR_OFFSET chunk with error err at off, message "bad sector". */
+void error_offset(u64 cookie, u32 err, u64 off);
 
 /* cmocka setup and teardown: fresh devices, nothing captured, a new connection greeted. */
 int nbd_test_setup(void **state);
 int nbd_test_teardown(void **state);
+/* Nothing captured, a new connection to `ex` greeted (the setup's second half). */
+void nbd_test_start(const struct nbd_exports *ex);
 
 #endif

@@ -240,6 +240,92 @@ static void nbd_read_failure_mid_reply_closes(void **state)
 	assert_string_equal(conn.close_reason, "device read failed in the middle of a reply");
 }
 
+/*
+ * Simple replies and a bad range the export knows of (first_bad): a READ
+ * over it gets EIO and no payload, with or without zero copy, and nothing
+ * is read or lent; the stream stays in step and READs around it go on.
+ */
+static void nbd_read_over_a_known_bad_range_is_eio_without_data(void **state)
+{
+	(void)state;
+	devs[0].bad_off = 64 * 512;
+	devs[0].bad_len = 512;
+	devs[0].exp.first_bad = dev_first_bad;
+	devs[0].exp.ref_clean = dev_ref_clean;
+	greeting_and_go("pmem0");
+	for (int zc = 0; zc < 2; zc++) {
+		conn.zero_copy = zc;
+		send_req(0, 0, 1, 32 * 512, 64 * 512);
+		assert_int_equal(simple_reply(1), 5);
+		assert_int_equal(got_pos, got_len); /* no payload */
+		send_req(0, 0, 2, 0, 64 * 512); /* up to it */
+		assert_int_equal(simple_reply(2), 0);
+		assert_memory_equal(take(64 * 512), devs[0].mem, 64 * 512);
+		send_req(0, 0, 3, 65 * 512, 512); /* after it */
+		assert_int_equal(simple_reply(3), 0);
+		assert_memory_equal(take(512), devs[0].mem + 65 * 512, 512);
+	}
+	assert_int_equal(devs[0].reads, 2); /* the copied READs around it, nothing else */
+	assert_int_equal(conn.stats.errors, 2);
+	assert_int_equal(conn.stats.bytes_by_ref, 64 * 512 + 512);
+	assert_int_equal(got_pos, got_len);
+}
+
+/*
+ * A bad sector that turns up after a zero-copy READ's header left: its
+ * bytes are never lent; the rest is read, fails, and a simple reply can
+ * only close (the header said success).
+ */
+static void nbd_zero_copy_read_turning_bad_closes_without_lending(void **state)
+{
+	(void)state;
+	devs[0].exp.first_bad = dev_first_bad;
+	devs[0].exp.ref_clean = dev_ref_clean;
+	conn.zero_copy = true;
+	greeting_and_go("pmem0");
+	u8 req[28];
+	put_req(req, 0, 0, 1, 0, 1 << 20);
+	assert_int_equal(nbd_conn_input(&conn, req, sizeof(req)), sizeof(req)); /* checked: clean */
+	devs[0].bad_off = 4096;
+	devs[0].bad_len = 512;
+	drain();
+	assert_int_equal(simple_reply(1), 0);
+	assert_int_equal(conn.stats.bytes_by_ref, 0);
+	assert_true(nbd_conn_done(&conn));
+	assert_string_equal(conn.close_reason, "device read failed in the middle of a reply");
+}
+
+/*
+ * A WRITE over a bad sector heals it even when the sector arrives split
+ * across pieces (TCP segments): the piece that covers it in part is
+ * refused by the device, so the engine stores what comes before it and
+ * carries the sector until it is whole. Those 512 bytes take two copies.
+ */
+static void nbd_write_over_a_bad_sector_split_across_pieces_heals_it(void **state)
+{
+	static u8 data[4096];
+
+	(void)state;
+	devs[0].exp.write_bytes = dev_write_bytes;
+	devs[0].bad_off = 3 * 512;
+	devs[0].bad_len = 512;
+	greeting_and_go("pmem0");
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (u8)(i * 13 + 1);
+	send_req(1, 0, 1, 0, sizeof(data));
+	feed_step(data, sizeof(data), 1700); /* the first piece ends inside sector 3 */
+	assert_int_equal(simple_reply(1), 0);
+	assert_int_equal(devs[0].bad_len, 0);
+	assert_memory_equal(devs[0].mem, data, sizeof(data));
+	assert_int_equal(conn.stats.bytes_written, sizeof(data));
+	assert_int_equal(conn.stats.bytes_direct, sizeof(data) - 512);
+	assert_int_equal(devs[0].flushes, 1);
+	send_req(0, 0, 2, 0, sizeof(data));
+	assert_int_equal(simple_reply(2), 0);
+	assert_memory_equal(take(sizeof(data)), data, sizeof(data));
+	assert_int_equal(got_pos, got_len);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +347,14 @@ int main(void)
 						nbd_test_setup, nbd_test_teardown),
 		cmocka_unit_test_setup_teardown(nbd_read_failure_mid_reply_closes, nbd_test_setup,
 						nbd_test_teardown),
+		cmocka_unit_test_setup_teardown(nbd_read_over_a_known_bad_range_is_eio_without_data,
+						nbd_test_setup, nbd_test_teardown),
+		cmocka_unit_test_setup_teardown(
+			nbd_zero_copy_read_turning_bad_closes_without_lending, nbd_test_setup,
+			nbd_test_teardown),
+		cmocka_unit_test_setup_teardown(
+			nbd_write_over_a_bad_sector_split_across_pieces_heals_it, nbd_test_setup,
+			nbd_test_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

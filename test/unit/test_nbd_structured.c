@@ -3,7 +3,8 @@
  * (net/nbd_transmission.c) once the client asked for them in the
  * handshake, over a fake transport (test/unit/nbd_tests.c): READ data in
  * OFFSET_DATA chunks, refused READs as ERROR chunks, pipelined behind a
- * slow reader.
+ * slow reader, bad sectors as ERROR_OFFSET chunks (before the data, or
+ * after data cut short).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,37 +15,6 @@
 
 #include "nbd.h"
 #include "nbd_tests.h"
-
-/* A structured reply chunk's header: checks magic and cookie; returns its length. */
-static u32 chunk(u64 cookie, u16 *flags, u16 *type)
-{
-	const u8 *h = take(20);
-
-	assert_int_equal(rd_be(h, 4), 0x668e33ef);
-	assert_int_equal(rd_be(h + 8, 8), cookie);
-	*flags = (u16)rd_be(h + 4, 2);
-	*type = (u16)rd_be(h + 6, 2);
-	return (u32)rd_be(h + 16, 4);
-}
-
-/* Greeting, STRUCTURED_REPLY acknowledged, GO name (its replies skipped up to the ACK). */
-static void structured_go(const char *name)
-{
-	u8 b[64];
-	u32 len, rlen;
-	const u8 *d;
-
-	take(18);
-	client_flags(3);
-	send_opt(8, NULL, 0);
-	assert_int_equal(opt_reply(8, &rlen, &d), 1);	/* ACK */
-	assert_true(conn.structured);
-	go_body(b, &len, name, 0, NULL);
-	send_opt(7, b, len);
-	while (opt_reply(7, &rlen, &d) == 3)
-		;
-	assert_int_equal(conn.state, NBD_S_TRANSMISSION);
-}
 
 /*
  * Structured replies (libnbd asks for them by default): READ data in one
@@ -145,12 +115,138 @@ static void nbd_structured_pipelined_reads_with_a_slow_reader(void **state)
 	assert_int_equal(got_pos, got_len);
 }
 
+static bool all_zero(const u8 *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/*
+ * A READ over a bad range the export knows of (first_bad): one final
+ * ERROR_OFFSET chunk, EIO at the first bad byte, and nothing read; READs
+ * around it and the requests behind it go on.
+ */
+static void nbd_structured_read_over_a_known_bad_range_is_error_offset(void **state)
+{
+	(void)state;
+	devs[0].bad_off = 5 * 512;
+	devs[0].bad_len = 3 * 512;
+	devs[0].exp.first_bad = dev_first_bad;
+	structured_go("pmem0");
+	send_req(0, 0, 1, 0, 8192);
+	error_offset(1, 5, 5 * 512);
+	send_req(0, 0, 2, 6 * 512, 512); /* inside it: the request's own first byte */
+	error_offset(2, 5, 6 * 512);
+	assert_int_equal(devs[0].reads, 0);
+	assert_int_equal(conn.stats.errors, 2);
+	assert_int_equal(conn.stats.bytes_read, 0);
+	send_req(0, 0, 3, 0, 5 * 512); /* right up to it */
+	assert_memory_equal(data_chunk(3, 0, 5 * 512), devs[0].mem, 5 * 512);
+	none_chunk(3);
+	send_req(0, 0, 4, 8 * 512, 4096); /* right after it */
+	assert_memory_equal(data_chunk(4, 8 * 512, 4096), devs[0].mem + 8 * 512, 4096);
+	none_chunk(4);
+	assert_int_equal(got_pos, got_len);
+	assert_int_equal(conn.state, NBD_S_TRANSMISSION);
+}
+
+/*
+ * A read failing once the reply has begun (a bad sector nobody knew of,
+ * met by the copy): the data chunk is completed with zeros (doc/proto.md:
+ * the current chunk must be finished), then a final ERROR_OFFSET chunk at
+ * the first byte not sent as data, with everything before it the device's
+ * bytes. The next request is answered in step.
+ */
+static void nbd_structured_read_failing_mid_reply_ends_in_error_offset(void **state)
+{
+	const u32 len = 1 << 20;
+
+	(void)state;
+	devs[0].bad_off = (1 << 20) + 700 * 1024;
+	devs[0].bad_len = 512;
+	structured_go("pmem0");
+	send_req(0, 0, 1, 1 << 20, len);
+	const u8 *d = data_chunk(1, 1 << 20, len);
+	u16 flags, type;
+	u32 clen = chunk(1, &flags, &type);
+	const u8 *p = take(clen);
+	assert_int_equal(flags, 1);
+	assert_int_equal(type, 0x8002);
+	assert_int_equal(rd_be(p, 4), 5);
+	u64 at = rd_be(p + clen - 8, 8);
+	/* No first_bad: the offset is where the failed piece began, at or before the bad byte. */
+	assert_true(at > (1 << 20) && at <= devs[0].bad_off && at % 512 == 0);
+	assert_memory_equal(d, devs[0].mem + (1 << 20), at - (1 << 20));
+	assert_true(all_zero(d + (at - (1 << 20)), (1 << 21) - at));
+	assert_int_equal(conn.stats.bytes_read, at - (1 << 20));
+	assert_int_equal(conn.stats.errors, 1);
+	send_req(0, 0, 2, 0, 4096);
+	assert_memory_equal(data_chunk(2, 0, 4096), devs[0].mem, 4096);
+	none_chunk(2);
+	assert_int_equal(got_pos, got_len);
+}
+
+/*
+ * By reference: the chunk is not final while a bad sector may still turn
+ * up (the export has ref_clean), so a NONE chunk ends it. One that turns
+ * up after the header left but before the data: the rest is read instead
+ * of lent, the good blocks before the bad byte go out as data, zeros
+ * after, and ERROR_OFFSET names the bad byte exactly (first_bad).
+ */
+static void nbd_structured_zero_copy_never_lends_a_bad_sector(void **state)
+{
+	const u32 len = 256 * 1024;
+
+	(void)state;
+	conn.zero_copy = true;
+	devs[0].exp.first_bad = dev_first_bad;
+	devs[0].exp.ref_clean = dev_ref_clean;
+	structured_go("pmem0");
+	send_req(0, 0, 1, 4096, 8192); /* clean: by reference, then NONE */
+	assert_memory_equal(data_chunk(1, 4096, 8192), devs[0].mem + 4096, 8192);
+	none_chunk(1);
+	assert_int_equal(conn.stats.bytes_by_ref, 8192);
+	/* The header and some 100 KiB by reference, then the range goes bad at 200 KiB. */
+	drain_limit = 28 + 100 * 1024;
+	send_req(0, 0, 2, 0, len);
+	u64 lent = conn.stats.bytes_by_ref - 8192;
+	assert_true(lent > 0 && lent < 200 * 1024);
+	assert_int_not_equal(lent % 512, 0); /* the copy then starts inside a block */
+	devs[0].bad_off = 200 * 1024 + 512;
+	devs[0].bad_len = 1024;
+	drain_limit = 0;
+	drain();
+	const u8 *d = data_chunk(2, 0, len);
+	error_offset(2, 5, 200 * 1024 + 512);
+	assert_memory_equal(d, devs[0].mem, 200 * 1024 + 512);
+	assert_true(all_zero(d + 200 * 1024 + 512, len - 200 * 1024 - 512));
+	assert_int_equal(conn.stats.bytes_by_ref, 8192 + lent);
+	assert_int_equal(conn.stats.bytes_read, 8192 + 200 * 1024 + 512);
+	/* And a READ over it now: refused before anything is lent or read. */
+	unsigned int reads = devs[0].reads;
+	send_req(0, 0, 3, 200 * 1024, 4096);
+	error_offset(3, 5, 200 * 1024 + 512);
+	assert_int_equal(devs[0].reads, reads);
+	assert_int_equal(conn.stats.bytes_by_ref, 8192 + lent);
+	assert_int_equal(got_pos, got_len);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(nbd_structured_replies_for_read, nbd_test_setup,
 						nbd_test_teardown),
 		cmocka_unit_test_setup_teardown(nbd_structured_pipelined_reads_with_a_slow_reader,
+						nbd_test_setup, nbd_test_teardown),
+		cmocka_unit_test_setup_teardown(
+			nbd_structured_read_over_a_known_bad_range_is_error_offset, nbd_test_setup,
+			nbd_test_teardown),
+		cmocka_unit_test_setup_teardown(
+			nbd_structured_read_failing_mid_reply_ends_in_error_offset, nbd_test_setup,
+			nbd_test_teardown),
+		cmocka_unit_test_setup_teardown(nbd_structured_zero_copy_never_lends_a_bad_sector,
 						nbd_test_setup, nbd_test_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
