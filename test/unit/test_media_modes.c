@@ -3,10 +3,13 @@
  * BTT fails the one LBA whose block is bad and heals the block when the
  * LBA is written; a bad free block is healed before use, or (shared with
  * a neighbour) makes the arena read-only; a bad map or log makes the arena
- * read-only, and the checker names it without repairing over it.
- * Injection as the kernel's injector does it: listed at once
- * (media_error_notify), or only poisoned, so that the read takes the
- * machine check (the host's arch_copy_mc_inject files it).
+ * read-only, and the checker names it without repairing over it. An info
+ * block on a bad sector leaves the namespace disabled (never probed as
+ * anything, never raw) until its head is rewritten; map=dev heals a bad
+ * sector among its struct pages before storing them. Injection as the
+ * kernel's injector does it: listed at once (media_error_notify), or only
+ * poisoned, so that the read takes the machine check (the host's
+ * arch_copy_mc_inject files it).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +26,7 @@
 #include "media_error.h"
 #include "nd_btt.h"
 #include "nd_pfn.h"
+#include "params.h"
 
 /* Namespace bytes [off, off + len) bad: listed at once, or only poisoned. */
 static void inject(u64 off, u64 len, bool listed)
@@ -271,6 +275,161 @@ static void btt_bad_log_slot_fails_the_write(void **state)
 	assert_int_equal(rw(4, buf, PMEM_WRITE), -EROFS);
 }
 
+/* ---- info blocks on a bad sector ---- */
+
+/* Re-probe the namespace, as disable-namespace + enable-namespace do. */
+static void reprobe(void)
+{
+	assert_int_equal(nd_namespace_detach(ns), 0);
+	host_console_reset();
+	nd_namespace_probe(ns);
+}
+
+/* Nothing of ns is up: no block device of any kind, claimed disabled. */
+static void expect_disabled(u64 sector)
+{
+	char line[96];
+
+	for (size_t k = 0; k < ARRAY_SIZE(host_nd_kinds); k++)
+		assert_null(pmem_find(host_nd_kinds[k].dev));
+	assert_null(nd_pfn_of(ns));
+	assert_null(nd_btt_of(ns));
+	assert_true(nd_bad_head_of(ns));
+	snprintf(line, sizeof(line),
+		 "nd_pmem namespace0.0: media error at sector %llu of its info blocks", sector);
+	assert_true(host_console_has(line));
+	host_console_reset();
+	nd_list(ND_LIST_NAMESPACES | ND_LIST_MEDIA_ERRORS, NULL, NULL);
+	assert_true(host_console_has("\"state\":\"disabled\""));
+	assert_true(host_console_has("\"reason\":\"media error at sector"));
+	assert_false(host_console_has("\"blockdev\""));
+	snprintf(line, sizeof(line), "\"offset\":%llu,", sector);
+	assert_true(host_console_has(line));
+}
+
+/*
+ * Every mode, its head on a bad sector (the block at 4 KiB; for raw the
+ * first sector, where a BTT 2.0 block would be): disabled, never probed
+ * as anything and never raw, and the probe stores nothing.
+ */
+static void info_block_on_a_bad_sector_is_never_probed(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(host_nd_kinds); k++) {
+		boot(false);
+		assert_int_equal(nd_namespace_reconfigure(ns, &host_nd_kinds[k].req), 0);
+		u64 sector = k == 0 ? 0 : 8;
+		inject(sector << BADBLOCK_SHIFT, 512, k % 2);
+		u64 before = ns_hash();
+		reprobe();
+		expect_disabled(sector);
+		assert_int_equal(ns_hash(), before);
+		/* enable-namespace probes again: still bad, still disabled. */
+		host_console_reset();
+		nd_namespace_enable(ns);
+		expect_disabled(sector);
+	}
+}
+
+/*
+ * The ways back: uninject + enable; reconfigure (heals); destroy (heals);
+ * for a BTT, check-namespace --repair (info2 written over it heals it).
+ */
+static void info_block_on_a_bad_sector_ways_back(void **state)
+{
+	(void)state;
+	const struct nd_pfn_request *fsdax = &host_nd_kinds[3].req;
+
+	assert_int_equal(nd_namespace_reconfigure(ns, fsdax), 0);
+	inject(4096, 512, true);
+	reprobe();
+	expect_disabled(8);
+	/* Refused without -f, as any namespace in use. */
+	struct nd_pfn_request noforce = *fsdax;
+	noforce.force = false;
+	assert_int_equal(nd_namespace_reconfigure(ns, &noforce), -EBUSY);
+	assert_true(nd_bad_head_of(ns));
+	assert_int_equal(media_uninject(ns->region, 8, 1), 0);
+	nd_namespace_enable(ns);
+	assert_non_null(pmem_find("pmem0m"));
+	/* create-namespace -f -e: the head rewritten, the sector healed. */
+	inject(4096 + 1024, 512, false);
+	reprobe();
+	expect_disabled(10);
+	host_console_reset();
+	assert_int_equal(nd_namespace_reconfigure(ns, fsdax), 0);
+	assert_true(host_console_has("sector 10 of its info blocks was bad: zeroed, healed"));
+	assert_false(any_bad());
+	assert_non_null(pmem_find("pmem0m"));
+	reprobe();
+	assert_non_null(pmem_find("pmem0m"));
+	/* destroy-namespace -f (label-less: raw): the same. */
+	inject(4096 + 3584, 512, true);
+	reprobe();
+	expect_disabled(15);
+	assert_int_equal(nd_namespace_destroy(ns, true), 0);
+	assert_false(any_bad());
+	assert_non_null(pmem_find("pmem0"));
+	for (u64 i = 0; i < 8192; i += 8)
+		assert_int_equal(*(u64 *)media(i), 0);
+	/* Sector mode: check-namespace --repair restores the info block from info2. */
+	static u8 want[4096];
+	create_sector(4096);
+	pattern(want, 4096, 4, 12);
+	write_lba(12, want);
+	inject(4096, 512, false);
+	reprobe();
+	expect_disabled(8);
+	host_console_reset();
+	assert_int_equal(nd_btt_check_namespace(ns, true), 0);
+	assert_true(host_console_has(
+		"arena 0: info block at 0x1000: media error at sector 8 of the namespace; info2 at"));
+	assert_false(any_bad());
+	expect_lba(12, want);
+}
+
+/* pmem.create= never formats a namespace disabled by a bad info block unless told :force. */
+static void create_param_leaves_a_bad_head_alone(void **state)
+{
+	(void)state;
+	assert_int_equal(nd_namespace_reconfigure(ns, &host_nd_kinds[3].req), 0);
+	inject(4096, 512, true);
+	reprobe();
+	u64 before = ns_hash();
+	assert_int_equal(params_parse("pmem.create=namespace0.0:fsdax"), 0);
+	nd_apply_create_param();
+	assert_true(nd_bad_head_of(ns));
+	assert_true(host_console_has("namespace0.0 is active, specify -f/--force"));
+	assert_int_equal(ns_hash(), before);
+}
+
+/*
+ * A bad sector only in the first 4 KiB of an fsdax namespace (no part of
+ * its metadata): probed by the block at 4 KiB, with a line.
+ */
+static void bad_sector_before_the_info_block_is_probed_by_the_block(void **state)
+{
+	(void)state;
+	assert_int_equal(nd_namespace_reconfigure(ns, &host_nd_kinds[3].req), 0);
+	inject(1024, 512, true);
+	reprobe();
+	assert_non_null(pmem_find("pmem0m"));
+	assert_true(host_console_has("media error at sector 2, before its info block"));
+}
+
+/* map=dev: a bad sector among the struct pages is zeroed (healed) before they are stored. */
+static void map_dev_bad_memmap_sector_is_healed_at_enable(void **state)
+{
+	(void)state;
+	assert_int_equal(nd_namespace_reconfigure(ns, &host_nd_kinds[3].req), 0);
+	inject(64 * KiB, 512, false);
+	reprobe();
+	assert_non_null(pmem_find("pmem0m"));
+	assert_true(
+		host_console_has("1 bad sector among its struct pages (map=dev): zeroed, healed"));
+	assert_false(any_bad());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +442,13 @@ int main(void)
 		cmocka_unit_test_setup(btt_bad_log_at_open_makes_the_arena_read_only,
 				       btt_test_setup),
 		cmocka_unit_test_setup(btt_bad_log_slot_fails_the_write, btt_test_setup),
+		cmocka_unit_test_setup(info_block_on_a_bad_sector_is_never_probed, btt_test_setup),
+		cmocka_unit_test_setup(info_block_on_a_bad_sector_ways_back, btt_test_setup),
+		cmocka_unit_test_setup(create_param_leaves_a_bad_head_alone, btt_test_setup),
+		cmocka_unit_test_setup(bad_sector_before_the_info_block_is_probed_by_the_block,
+				       btt_test_setup),
+		cmocka_unit_test_setup(map_dev_bad_memmap_sector_is_healed_at_enable,
+				       btt_test_setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
