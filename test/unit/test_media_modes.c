@@ -6,10 +6,10 @@
  * read-only, and the checker names it without repairing over it. An info
  * block on a bad sector leaves the namespace disabled (never probed as
  * anything, never raw) until its head is rewritten; map=dev heals a bad
- * sector among its struct pages before storing them. Injection as the
- * kernel's injector does it: listed at once (media_error_notify), or only
- * poisoned, so that the read takes the machine check (the host's
- * arch_copy_mc_inject files it).
+ * sector among its struct pages before storing them; a devdax mapping
+ * never lends a bad sector. Injection as the kernel's injector does it:
+ * listed at once (media_error_notify), or only poisoned, so that the read
+ * takes the machine check (the host's arch_copy_mc_inject files it).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +25,7 @@
 #include "host.h"
 #include "media_error.h"
 #include "nd_btt.h"
+#include "nd_dax.h"
 #include "nd_pfn.h"
 #include "params.h"
 
@@ -430,6 +431,48 @@ static void map_dev_bad_memmap_sector_is_healed_at_enable(void **state)
 	assert_false(any_bad());
 }
 
+/* ---- devdax ---- */
+
+/*
+ * dax_map never lends a bad sector; reads and partial writes through a
+ * mapping fail over one found later. (The host has no CPU mapping of the
+ * window: only requests the bad-block list refuses before a byte moves.)
+ */
+static void devdax_map_refuses_a_bad_range(void **state)
+{
+	(void)state;
+	static u8 buf[4096];
+	struct dax_mapping m;
+
+	assert_int_equal(nd_namespace_reconfigure(ns, &host_nd_kinds[2].req), 0);
+	struct nd_pfn *dax = nd_dax_find("dax0.0");
+	assert_non_null(dax);
+	u64 data = dax->pmem.phys - NS_START;
+	assert_int_equal(host_shell("dax-map dax0.0 0 0x200000"), 0);
+	inject(data + 4096 + 512, 512, true);
+	assert_int_equal(host_shell("dax-cmp 0 4608 4096 pattern=0x33"), -EIO);
+	assert_true(
+		host_console_has("dax-cmp dax0.0: I/O error at sector 9 (mapping offset 0x1200)"));
+	assert_int_equal(host_shell("dax-write 0 4616 8 pattern=0x44"), -EIO);
+	assert_true(host_console_has(
+		"dax-write dax0.0: I/O error at sector 9 (mapping offset 0x1208)"));
+	assert_int_equal(host_shell("dax-unmap 0"), 0);
+	assert_int_equal(dax_map(dax, 0, 2 * MiB, "test", &m), -EIO);
+	assert_int_equal(pmem_holds("dax0.0"), 0);
+	assert_int_equal(dax_map(dax, 2 * MiB, 2 * MiB, "test", &m), 0);
+	dax_unmap(&m);
+	assert_int_equal(host_shell("dax-map dax0.0 0 0x200000"), -EIO);
+	assert_true(
+		host_console_has("dax-map dax0.0: I/O error at sector 9: a mapping would lend it"));
+	assert_int_equal(pmem_holds("dax0.0"), 0);
+	/* A whole-sector write through the block view heals it; then it maps. */
+	memset(buf, 0x33, sizeof(buf));
+	assert_int_equal(pmem_rw(&dax->pmem, 4096, buf, 4096, PMEM_WRITE), 0);
+	assert_false(any_bad());
+	assert_int_equal(dax_map(dax, 0, 2 * MiB, "test", &m), 0);
+	dax_unmap(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +492,7 @@ int main(void)
 				       btt_test_setup),
 		cmocka_unit_test_setup(map_dev_bad_memmap_sector_is_healed_at_enable,
 				       btt_test_setup),
+		cmocka_unit_test_setup(devdax_map_refuses_a_bad_range, btt_test_setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
