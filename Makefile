@@ -217,6 +217,7 @@ BTT_TEST_HELPERS := test/unit/btt_tests.c
 UNIT_LINK_test_btt := $(BTT_TEST_HELPERS)
 UNIT_LINK_test_btt_check := $(BTT_TEST_HELPERS)
 UNIT_LINK_test_btt_device := $(BTT_TEST_HELPERS)
+UNIT_LINK_test_media_modes := $(BTT_TEST_HELPERS) nvdimm/pmem_cmds.c nvdimm/dax_cmds.c
 NBD_TEST_HELPERS := test/unit/nbd_tests.c
 UNIT_LINK_test_nbd_handshake := $(NBD_TEST_HELPERS)
 UNIT_LINK_test_nbd_io := $(NBD_TEST_HELPERS)

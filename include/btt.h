@@ -10,6 +10,21 @@
  * CPU's lane and that lane's free block, and the map lock of its sector;
  * a read publishes the block it reads in its lane's read tracking table so
  * no writer reuses that block meanwhile (FACTS-2 §1.7).
+ *
+ * Media errors (media_error.h), as Linux's btt: a bad sector in a data
+ * block fails the reads of the one LBA mapped to it (-EIO, nothing
+ * stored); a write of that LBA goes to the lane's free block as always,
+ * and the bad block it leaves is zeroed at once, which heals its sectors
+ * (Linux's arena_clear_freelist_error); a free block found bad before a
+ * write uses it is healed the same way first. Blocks of sectors other than
+ * 512 and 4096 bytes do not start on a 512-byte boundary: a bad sector a
+ * free block shares with its neighbour cannot be zeroed without losing the
+ * neighbour's bytes, so the write that needs it fails with -EIO and the
+ * arena turns read-only (one line). A media error in an arena's
+ * map or log (a read or store of them failing with -EIO, at open or
+ * later) makes that arena read-only with one line, as Linux's arena error
+ * flag does: its writes fail with -EROFS, the reads of its other sectors
+ * go on, and nothing is stored to mark it (the flag lives in memory).
  * Every read and store goes through the namespace's media path (nsio.h),
  * so host tests can run the engine over any buffer.
  */
@@ -44,6 +59,8 @@ struct btt_arena {
 	struct btt_arena_geom g;	/* areas relative to base */
 	u64 first_lba;			/* external LBA of the arena's first sector */
 	u32 flags;			/* the info block's; BTT_IB_FLAG_ERROR: no writes */
+	/* 1 after a media error in its map or log: no writes either (atomic). */
+	u32 media_ro;
 	u32 log_index[2];		/* slots in use: {0,1} or {0,2} */
 	struct btt_free free[BTT_LANES];
 };
@@ -86,9 +103,12 @@ struct btt {
  * zero for label-less). Reads and checks every arena's info block and log;
  * rebuilds the free list; rolls forward map entries whose write was logged
  * but not mapped (a line each; on a read-only medium it only says so and
- * reads keep the old data). -ENODEV when there is no BTT there, -EINVAL /
- * -EOPNOTSUPP for one with bad metadata, -ENOMEM; then `why` holds one line
- * and nothing was stored. btt_close() releases it.
+ * reads keep the old data). A media error in an arena's log or map leaves
+ * that arena read-only (one line; its pending roll-forwards are not made,
+ * so those LBAs read their old data) and the open succeeds. -ENODEV when
+ * there is no BTT there, -EINVAL / -EOPNOTSUPP for one with bad metadata,
+ * -EIO for an info block on a bad sector, -ENOMEM; then `why` holds one
+ * line and nothing was stored. btt_close() releases it.
  */
 __must_check int btt_open(struct btt *b, const struct nsio *m, u64 info_off, const u8 parent_uuid[16],
 	     const char *name, char *why, size_t why_len);
@@ -97,10 +117,13 @@ void btt_close(struct btt *b);
 /*
  * One sector: LBA `lba` (< b->nlba) into or from `buf` (b->lbasize bytes).
  * A read of a never-written sector gives its initial mapping's block
- * (zeroes on a fresh BTT), of a Z entry zeroes, of an E entry -EIO. A write
- * is atomic and durable on return: -EROFS on a read-only medium, -EIO in
- * an arena flagged as failed, -EINTR when stopped by stop_after (tests).
- * -ERANGE past the end.
+ * (zeroes on a fresh BTT), of a Z entry zeroes, of an E entry -EIO, of a
+ * block or map entry on a bad sector -EIO (a bad map entry also makes the
+ * arena read-only). A write is atomic and durable on return: -EROFS on a
+ * read-only medium or in a read-only arena (flagged as failed in its info
+ * block, or after a media error in its map or log), -EIO when its own map
+ * entry or log slot is on a bad sector (the arena is read-only after),
+ * -EINTR when stopped by stop_after (tests). -ERANGE past the end.
  */
 __must_check int btt_read(struct btt *b, u64 lba, void *buf);
 __must_check int btt_write(struct btt *b, u64 lba, const void *buf);
@@ -131,9 +154,12 @@ int btt_log_indices_read(const struct nsio *m, u64 logoff, u32 nfree, u32 idx[2]
  * blocks name every internal block exactly once. Prints one line per
  * finding, prefixed with `name`. With `repair` it writes what ndctl's
  * --repair writes: the info block from info2, map entries the log says
- * are stale, info2 from info. Returns 0 when clean (or everything found
- * was repaired), -ENXIO when no BTT is there, -EBADMSG when it is not
- * clean, -ENOMEM (the bitmap: one bit per internal block).
+ * are stale, info2 from info (a whole info block written over a bad
+ * sector heals it). Map or log entries on a bad sector are a finding it
+ * names by sector and never repairs: nothing is stored over them or
+ * decided from them. Returns 0 when clean (or everything found was
+ * repaired), -ENXIO when no BTT is there, -EBADMSG when it is not clean,
+ * -ENOMEM (the bitmap: one bit per internal block).
  */
 int btt_check(const struct nsio *m, const u8 parent_uuid[16], const char *name, bool repair);
 

@@ -43,7 +43,8 @@ struct nd_pfn *nd_dax_find(const char *name);
  * Map [offset, offset + len) of `dax` (both multiples of its align, inside
  * the device, len at most 256 GiB) and hold the device (PMEM_HOLD_MAP,
  * named `who`). -EINVAL for a range
- * not aligned or empty, -ERANGE past the end, -ENXIO for a device that is
+ * not aligned or empty, -ERANGE past the end, -EIO for one that holds a
+ * bad sector (listed or poisoned: media_error.h), -ENXIO for a device that is
  * not an enabled devdax device or is going away, -ENOSPC when the 64 slots
  * are taken, -ENOMEM without page-table pages. Nothing is held on error.
  * Leaves: the align's size, capped by what the CPU maps (a 1 GiB device on a

@@ -12,8 +12,11 @@
  * What probing writes: nothing, except for map=dev on a writable region the
  * struct pages in the namespace's memmap area that differ from the ones
  * pmemk keeps there (none when pmemk had the device up last; all of them the
- * first time after Linux). On a read-only region a map=dev device gets its
- * struct pages in RAM instead and is read-only: nothing is stored at all.
+ * first time after Linux), and before them zeroes for any known bad sector
+ * in that area (Linux's nd_pfn_clear_memmap_errors). On a read-only region
+ * a map=dev device gets its struct pages in RAM instead and is read-only:
+ * nothing is stored at all. A namespace whose info blocks sit on a bad
+ * sector is not probed at all (nd_bad_head_claim).
  */
 #ifndef PMEMK_ND_PFN_H
 #define PMEMK_ND_PFN_H
@@ -67,7 +70,9 @@ void nd_probe_namespaces(void);
  * first 8 KiB are zeroed as ndctl does, then the BTT written), bring the
  * result up. Needs req->force (-EBUSY otherwise, with a message). A failure
  * at any step leaves the namespace's first 8 KiB as they were and the old
- * device up again (a BTT's map and log, written near the end, stay).
+ * device up again (a BTT's map and log, written near the end, stay). Bad
+ * sectors in the first 8 KiB are zeroed first, which heals them (one line
+ * each); a failure leaves them zeroed.
  */
 __must_check int nd_namespace_reconfigure(struct nd_namespace_io *ns, const struct nd_pfn_request *req);
 
@@ -104,7 +109,10 @@ int nd_namespace_destroy(struct nd_namespace_io *ns, bool force);
 
 /* disable-namespace: detach, and stay without a device until enable. */
 int nd_namespace_disable(struct nd_namespace_io *ns);
-/* enable-namespace: probe it again (nothing if it was not disabled). */
+/*
+ * enable-namespace: probe it again (nothing if it was not disabled, by
+ * disable-namespace or by a media error in its info blocks).
+ */
 void nd_namespace_enable(struct nd_namespace_io *ns);
 
 /*
@@ -113,6 +121,17 @@ void nd_namespace_enable(struct nd_namespace_io *ns);
  * blocks written (init-labels), then the namespaces rebuilt and probed.
  */
 int nd_region_relabel(struct nd_region *r, u32 label_size);
+
+/*
+ * A namespace whose info-block area (its first 8 KiB) holds bad sector
+ * `sector` (namespace-relative, 512 bytes): claimed disabled with the
+ * reason (list: "state":"disabled"), never probed as anything, never raw,
+ * one line (nvdimm/namespace_media.c). nd_namespace_detach releases it;
+ * nd_bad_head_of says whether ns is held so.
+ */
+void nd_bad_head_claim(struct nd_namespace_io *ns, u64 sector);
+bool nd_bad_head_of(const struct nd_namespace_io *ns);
+void nd_bad_head_release(struct nd_namespace_io *ns);
 
 /* The pfn device claiming `ns` (enabled or disabled), or NULL. */
 struct nd_pfn *nd_pfn_of(struct nd_namespace_io *ns);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "badblocks.h"
 #include "btt.h"
 #include "mm.h"
 #include "nd_util.h"
@@ -88,6 +89,58 @@ static struct btt_arena *lba_arena(struct btt *b, u64 lba, u32 *premap)
 	return NULL;
 }
 
+/* ---- media errors ---- */
+
+static bool arena_writable(const struct btt_arena *a)
+{
+	return !(a->flags & BTT_IB_FLAG_ERROR) && !__atomic_load_n(&a->media_ro, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Arena `a` takes no more writes, because of `what` over namespace bytes
+ * [off, off + len) (Linux's arena error flag; kept in memory: nothing is
+ * stored to say so). One line naming the bad sector, the first time.
+ */
+static void arena_read_only(struct btt *b, struct btt_arena *a, const char *what, u64 off, u64 len)
+{
+	u64 bad = off;
+
+	if (__atomic_exchange_n(&a->media_ro, 1, __ATOMIC_ACQ_REL))
+		return;
+	nsio_first_bad(&b->m, off, len, &bad);
+	pr_err("%s: arena %u: %s at sector %llu of the namespace: the arena is read-only (writes fail, reads of its other sectors go on)\n",
+	       b->name, (u32)(a - b->arenas), what, bad >> BADBLOCK_SHIFT);
+}
+
+/* -EIO from the map or log at [off, off + len): the arena is read-only; err as it was. */
+static int meta_error(struct btt *b, struct btt_arena *a, int err, const char *what, u64 off,
+		      u64 len)
+{
+	if (err == -EIO)
+		arena_read_only(b, a, what, off, len);
+	return err;
+}
+
+/*
+ * A free block must hold no bad sector before a write uses it: its whole
+ * sectors are healed by zeroing the block (Linux's
+ * arena_clear_freelist_error), one line. -EIO when a bad sector is one it
+ * shares with a neighbouring block (sizes other than 512 and 4096), which
+ * zeroing it would take from the neighbour: the block cannot be used.
+ */
+static int free_block_heal(struct btt *b, struct btt_arena *a, u32 block)
+{
+	u64 off = data_off(a, block), bad;
+
+	if (!nsio_first_bad(&b->m, off, a->g.internal_lbasize, &bad))
+		return 0;
+	int err = nsio_zero(&b->m, off, a->g.internal_lbasize, PMEM_WR_BTT);
+	if (!err)
+		pr_info("%s: arena %u: free block %u had a bad sector (%llu of the namespace): zeroed, healed\n",
+			b->name, (u32)(a - b->arenas), block, bad >> BADBLOCK_SHIFT);
+	return err;
+}
+
 /* ---- open ---- */
 
 static int fail(char *why, size_t n, int err, const char *fmt, ...)
@@ -121,6 +174,11 @@ static int walk_arenas(struct btt *b, const u8 parent[16], struct btt_sb *sb,
 		if (remaining < BTT_INFO_SIZE)
 			return fail(why, n, -EINVAL, "arena %u: no room for an info block", *nr);
 		int err = nsio_read(&b->m, off, sb, sizeof(*sb));
+		u64 bad;
+		if (err == -EIO && nsio_first_bad(&b->m, off, sizeof(*sb), &bad))
+			return fail(why, n, -EIO,
+				    "arena %u info block at %#llx: media error at sector %llu", *nr,
+				    off, bad >> BADBLOCK_SHIFT);
 		if (err)
 			return fail(why, n, -EIO, "arena %u info block at %#llx: unreadable (error %d)",
 				    *nr, off, err);
@@ -183,7 +241,7 @@ static int roll_forward(struct btt *b, struct btt_arena *a, u32 lane,
 	}
 	int err = map_store(b, a, e->lba, BTT_MAP_NORMAL | next);
 	if (err)
-		return err;
+		return meta_error(b, a, err, "a media error in its map", map_off(a, e->lba), 4);
 	b->rolled_forward++;
 	pr_warn("%s: repaired: arena %u lane %u: the write of LBA %llu was logged but not mapped; map[%u] %#x -> %#x (rolled forward, as Linux's start-up does)\n",
 		b->name, (u32)(a - b->arenas), lane, lba, e->lba, old, next);
@@ -196,9 +254,11 @@ static int lane_init(struct btt *b, struct btt_arena *a, u32 lane, u32 *free_blo
 {
 	struct btt_log_entry e[2];
 	u32 ai = (u32)(a - b->arenas);
+	int err = log_read(&b->m, a, lane, e);
 
-	if (log_read(&b->m, a, lane, e))
-		return fail(why, n, -EIO, "arena %u lane %u: log unreadable", ai, lane);
+	if (err)
+		return meta_error(b, a, err, "a media error in its log",
+				  a->base + a->g.logoff + (u64)lane * BTT_LOG_GROUP, BTT_LOG_GROUP);
 	int newer = btt_log_newer(e[0].seq, e[1].seq);
 	if (newer < 0)
 		return fail(why, n, -EINVAL, "arena %u lane %u: log sequence numbers %u and %u", ai,
@@ -215,20 +275,33 @@ static int lane_init(struct btt *b, struct btt_arena *a, u32 lane, u32 *free_blo
 						   .sub = 1 - (u32)newer,
 						   .seq = btt_seq_next(E->seq) };
 	/*
-	 * Linux zeroes a free block whose old_map carries the error bit (media
-	 * poison); pmemk has no poison list, and the block is rewritten whole
-	 * before it is mapped again.
+	 * Linux zeroes a free block whose old_map carries the error bit; here
+	 * a free block is checked against the bad-block list when a write is
+	 * about to use it (free_block_heal), so the open stores nothing for it.
 	 */
 	if (old == next)
 		return 0;	/* the lane's initial entry, or nothing pending */
 	u32 entry;
-	if (map_load(b, a, E->lba, &entry))
-		return fail(why, n, -EIO, "arena %u: map entry %u unreadable", ai, E->lba);
+	err = map_load(b, a, E->lba, &entry);
+	if (err)
+		return meta_error(b, a, err, "a media error in its map", map_off(a, E->lba), 4);
 	u32 cur = btt_map_block(entry, E->lba);
-	if (cur != next && cur == old && roll_forward(b, a, lane, E))
-		return fail(why, n, -EIO, "arena %u lane %u: the roll-forward could not be stored",
-			    ai, lane);
-	return 0;
+	return cur != next && cur == old ? roll_forward(b, a, lane, E) : 0;
+}
+
+/*
+ * Known bad sectors (listed or poisoned) in the arena's map or log make it
+ * read-only before anything is read from them; true then.
+ */
+static bool arena_meta_bad(struct btt *b, struct btt_arena *a)
+{
+	u64 map = a->base + a->g.mapoff, log = a->base + a->g.logoff, bad;
+
+	if (nsio_first_bad(&b->m, map, (u64)a->g.external_nlba * 4, &bad))
+		arena_read_only(b, a, "a media error in its map", bad, 1);
+	else if (nsio_first_bad(&b->m, log, (u64)a->g.nfree * BTT_LOG_GROUP, &bad))
+		arena_read_only(b, a, "a media error in its log", bad, 1);
+	return a->media_ro;
 }
 
 /* Padding scheme, free list, roll-forward; free blocks must be distinct. */
@@ -236,8 +309,15 @@ static int arena_init(struct btt *b, struct btt_arena *a, char *why, size_t n)
 {
 	const char *w;
 	u32 ai = (u32)(a - b->arenas), nfree = a->g.nfree;
+
+	if (arena_meta_bad(b, a))
+		return 0; /* read-only: no free list, no roll-forward (nothing will be written) */
 	int err = btt_log_indices_read(&b->m, a->base + a->g.logoff, nfree, a->log_index, &w);
 
+	/* A media error in the log or map: read-only, no free list (nothing will be written). */
+	if (meta_error(b, a, err, "a media error in its log", a->base + a->g.logoff,
+		       (u64)nfree * BTT_LOG_GROUP) == -EIO)
+		return 0;
 	if (err)
 		return fail(why, n, err, "arena %u: %s", ai, w);
 	u32 *blocks = malloc(nfree * sizeof(u32));
@@ -245,6 +325,13 @@ static int arena_init(struct btt *b, struct btt_arena *a, char *why, size_t n)
 		return fail(why, n, -ENOMEM, "no memory for the free list");
 	for (u32 lane = 0; lane < nfree && !err; lane++)
 		err = lane_init(b, a, lane, &blocks[lane], why, n);
+	if (a->media_ro) { /* a media error in its log or map: no free list, nothing to write */
+		free(blocks);
+		return 0;
+	}
+	if (err && err != -EINVAL) /* the -EINVALs said why */
+		err = fail(why, n, err,
+			   "arena %u: its log or map cannot be read or stored (error %d)", ai, err);
 	if (!err) {
 		qsort(blocks, nfree, sizeof(u32), cmp_u32);
 		for (u32 i = 1; i < nfree && !err; i++)
@@ -382,14 +469,14 @@ int btt_read(struct btt *b, u64 lba, void *buf)
 	int err = read_track(b, a, premap, lane, &entry);
 	u32 block = btt_map_block(entry, premap);
 	if (err)
-		err = -EIO;
+		err = meta_error(b, a, -EIO, "a media error in its map", map_off(a, premap), 4);
 	else if ((entry & BTT_MAP_NORMAL) == BTT_MAP_Z)
 		memset(buf, 0, b->lbasize);	/* trimmed: reads zeroes */
 	else if ((entry & BTT_MAP_NORMAL) == BTT_MAP_E)
 		err = -EIO;	/* error: reads fail until a write */
 	else if (block >= a->g.internal_nlba)
 		err = -EIO;	/* a corrupt map entry: never read outside the data area */
-	else
+	else /* a bad sector fails this LBA only; nothing is stored (Linux sets the E bit) */
 		err = nsio_read(&b->m, data_off(a, block), buf, b->lbasize);
 	__atomic_store_n(&b->rtt[lane], 0, __ATOMIC_RELEASE);
 	lane_put(b, lane);
@@ -426,19 +513,48 @@ static int write_log(struct btt *b, struct btt_arena *a, u32 lane, u32 premap, u
 	return 0;
 }
 
-/* Under the map entry's lock: log the write of `next` for `premap`, then map it. */
+/*
+ * Under the map entry's lock: log the write of `next` for `premap`, then
+ * map it. A media error in either makes the arena read-only: after a log
+ * entry whose map store failed, the lane's free block is still mapped.
+ */
 static int write_commit(struct btt *b, struct btt_arena *a, u32 lane, u32 premap, u32 next)
 {
 	u32 entry;
 	int err = map_load(b, a, premap, &entry);
 	u32 old = btt_map_block(entry, premap);
 
-	if (err || old >= a->g.internal_nlba)
-		return -EIO;	/* unreadable or corrupt map entry: log nothing */
+	if (err)
+		return meta_error(b, a, -EIO, "a media error in its map", map_off(a, premap), 4);
+	if (old >= a->g.internal_nlba)
+		return -EIO; /* a corrupt map entry: log nothing */
 	if ((entry & BTT_MAP_NORMAL) == BTT_MAP_E)
 		old |= BTT_MAP_E;	/* the log keeps the error bit, as Linux's does */
 	err = write_log(b, a, lane, premap, old);
-	return err ? err : map_store(b, a, premap, BTT_MAP_NORMAL | next);
+	if (err)
+		return meta_error(b, a, err, "a media error in its log",
+				  log_slot_off(a, lane, a->free[lane].sub),
+				  sizeof(struct btt_log_entry));
+	err = map_store(b, a, premap, BTT_MAP_NORMAL | next);
+	return meta_error(b, a, err, "a media error in its map", map_off(a, premap), 4);
+}
+
+/*
+ * The block a write is about to fill: bad sectors in it healed first; one
+ * that cannot be (shared with a neighbour) makes the arena read-only and
+ * fails the write.
+ */
+static int write_target(struct btt *b, struct btt_arena *a, u32 block)
+{
+	int err = free_block_heal(b, a, block);
+	char what[80];
+
+	if (err == -EIO) {
+		snprintf(what, sizeof(what), "free block %u, whose bad sector a neighbour shares,",
+			 block);
+		arena_read_only(b, a, what, data_off(a, block), a->g.internal_lbasize);
+	}
+	return err;
 }
 
 int btt_write(struct btt *b, u64 lba, const void *buf)
@@ -448,15 +564,15 @@ int btt_write(struct btt *b, u64 lba, const void *buf)
 
 	if (!a)
 		return -ERANGE;
-	if (b->m.ro)
+	if (b->m.ro || !arena_writable(a))
 		return -EROFS;
-	if (a->flags & BTT_IB_FLAG_ERROR)
-		return -EIO;
 	u32 lane = lane_get(b), next = a->free[lane].block;
 	bool half = b->stop_after == BTT_STEP_DATA_HALF;
 	wait_for_readers(b, next);
-	int err = nsio_write(&b->m, data_off(a, next), buf, half ? b->lbasize / 2 : b->lbasize,
-			     PMEM_WR_BLOCK);
+	int err = write_target(b, a, next);
+	if (!err)
+		err = nsio_write(&b->m, data_off(a, next), buf, half ? b->lbasize / 2 : b->lbasize,
+				 PMEM_WR_BLOCK);
 	if (!err && (half || b->stop_after == BTT_STEP_DATA))
 		err = -EINTR;	/* a test stops the write here, as a crash would */
 	if (!err) {
@@ -465,6 +581,17 @@ int btt_write(struct btt *b, u64 lba, const void *buf)
 		spin_lock(ml);
 		err = write_commit(b, a, lane, premap, next);
 		spin_unlock(ml);
+	}
+	if (!err) {
+		/*
+		 * The block the LBA left is this lane's free block now: if it
+		 * was bad, heal it at once (a read that found it in the map
+		 * before the store may still be copying it: wait for that).
+		 * One that cannot be healed waits for write_target.
+		 */
+		u32 freed = a->free[lane].block;
+		wait_for_readers(b, freed);
+		(void)free_block_heal(b, a, freed);
 	}
 	lane_put(b, lane);
 	return err;

@@ -3,12 +3,16 @@
  * over a namespace's media, reading only unless asked to repair: find the
  * info block (or recover it from info2), then per arena the metadata
  * rules, the log, every map entry, log against map, info2 against info,
- * and that the map and the free list name each internal block once.
+ * and that the map and the free list name each internal block once. Map
+ * and log entries on a bad sector (media_error.h) are reported by sector
+ * and never repaired.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "badblocks.h"
 #include "btt.h"
 #include "mm.h"
 #include "nd_util.h"
@@ -82,7 +86,14 @@ static int load_info(struct check *c, u32 ai, u64 off, u64 remaining, bool *prim
 		c->errors++;
 		return -ENXIO;
 	}
-	say(c, "arena %u: info block at %#llx is damaged; info2 at %#llx is intact", ai, off, alt);
+	u64 bad;
+	if (nsio_first_bad(c->m, off, BTT_INFO_SIZE, &bad))
+		say(c,
+		    "arena %u: info block at %#llx: media error at sector %llu of the namespace; info2 at %#llx is intact (a repair rewrites the whole block, which heals the sector)",
+		    ai, off, bad >> BADBLOCK_SHIFT, alt);
+	else
+		say(c, "arena %u: info block at %#llx is damaged; info2 at %#llx is intact", ai,
+		    off, alt);
 	if (c->repair && repair_store(c, off, c->sb, BTT_INFO_SIZE)) {
 		say(c, "arena %u: repaired: info block restored from info2", ai);
 		*primary_ok = true;	/* it is the primary now */
@@ -118,16 +129,27 @@ struct arena_view {
 	u32 idx[2];
 };
 
-/* Map entry `premap`; one that cannot be read names no block (all ones), with a line. */
-static u32 map_entry(const struct check *c, const struct arena_view *v, u32 premap)
+/*
+ * Metadata on a bad sector: a finding no repair can make (the rest of the
+ * sector's entries are lost with it, and a store of one entry covers the
+ * sector only in part), named by the sector of the namespace.
+ */
+static void media_finding(struct check *c, const struct arena_view *v, const char *what, u64 off,
+			  u64 len)
 {
-	u32 entry;
-	int err = nsio_load32(c->m, v->base + v->g.mapoff + (u64)premap * 4, &entry);
+	u64 bad = off;
 
-	if (!err)
-		return entry;
-	say(c, "arena %u: map[%#x] cannot be read (error %d)", v->ai, premap, err);
-	return ~0u;
+	nsio_first_bad(c->m, off, len, &bad);
+	say(c,
+	    "arena %u: %s: media error at sector %llu of the namespace (not repairable: the engine keeps the arena read-only)",
+	    v->ai, what, bad >> BADBLOCK_SHIFT);
+	finding(c, false);
+}
+
+/* Map entry `premap` into *entry; false (nothing said) when it cannot be read. */
+static bool map_entry(const struct check *c, const struct arena_view *v, u32 premap, u32 *entry)
+{
+	return !nsio_load32(c->m, v->base + v->g.mapoff + (u64)premap * 4, entry);
 }
 
 /* Lane `lane`'s newest entry, if the pair is sound and in range (check (a)). */
@@ -139,7 +161,9 @@ static bool lane_newest(struct check *c, const struct arena_view *v, u32 lane,
 
 	for (u32 k = 0; k < 2; k++) {
 		if (nsio_read(c->m, grp + v->idx[k] * sizeof(s[k]), &s[k], sizeof(s[k]))) {
-			say(c, "arena %u: log group %u cannot be read", v->ai, lane);
+			char what[32];
+			snprintf(what, sizeof(what), "log group %u", lane);
+			media_finding(c, v, what, grp, BTT_LOG_GROUP);
 			return false;
 		}
 	}
@@ -165,12 +189,15 @@ static void check_log(struct check *c, const struct arena_view *v)
 {
 	for (u32 lane = 0; lane < v->g.nfree; lane++) {
 		struct btt_log_entry e;
+		u32 entry;
 		if (!lane_newest(c, v, lane, &e)) {
 			finding(c, false);
 			continue;
 		}
 		u32 old = e.old_map & BTT_MAP_LBA_MASK, next = e.new_map & BTT_MAP_LBA_MASK;
-		u32 cur = btt_map_block(map_entry(c, v, e.lba), e.lba);
+		if (!map_entry(c, v, e.lba, &entry))
+			continue; /* a bad map sector: check_map says so, nothing is stored over it */
+		u32 cur = btt_map_block(entry, e.lba);
 		if (old == next || cur == next || cur != old)
 			continue;
 		say(c, "arena %u: log[%u].new_map (%#x) doesn't match map[%#x] (%#x)", v->ai, lane,
@@ -183,24 +210,33 @@ static void check_log(struct check *c, const struct arena_view *v)
 	}
 }
 
-/* (b) every map entry names a block of the data area. */
+/* (b) every map entry can be read and names a block of the data area. */
 static bool check_map(struct check *c, const struct arena_view *v)
 {
-	u32 bad = 0;
+	u32 bad = 0, unreadable = 0, entry;
 
 	for (u32 i = 0; i < v->g.external_nlba; i++) {
-		u32 block = btt_map_block(map_entry(c, v, i), i);
+		if (!map_entry(c, v, i, &entry)) {
+			/* One finding per bad sector of the map (128 entries of 4 bytes). */
+			u64 off = v->base + v->g.mapoff + (u64)i * 4;
+			if (!unreadable++ || !(off & ((1u << BADBLOCK_SHIFT) - 1)))
+				media_finding(c, v, "map", off, 4);
+			continue;
+		}
+		u32 block = btt_map_block(entry, i);
 		if (block < v->g.internal_nlba)
 			continue;
 		if (!bad++)
 			say(c, "arena %u: map[%#x] = %#x is past internal_nlba %#x", v->ai, i,
 			    block, v->g.internal_nlba);
 	}
+	if (unreadable)
+		say(c, "arena %u: %u map entries cannot be read", v->ai, unreadable);
 	if (bad) {
 		say(c, "arena %u: %u map entries out of range", v->ai, bad);
 		finding(c, false);
 	}
-	return !bad;
+	return !bad && !unreadable;
 }
 
 /* Mark one reference to `block`; count it when it was marked already. */
@@ -228,8 +264,11 @@ static int check_bitmap(struct check *c, const struct arena_view *v)
 		say(c, "arena %u: no memory for a bitmap of %u blocks", v->ai, v->g.internal_nlba);
 		return -ENOMEM;
 	}
-	for (u32 i = 0; i < v->g.external_nlba; i++)
-		mark(c, v, bits, btt_map_block(map_entry(c, v, i), i), &dups);
+	for (u32 i = 0; i < v->g.external_nlba; i++) {
+		u32 entry;
+		if (map_entry(c, v, i, &entry)) /* check_map read them all */
+			mark(c, v, bits, btt_map_block(entry, i), &dups);
+	}
 	for (u32 lane = 0; lane < v->g.nfree; lane++)
 		if (lane_newest(c, v, lane, &e))
 			mark(c, v, bits, e.old_map & BTT_MAP_LBA_MASK, &dups);
@@ -253,7 +292,13 @@ static void check_info2(struct check *c, const struct arena_view *v)
 	if (!nsio_read(c->m, at, c->other, BTT_INFO_SIZE) &&
 	    !memcmp(c->sb, c->other, BTT_INFO_SIZE))
 		return;
-	say(c, "arena %u: info2 at %#llx differs from the info block", v->ai, at);
+	u64 bad;
+	if (nsio_first_bad(c->m, at, BTT_INFO_SIZE, &bad))
+		say(c,
+		    "arena %u: info2 at %#llx: media error at sector %llu of the namespace (a repair rewrites the whole block, which heals the sector)",
+		    v->ai, at, bad >> BADBLOCK_SHIFT);
+	else
+		say(c, "arena %u: info2 at %#llx differs from the info block", v->ai, at);
 	if (c->repair && repair_store(c, at, c->sb, BTT_INFO_SIZE))
 		say(c, "arena %u: repaired: info2 rewritten from the info block", v->ai);
 	finding(c, true);
@@ -271,7 +316,12 @@ static int check_arena(struct check *c, struct arena_view *v, const struct btt_s
 		return -EBADMSG;
 	}
 	check_meta(c, v->ai, sb);
-	if (btt_log_indices_read(c->m, v->base + v->g.logoff, v->g.nfree, v->idx, &why)) {
+	int err = btt_log_indices_read(c->m, v->base + v->g.logoff, v->g.nfree, v->idx, &why);
+	if (err == -EIO) {
+		media_finding(c, v, "log", v->base + v->g.logoff, (u64)v->g.nfree * BTT_LOG_GROUP);
+		return 0;
+	}
+	if (err) {
 		say(c, "arena %u: %s", v->ai, why);
 		c->errors++;
 		return 0;

@@ -105,14 +105,23 @@ static bool info2_intact(const struct nsio *m, u64 info_off, struct btt_sb *sb)
 
 static void btt_print(const struct nd_btt *b)
 {
+	char ro[40] = "";
+	u32 nr_ro = 0;
+
 	if (!b->enabled) {
 		pr_err("nd_btt %s: %s sector disabled: %s\n", b->name, b->ns->name, b->reason);
 		return;
 	}
+	for (u32 i = 0; i < b->btt.nr_arenas; i++)
+		nr_ro += (b->btt.arenas[i].flags & BTT_IB_FLAG_ERROR) || b->btt.arenas[i].media_ro;
+	if (b->pmem.ro)
+		snprintf(ro, sizeof(ro), ", read-only");
+	else if (nr_ro)
+		snprintf(ro, sizeof(ro), ", %u arena%s read-only", nr_ro, nr_ro == 1 ? "" : "s");
 	pr_info("nd_btt %s: %s sector %u, BTT %u.%u, %u arena%s: %s, %llu sectors (%llu MiB)%s\n",
 		b->name, b->ns->name, b->lbasize, b->btt.version_major, b->btt.version_minor,
 		b->btt.nr_arenas, b->btt.nr_arenas == 1 ? "" : "s", b->pmem.name, b->btt.nlba,
-		(b->pmem.size >> 20), b->pmem.ro ? ", read-only" : "");
+		(b->pmem.size >> 20), ro);
 }
 
 /* Register pmemNs over the open BTT; else close it again with the reason. */

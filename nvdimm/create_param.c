@@ -28,7 +28,7 @@ static bool already_configured(struct nd_namespace_io *ns, const struct nd_pfn_r
 		return b && b->enabled && b->lbasize == ND_BTT_DEFAULT_LBASIZE;
 	}
 	if (req->mode == PFN_MODE_NONE)
-		return !pfn && !nd_btt_of(ns);
+		return !ns->claim; /* raw (a namespace disabled by a media error is not) */
 	return pfn && pfn->pers == (req->devdax ? ND_PERS_DEVDAX : ND_PERS_FSDAX) && pfn->enabled && pfn->layout.mode == req->mode &&
 	       pfn->layout.align == req->align;
 }
@@ -57,7 +57,7 @@ static void apply_create_spec(char *spec)
 		return;
 	}
 	/* A raw namespace may be formatted unattended; anything else needs :force. */
-	bool raw = !nd_pfn_of(ns) && !nd_btt_of(ns);
+	bool raw = !ns->claim; /* not one whose info blocks are unreadable */
 	req.force = (f[4] != NULL) || (raw && (req.mode != PFN_MODE_NONE || req.sector));
 	int err = nd_namespace_reconfigure(ns, &req);	/* says why when it fails */
 	if (err)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "badblocks.h"
 #include "nd_dax.h"
 #include "pgtable.h"
 #include "printk.h"
@@ -19,6 +20,24 @@ static bool shell_used[ARRAY_SIZE(shell_maps)];
 static const char *leaf_name(enum pg_level l)
 {
 	return l == PG_LEVEL_1G ? "1 GiB" : l == PG_LEVEL_2M ? "2 MiB" : "4 KiB";
+}
+
+/*
+ * A request over mapping bytes [off, off + len) of m failed with -EIO: the
+ * line names the device sector (512 bytes, as the device's block view and
+ * list -M count them) of its first bad byte; for a write, of the bad
+ * sector it covers only in part (the first or the last: whole ones heal).
+ */
+static int dax_io_error(const char *cmd, const struct dax_mapping *m, u64 off, u64 len, bool write)
+{
+	u64 bad = off;
+
+	if (!write ||
+	    !((off & ((1u << BADBLOCK_SHIFT) - 1)) && nsio_first_bad(&m->io, off, 1, &bad)))
+		nsio_first_bad(&m->io, write ? off + len - 1 : off, write ? 1 : len, &bad);
+	kprintf("%s %s: I/O error at sector %llu (mapping offset %#llx)\n", cmd, m->dax->name,
+		(m->offset + bad) >> BADBLOCK_SHIFT, bad);
+	return -EIO;
 }
 
 static int cmd_dax_map(int argc, char **argv)
@@ -49,6 +68,12 @@ static int cmd_dax_map(int argc, char **argv)
 
 	snprintf(who, sizeof(who), "dax-map mapping %u; dax-unmap %u", i, i);
 	int err = dax_map(dax, off, len, who, m);
+	u64 bad = off;
+	if (err == -EIO && nsio_first_bad(&dax->pmem.io, off, len, &bad)) {
+		kprintf("dax-map %s: I/O error at sector %llu: a mapping would lend it (error %d)\n",
+			dax->name, bad >> BADBLOCK_SHIFT, err);
+		return err;
+	}
 	if (err) {
 		kprintf("dax-map %s: %s (error %d)\n", dax->name,
 			err == -EINVAL ? "offset and length must be multiples of the device's align" :
@@ -134,12 +159,16 @@ static int cmd_dax_write(int argc, char **argv)
 	if (!m)
 		return -EINVAL;
 	int err = 0;
-	for (u64 done = 0; done < len && !err; done += DAX_CHUNK) {
-		u64 n = MIN(DAX_CHUNK, len - done);
+	u64 done = 0, n = 0;
+	for (; done < len && !err; done += n) {
+		/* Pieces end on sector boundaries: a bad sector the request covers whole heals. */
+		n = MIN(DAX_CHUNK - ((off + done) & ((1u << BADBLOCK_SHIFT) - 1)), len - done);
 		/* seq words encode the device offset: the block view reads the same pattern. */
 		nd_io_pattern_fill(&p, buf, m->offset + off + done, n);
 		err = nsio_write_unflushed(&m->io, off + done, buf, n, PMEM_WR_BLOCK);
 	}
+	if (err == -EIO) /* a sector it covers only in part is bad (whole ones it heals) */
+		return dax_io_error(argv[0], m, off + done - n, n, true);
 	if (err) {
 		kprintf("dax-write %s: %s (error %d)\n", m->dax->name,
 			err == -EROFS ? "read-only" : "cannot store", err);
@@ -165,8 +194,12 @@ static int cmd_dax_cmp(int argc, char **argv)
 	for (u64 done = 0; done < len; done += DAX_CHUNK) {
 		u64 n = MIN(DAX_CHUNK, len - done);
 		int err = nsio_read(&m->io, off + done, got, n);
-		if (err)
+		if (err == -EIO)
+			return dax_io_error(argv[0], m, off + done, n, false);
+		if (err) {
+			kprintf("dax-cmp %s: cannot read (error %d)\n", m->dax->name, err);
 			return err;
+		}
 		nd_io_pattern_fill(&p, want, m->offset + off + done, n);
 		if (!memcmp(got, want, n))
 			continue;

@@ -73,6 +73,9 @@ int dax_map(struct nd_pfn *dax, u64 offset, u64 len, const char *who, struct dax
 		return -EINVAL;
 	if (offset > size || len > size - offset)
 		return -ERANGE;
+	/* A mapping lends the bytes: a CPU reading poison through it cannot be recovered. */
+	if (nsio_clean_len(&dax->pmem.io, offset, len) != len)
+		return -EIO;
 	u64 pa = dax->pmem.phys + offset;
 	/* The DAX lifetime rule: whoever holds an address holds the device. */
 	int err = pmem_hold(&dax->pmem, PMEM_HOLD_MAP, who, &m->hold);

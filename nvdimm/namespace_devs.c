@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "badblocks.h"
 #include "btt_layout.h"
 #include "mm.h"
 #include "nd_btt.h"
@@ -66,16 +67,46 @@ static u64 btt_info_off(const u8 *head, const u8 parent[16])
 		       BTT_V1_OFFSET;
 }
 
-/* Map ns and read its first 8 KiB (less if it is smaller) into head; false after a line if not. */
+/*
+ * The head holds bad sector `bad`: a namespace too small for info blocks
+ * is raw all the same; a bad sector only in the first 4 KiB leaves the
+ * block at 4 KiB to say what it is (those 4 KiB are no part of a pfn, dax
+ * or BTT 1.1 namespace's metadata); else (it may be a BTT 2.0, or its
+ * block at 4 KiB is unreadable) it is claimed disabled: false.
+ */
+static bool probe_head_bad(struct nd_namespace_io *ns, u8 *head, u64 len, u64 bad)
+{
+	if (len < ND_PROBE_HEAD)
+		return true;
+	if (bad < ND_PFN_SB_OFFSET &&
+	    !nsio_read(&ns->io, ND_PFN_SB_OFFSET, head + ND_PFN_SB_OFFSET, ND_PFN_SB_OFFSET)) {
+		memset(head, 0, ND_PFN_SB_OFFSET);
+		if (nd_identify_ns(head, ND_PROBE_HEAD, ns->uuid) != ND_PERS_RAW) {
+			pr_warn("nd_pmem %s: media error at sector %llu, before its info block: probed by the block at 4 KiB\n",
+				ns->name, bad >> BADBLOCK_SHIFT);
+			return true;
+		}
+	}
+	nd_bad_head_claim(ns, bad >> BADBLOCK_SHIFT);
+	return false;
+}
+
+/*
+ * Map ns and read its first 8 KiB (less if it is smaller) into head;
+ * false after a line if not (a bad sector there: probe_head_bad).
+ */
 static bool probe_head(struct nd_namespace_io *ns, u8 *head)
 {
+	u64 len = MIN(ns->size, (u64)ND_PROBE_HEAD), bad;
 	int err = nd_namespace_map(ns);
 
 	if (err) {
 		pr_err("nd_pmem %s: cannot map the namespace (error %d)\n", ns->name, err);
 		return false;
 	}
-	err = nsio_read(&ns->io, 0, head, MIN(ns->size, (u64)ND_PROBE_HEAD));
+	err = nsio_read(&ns->io, 0, head, len);
+	if (err == -EIO && nsio_first_bad(&ns->io, 0, len, &bad))
+		return probe_head_bad(ns, head, len, bad);
 	if (err)
 		pr_err("nd_pmem %s: cannot read its first bytes (error %d)\n", ns->name, err);
 	return !err;
@@ -211,6 +242,7 @@ int nd_namespace_detach(struct nd_namespace_io *ns)
 	}
 	/* One view at a time: at most one of these is registered, so a refusal changes nothing. */
 	int err = nd_btt_detach(ns);
+	nd_bad_head_release(ns);
 	return err ? err : raw_detach(ns);
 }
 
@@ -279,15 +311,47 @@ static int reconfigure_attach(struct nd_namespace_io *ns, const struct nd_pfn_re
 
 static bool is_raw(struct nd_namespace_io *ns)
 {
-	return !nd_pfn_of(ns) && !nd_btt_of(ns);
+	return !ns->claim;
 }
 
-/* The namespace's first 8 KiB: a BTT 2.0 block at 0, the pfn/dax/BTT 1.1 one at 4 KiB. */
-static int head_read(struct nd_namespace_io *ns, u8 *head)
+/*
+ * The namespace's first 8 KiB: a BTT 2.0 block at 0, the pfn/dax/BTT 1.1
+ * one at 4 KiB. Bad sectors read as zeroes, and *bad gets a bit per bad
+ * sector for head_heal.
+ */
+static int head_read(struct nd_namespace_io *ns, u8 *head, u16 *bad)
 {
 	int err = nd_namespace_map(ns);
 
-	return err ? err : nsio_read(&ns->io, 0, head, ND_PROBE_HEAD);
+	*bad = 0;
+	if (err || (err = nsio_read(&ns->io, 0, head, ND_PROBE_HEAD)) != -EIO)
+		return err;
+	for (u32 s = 0; s < ND_PROBE_HEAD >> BADBLOCK_SHIFT; s++) {
+		u8 *p = head + (s << BADBLOCK_SHIFT);
+		err = nsio_read(&ns->io, s << BADBLOCK_SHIFT, p, 1u << BADBLOCK_SHIFT);
+		if (err == -EIO) {
+			memset(p, 0, 1u << BADBLOCK_SHIFT);
+			*bad |= (u16)(1u << s);
+		} else if (err) {
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Zero the head's bad sectors, which heals them (whole sectors written), one line each. */
+static int head_heal(struct nd_namespace_io *ns, u16 bad)
+{
+	for (u32 s = 0; bad >> s; s++) {
+		if (!(bad & (1u << s)))
+			continue;
+		int err = nsio_zero(&ns->io, s << BADBLOCK_SHIFT, 1u << BADBLOCK_SHIFT,
+				    PMEM_WR_INFOBLOCK);
+		if (err)
+			return err;
+		pr_warn("%s: sector %u of its info blocks was bad: zeroed, healed\n", ns->name, s);
+	}
+	return 0;
 }
 
 static int head_write(struct nd_namespace_io *ns, const u8 *head, size_t len)
@@ -344,14 +408,17 @@ int nd_namespace_reconfigure(struct nd_namespace_io *ns, const struct nd_pfn_req
 		return -EBUSY;
 	}
 	bool wipe = req->sector || nd_btt_of(ns);
+	u16 bad;
 	int err = reconfigure_prepare(ns, req, &sb);
 	if (!err)
-		err = ns->size < ND_PROBE_HEAD ? -ENXIO : head_read(ns, old);
+		err = ns->size < ND_PROBE_HEAD ? -ENXIO : head_read(ns, old, &bad);
 	if (!err)
 		err = nd_namespace_detach(ns);
 	if (err)
 		return err;	/* nothing changed */
-	err = head_write_new(ns, &sb, wipe);
+	err = head_heal(ns, bad);
+	if (!err)
+		err = head_write_new(ns, &sb, wipe);
 	if (!err)
 		err = reconfigure_attach(ns, req, &sb);
 	if (!err) {
@@ -504,6 +571,11 @@ int nd_namespace_disable(struct nd_namespace_io *ns)
 
 void nd_namespace_enable(struct nd_namespace_io *ns)
 {
+	if (nd_bad_head_of(ns)) {
+		nd_bad_head_release(ns); /* disabled by a media error: probed again */
+		nd_namespace_probe(ns);
+		return;
+	}
 	if (!ns->disabled)
 		return;
 	ns->disabled = false;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "badblocks.h"
 #include "mm.h"
 #include "nd_btt.h"
 #include "nd_dax.h"
@@ -234,6 +235,31 @@ int nd_pfn_ram_check(struct nd_namespace_io *ns, const struct range *r, bool ro_
 }
 
 /*
+ * map=dev keeps its struct pages in [8 KiB, dataoff) of the namespace and
+ * reaches them by plain loads and stores, which no machine check may meet:
+ * known bad sectors there are zeroed first, which heals them (Linux's
+ * nd_pfn_clear_memmap_errors; the struct pages are stored there anyway).
+ * One line; -EIO if one cannot be.
+ */
+static int pfn_clear_memmap_errors(struct nd_pfn *pfn)
+{
+	const struct nsio *io = &pfn->ns->io;
+	u64 off = ND_PFN_SB_OFFSET + ND_PFN_SB_SIZE, end = pfn->layout.dataoff, bad, n = 0;
+
+	while (off < end && nsio_first_bad(io, off, end - off, &bad)) {
+		int err = nsio_zero(io, bad, 1u << BADBLOCK_SHIFT, PMEM_WR_MEMMAP);
+		if (err)
+			return err;
+		off = bad + (1u << BADBLOCK_SHIFT);
+		n++;
+	}
+	if (n)
+		pr_warn("nd_pfn %s: %llu bad sector%s among its struct pages (map=dev): zeroed, healed\n",
+			pfn->name, n, n == 1 ? "" : "s");
+	return 0;
+}
+
+/*
  * Give a validated pfn device its block device and struct pages. The block
  * device comes first and is dropped again if the struct pages fail:
  * memremap_pages stores struct pages only once nothing else can fail, so a
@@ -258,6 +284,11 @@ static int pfn_enable(struct nd_pfn *pfn)
 				       pfn->pgmap.vmemmap_shift, pfn->reason, sizeof(pfn->reason));
 		if (err)
 			return err;
+	}
+	if (!pfn->memmap_in_ram && (err = pfn_clear_memmap_errors(pfn))) {
+		pfn_disable_reason(pfn, "%s (error %d)", "a bad sector among its struct pages",
+				   err);
+		return err;
 	}
 	/* devdax's block view of its data has the device's name (NAMESPACES.md). */
 	if (pfn->pers == ND_PERS_DEVDAX)

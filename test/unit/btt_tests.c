@@ -87,9 +87,11 @@ void expect_lba(u64 lba, const u8 *want)
 
 static struct nsio ns_media(void)
 {
-	return (struct nsio){
-		.base = media(0), .size = NS_SIZE, .region = ns->region, .ro = region_ro
-	};
+	return (struct nsio){ .base = media(0),
+			      .phys = NS_START,
+			      .size = NS_SIZE,
+			      .region = ns->region,
+			      .ro = region_ro };
 }
 
 int check(bool repair)
