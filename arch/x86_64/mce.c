@@ -31,8 +31,8 @@ static void print_caps(u64 cap)
 {
 	pr_info("mce: machine checks on: %u banks%s%s%s%s\n", mce_banks,
 		cap & MCG_CAP_CTL_P ? ", MCG_CTL" : "",
-		cap & MCG_CAP_SER_P ? ", software error recovery (SER)" :
-				      ", no SER (every uncorrected error stops the machine)",
+		cap & MCG_CAP_SER_P ? ", recoverable uncorrected (SER)" :
+				      ", no SER (anything uncorrected stops the machine)",
 		cap & MCG_CAP_CMCI_P ? ", CMCI" : "", cap & MCG_CAP_LMCE_P ? ", LMCE" : "");
 }
 

@@ -463,9 +463,9 @@ void nvdimm_ars_probe(void)
 		return;
 	acpi_get_devices("ACPI0012", root_functions, &funcs, NULL);
 	if ((funcs & NVDIMM_ROOT_ARS_FUNCS) == NVDIMM_ROOT_ARS_FUNCS)
-		pr_info("nfit: the firmware offers Address Range Scrub (root _DSM functions %#llx); pmemk does not start it yet: bad blocks come from machine checks and inject-error\n",
+		pr_info("nfit: the firmware offers Address Range Scrub (root _DSM functions %#llx); pmemk does not start it yet: bad blocks come from machine checks and injection\n",
 			funcs);
 	else
-		pr_info("nfit: the firmware offers no Address Range Scrub (root _DSM functions %#llx): bad blocks come from machine checks and inject-error\n",
+		pr_info("nfit: the firmware offers no Address Range Scrub (root _DSM functions %#llx): bad blocks come from machine checks and injection\n",
 			funcs);
 }
