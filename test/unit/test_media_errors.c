@@ -220,6 +220,28 @@ static void a_heal_the_full_list_cannot_split_fails(void **state)
 	assert_false(poisoned);
 }
 
+/*
+ * The same when the injector's list is the full one: the write fails and
+ * the sector stays listed (a regression test: the listed copy was cleared
+ * first, so `list -M` lost a sector the write never healed).
+ */
+static void a_heal_the_full_poison_list_cannot_split_leaves_it_listed(void **state)
+{
+	u64 first = 0;
+	bool poisoned = true;
+
+	(void)state;
+	for (u64 i = 0; i < BADBLOCKS_MAX; i++)
+		assert_int_equal(media_inject(r, i * 10, 5), 0);
+	assert_int_equal(badblocks_set(&r->bb, 11, 2), 0);
+	assert_int_equal(media_errors_write(r, SECTOR(11), SECTOR(2)), -EIO);
+	assert_listed(&r->bb, EXTENTS({ 11, 2 }));
+	assert_int_equal(badblocks_count(&r->poison), BADBLOCKS_MAX);
+	assert_true(media_errors_first(r, 11, 2, &first, &poisoned));
+	assert_int_equal(first, 11);
+	assert_false(poisoned);
+}
+
 static void inject_and_uninject_stay_inside_the_region(void **state)
 {
 	(void)state;
@@ -319,6 +341,7 @@ int main(void)
 		T(a_write_heals_the_whole_sectors_it_covers),
 		T(a_write_over_part_of_a_bad_sector_fails),
 		T(a_heal_the_full_list_cannot_split_fails),
+		T(a_heal_the_full_poison_list_cannot_split_leaves_it_listed),
 		T(inject_and_uninject_stay_inside_the_region),
 		T(first_says_whether_it_is_only_poisoned),
 		T(nsio_reads_fail_on_bad_sectors_only),
