@@ -70,7 +70,8 @@ case_mce_scrub_on_pmem_is_listed() {
 	expect_out_not 'badblock'
 	live_type poweroff
 	live_end 0
-	expect '^\[ *[0-9.]+\] mce: machine checks on: 10 banks, MCG_CTL, software error recovery \(SER\)$'
+	# The boot line's banks and SER (its wording is the handler's business).
+	expect '^\[ *[0-9.]+\] mce: machine checks on: 10 banks, MCG_CTL, .*\(SER\)$'
 	expect_not 'machine stopped'
 }
 
