@@ -177,9 +177,14 @@ int media_errors_write(struct nd_region *r, u64 off, u64 len)
 		return -EIO;
 	if (whole1 <= whole0)
 		return 0;
-	/* Healed before the write lands (Linux's nvdimm_clear_poison, then the copy). */
-	if (badblocks_clear(&r->bb, whole0, whole1 - whole0) ||
-	    badblocks_clear(&r->poison, whole0, whole1 - whole0))
+	/*
+	 * Healed before the write lands (Linux's nvdimm_clear_poison, then the
+	 * copy). The injector's list first: when a split finds no room in
+	 * either, the range is still listed bad (a full poison list changes
+	 * nothing; a full bad-block list keeps it listed).
+	 */
+	if (badblocks_clear(&r->poison, whole0, whole1 - whole0) ||
+	    badblocks_clear(&r->bb, whole0, whole1 - whole0))
 		return -EIO; /* a split the full list has no room for: still bad */
 	return 0;
 }

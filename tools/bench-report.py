@@ -179,6 +179,25 @@ def tables(ix, meta):
             cells.append(fmt(ix.get(s, 'blk', mode, 'write_seq_1m_nt')))
             add(f'| {s} GiB | {mode} | ' + ' | '.join(cells) + ' |')
     add('')
+    add('### Machine-check-safe reads: block reads against a plain copy, same buffers\n')
+    add('`pmem_rw` reads (the bad-block check, then the machine-check-safe copy) over a '
+        'plain `memcpy` from the pmem\'s kernel address (what a read was before issue 29); '
+        'split into the copy (`arch_copy_mc` over `memcpy`) and the check on a device with '
+        'nothing listed (`nsio_read` over `arch_copy_mc` alone); and the block read while '
+        'one bad sector is listed past the working set (over the read with none). '
+        'Medians of the per-repetition ratios, 4K seq / 4K rand / 1M seq / 1M rand:\n')
+    add('| pmem | map | block read / plain | copy_mc / plain | checked / copy_mc | '
+        'one listed / none |')
+    add('|---|---|---|---|---|---|')
+    rcols = [(p, r) for r in ('4k', '1m') for p in ('seq', 'rand')]
+    for s in ix.sizes:
+        for mode in ('dev', 'mem'):
+            cells = [' / '.join(fmt(ix.get(s, 'blk', mode, f'read_{p}_{r}{suffix}'))
+                                for p, r in rcols)
+                     for suffix in ('_vs_plain', '_copy_mc_vs_plain', '_checked_vs_copy_mc',
+                                    '_listed_vs_clean')]
+            add(f'| {s} GiB | {mode} | ' + ' | '.join(cells) + ' |')
+    add('')
     add('### Sector mode (BTT): GiB/s, and in parentheses the fraction of the raw block '
         'device of the same namespace in the same boot\n')
     add('| pmem | device | ' + ' | '.join(f'{p} {d} {r.upper()}' for d, p, r in cols) + ' |')

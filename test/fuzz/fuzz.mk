@@ -107,3 +107,14 @@ $(BUILD)/fuzz/fuzz_label: test/fuzz/fuzz_label.c $(FUZZ_NFIT_SRCS) $(wildcard in
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only nvdimm/label.c
 	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_label.c $(FUZZ_NFIT_SRCS) -o $@
+
+# The bad-sector list against a bitmap model (with the spinlock and the
+# host arch under it).
+FUZZ_BB_SRCS := nvdimm/badblocks.c lib/spinlock.c lib/printk.c test/host/arch_host.c \
+	test/host/pte_host.c
+
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_badblocks
+
+$(BUILD)/fuzz/fuzz_badblocks: test/fuzz/fuzz_badblocks.c $(FUZZ_BB_SRCS) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_badblocks.c $(FUZZ_BB_SRCS) -o $@

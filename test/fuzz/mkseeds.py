@@ -207,9 +207,45 @@ def madt():
     write("fuzz_madt", "x2apic-override.entries", x2)
 
 
+# ---- fuzz_badblocks: 4-byte operations [op | max << 3, le16 sector, len] ----
+
+def bb_op(kind, sector, length, room=0):
+    return struct.pack("<BHB", kind | room << 3, sector, length)
+
+
+def badblocks():
+    SET, CLEAR, CHECK, RANGE, WRAP = range(5)
+    look = bb_op(RANGE, 0, 255, 31) + bb_op(RANGE, 256, 255, 31) + bb_op(CHECK, 0, 255)
+    # A full list (64 extents of one sector, 7 apart), then sets in its gaps:
+    # nearer the one before, nearer the one after, a tie, past either end.
+    full = b"".join(bb_op(SET, 7 + 7 * i, 1) for i in range(64))
+    write("fuzz_badblocks", "full-absorb", full + bb_op(SET, 10, 1) + bb_op(SET, 19, 1) +
+          bb_op(SET, 24, 2) + bb_op(SET, 0, 3) + bb_op(SET, 500, 4) + look +
+          bb_op(CLEAR, 0, 255) + look)
+    # A full list of 3-sector extents: a split fails, a head, a tail and a
+    # whole extent clear, then the split goes through.
+    full3 = b"".join(bb_op(SET, 8 * i, 3) for i in range(64))
+    write("fuzz_badblocks", "full-split", full3 + bb_op(CLEAR, 9, 1) + bb_op(CLEAR, 8, 1) +
+          bb_op(CLEAR, 18, 1) + bb_op(CLEAR, 24, 3) + bb_op(CLEAR, 33, 1) + look)
+    # Merges: overlapping, adjacent, swallowing several; clears across extents.
+    write("fuzz_badblocks", "merge-clear", bb_op(SET, 10, 5) + bb_op(SET, 15, 5) +
+          bb_op(SET, 5, 5) + bb_op(SET, 30, 2) + bb_op(SET, 34, 2) + bb_op(SET, 8, 30) +
+          bb_op(CLEAR, 12, 4) + bb_op(CLEAR, 0, 13) + bb_op(SET, 0, 0) + bb_op(CLEAR, 0, 0) +
+          look + bb_op(RANGE, 14, 10, 1) + bb_op(RANGE, 14, 10, 0))
+    write("fuzz_badblocks", "wrapping", b"".join(bb_op(WRAP | 0, k, 3, w) for w in range(4)
+                                                  for k in (0, 5)) + bb_op(SET, 1, 1))
+    # Pseudo-random operations (a fixed LCG: the same seed every run).
+    x, ops = 29, b""
+    for _ in range(400):
+        x = (x * 1103515245 + 12345) % (1 << 31)
+        kind = (x >> 8) % 4
+        ops += bb_op(kind, (x >> 12) % 512, (x >> 3) % 24, (x >> 20) % 32)
+    write("fuzz_badblocks", "random-400", ops)
+
+
 TARGETS = {"fuzz_pfn_info": pfn_info, "fuzz_multiboot2": multiboot2,
            "fuzz_efi_memmap": efi_memmap, "fuzz_memmap": memmap, "fuzz_acpi": acpi,
-           "fuzz_madt": madt}
+           "fuzz_madt": madt, "fuzz_badblocks": badblocks}
 
 if __name__ == "__main__":
     for t in sys.argv[1:] or TARGETS:

@@ -173,3 +173,132 @@ crash_delay() {
 	local ms=$((RANDOM % ($1 + 1)))
 	printf '%d.%03d' $((ms / 1000)) $((ms % 1000))
 }
+
+# Live boots: the case types shell lines and monitor commands while the
+# guest runs (tools/run-qemu --serial-fifo and --monitor).
+#
+# live_boot NAME [run-qemu options...]: boot in the background with the
+# serial console on FIFOs and QEMU's monitor on build/qemu/NAME/monitor.sock;
+# LOG as boot's (LOG.raw grows while it runs). Returns once the shell's
+# first prompt is in the log (the case fails if it never comes).
+# live_serial LINE...: type each line at the prompt, then an `echo` marker;
+# wait (up to 60 s) for the marker's line, and leave in OUT what the lines
+# printed (log text, timestamps kept). live_type LINE: type it, wait for
+# nothing (poweroff). live_monitor CMD: one monitor command;
+# its answer in MON_OUT (QEMU prints nothing for a command that worked).
+# live_wait PATTERN [SECS]: wait for a log line matching PATTERN. live_end
+# STATUS [SECS]: wait for QEMU to exit (killing it after SECS, default 60)
+# and check the kernel's exit status as boot does; LOG is then plain text.
+LIVE_PID='' LIVE_FD='' LIVE_MARK=0 LIVE_DIR='' LIVE_NAME=''
+live_boot() {
+	local name=$1
+	shift
+	LIVE_NAME=$name LIVE_DIR=build/qemu/$name LIVE_MARK=0
+	LOG=$LOGDIR/$name.log
+	mkdir -p "$LOGDIR" "$LIVE_DIR"
+	rm -f "$LOG" "$LOG.raw" "$LOG.pid"
+	LIVE_T0=$SECONDS
+	tools/run-qemu --log "$LOG.raw" --dir "$LIVE_DIR" --pidfile "$LOG.pid" \
+		--serial-fifo "$LIVE_DIR/serial" --monitor "$LIVE_DIR/monitor.sock" \
+		--timeout 300 "$@" </dev/null 2>"$LOG.stderr" &
+	LIVE_PID=$!
+	local polls=0
+	until [ -p "$LIVE_DIR/serial.in" ] && grep -aq 'pmemk> ' "$LOG.raw" 2>/dev/null; do
+		if ! kill -0 "$LIVE_PID" 2>/dev/null || [ $polls -ge 1200 ]; then
+			echo "    FAIL: $name: no shell prompt"
+			CASE_FAILED=1
+			return 1
+		fi
+		sleep 0.1
+		polls=$((polls + 1))
+	done
+	# Read-write: never blocks, and the guest never sees an end of file.
+	exec {LIVE_FD}<>"$LIVE_DIR/serial.in"
+}
+
+# The plain text of the live log so far.
+live_text() {
+	sed -e 's/\r$//' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$LOG.raw" 2>/dev/null | awk 1
+}
+
+live_wait() {
+	local pattern=$1 secs=${2:-60} polls=0
+	until live_text | grep -Eq -- "$pattern"; do
+		if ! kill -0 "$LIVE_PID" 2>/dev/null || [ $polls -ge $((secs * 10)) ]; then
+			echo "    FAIL: $LIVE_NAME: the log never matched: $pattern"
+			CASE_FAILED=1
+			return 1
+		fi
+		sleep 0.1
+		polls=$((polls + 1))
+	done
+}
+
+live_serial() {
+	local line prev=$LIVE_MARK
+	LIVE_MARK=$((LIVE_MARK + 1))
+	for line in "$@" "echo @mark-$LIVE_MARK"; do
+		printf '%s\r' "$line" >&"$LIVE_FD"
+	done
+	OUT=
+	live_wait "^@mark-$LIVE_MARK\$" || return 1
+	OUT=$(live_text | awk -v from="@mark-$prev" -v to="@mark-$LIVE_MARK" \
+		'$0 == to { exit } on { print } $0 == from || (from == "@mark-0" && /^pmemk shell:/) { on = 1 }')
+}
+
+# live_type LINE: type a line and wait for nothing (poweroff).
+live_type() {
+	printf '%s\r' "$1" >&"$LIVE_FD"
+}
+
+live_monitor() {
+	MON_OUT=$(test/qemu/hmp.py "$LIVE_DIR/monitor.sock" "$1" 2>&1) || {
+		echo "    FAIL: $LIVE_NAME: monitor: $1: $MON_OUT"
+		CASE_FAILED=1
+		return 1
+	}
+}
+
+live_end() {
+	local want=$1 secs=${2:-60} polls=0 rc=0 pid
+	while kill -0 "$LIVE_PID" 2>/dev/null && [ $polls -lt $((secs * 10)) ]; do
+		sleep 0.1
+		polls=$((polls + 1))
+	done
+	pid=$(cat "$LOG.pid" 2>/dev/null) || pid=
+	# Still running: kill only the QEMU this boot started (its pidfile is ours).
+	if kill -0 "$LIVE_PID" 2>/dev/null && [ -n "$pid" ] &&
+		grep -qF -- "$LOG.pid" "/proc/$pid/cmdline" 2>/dev/null; then
+		echo "    $LIVE_NAME: still running after ${secs}s: killed"
+		kill -9 "$pid" 2>/dev/null
+	fi
+	wait "$LIVE_PID" || rc=$?
+	[ -n "$LIVE_FD" ] && exec {LIVE_FD}>&-
+	LIVE_FD=
+	live_text >"$LOG"
+	echo "    boot $LIVE_NAME: status $rc in $((SECONDS - LIVE_T0))s (log $LOG)"
+	if [ "$rc" != "$want" ]; then
+		echo "    FAIL: exit status $rc, want $want"
+		sed 's/^/    | /' "$LOG.stderr"
+		tail -25 "$LOG" | sed 's/^/    | /'
+		CASE_FAILED=1
+	fi
+}
+
+# expect_out PATTERN: OUT (the last live_serial's output) has a matching line.
+expect_out() {
+	if ! grep -Eq -- "$1" <<<"$OUT"; then
+		echo "    FAIL: output has no line matching: $1"
+		sed 's/^/    | /' <<<"$OUT" | head -40
+		CASE_FAILED=1
+	fi
+}
+
+# expect_out_not PATTERN: no line of OUT matches.
+expect_out_not() {
+	if grep -Eq -- "$1" <<<"$OUT"; then
+		echo "    FAIL: output unexpectedly matches: $1"
+		grep -E -- "$1" <<<"$OUT" | head -3 | sed 's/^/    | /'
+		CASE_FAILED=1
+	fi
+}

@@ -17,6 +17,11 @@ case_bench_smoke() {
 			expect "^bench: name=$name size=256M mode=$mode metric=[a-z0-9_]+ median=[0-9]+\.[0-9]{3} min=[0-9]+\.[0-9]{3} max=[0-9]+\.[0-9]{3} first=[0-9]+\.[0-9]{3} unit=[A-Za-z/]+ n=[12]$"
 		done
 		expect "^bench: name=blk size=256M mode=$mode metric=write_rand_4k_vs_memcpy "
+		# Machine-check-safe reads against the plain copy, the check alone, one sector listed.
+		for name in read_seq_4k_vs_plain read_rand_1m_copy_mc_vs_plain \
+			read_seq_1m_checked_vs_copy_mc read_rand_4k_listed_vs_clean; do
+			expect "^bench: name=blk size=256M mode=$mode metric=$name median=[0-9]+\.[0-9]{3} .* unit=ratio n=2$"
+		done
 		expect "^bench: name=reprobe size=256M mode=$mode metric=pmem_bytes median=0\.000 min=0\.000 max=0\.000 "
 		# Deferred init: time to a usable device, and to every struct page ready.
 		expect "^bench: name=memmap size=256M mode=$mode metric=usable_time median=[0-9]+\.[0-9]{3} .* unit=ms n=2$"
