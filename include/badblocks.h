@@ -10,8 +10,10 @@
  * as bad until a write clears them), so a full list errs on the side of an
  * error reply, never of handing out poisoned data.
  *
- * Locking: each list has its own lock; `count` may be read without it as
- * the fast path's "nothing is bad here" test.
+ * Locking: each list has its own lock, which writers take; readers
+ * (badblocks_check, on every read of a region with a bad sector) take
+ * none: a sequence count, odd while a writer changes the list, makes them
+ * read again (Linux's badblocks_check reads under a seqlock too).
  */
 #ifndef PMEMK_BADBLOCKS_H
 #define PMEMK_BADBLOCKS_H
@@ -30,6 +32,7 @@ struct bb_extent {
 struct badblocks {
 	struct spinlock lock;
 	u32 count; /* extents in e[] (atomic for the lockless test) */
+	u32 seq;   /* odd while a writer changes e[] (atomic) */
 	struct bb_extent e[BADBLOCKS_MAX];
 };
 
@@ -56,8 +59,7 @@ int badblocks_clear(struct badblocks *bb, u64 sector, u64 len);
 
 /*
  * Does [sector, sector + len) hold a bad sector? If so, *first is the
- * first bad one in it and true is returned. An empty list answers without
- * the lock.
+ * first bad one in it and true is returned. Lock-free (the sequence count).
  */
 bool badblocks_check(struct badblocks *bb, u64 sector, u64 len, u64 *first);
 

@@ -19,6 +19,7 @@
 #define PMEMK_MEDIA_ERROR_H
 
 #include "media_poison.h"
+#include "nvdimm.h"
 #include "types.h"
 
 struct nd_region;
@@ -26,8 +27,18 @@ struct nd_region;
 /* File the queued records in their regions' lists, one line each. */
 void media_errors_drain(void);
 
-/* Anything listed, poisoned or queued that a read of r must look at? (lock-free) */
-bool media_errors_suspect(const struct nd_region *r);
+/* Records queued and not yet filed (or lost and not yet said): the drain's to clear. */
+extern u32 media_errors_pending;
+
+/*
+ * Anything listed, poisoned or queued that a read of r must look at?
+ * Three loads, inline: every read of pmem asks it (PERFORMANCE "Machine-check-safe reads").
+ */
+static inline bool media_errors_suspect(const struct nd_region *r)
+{
+	return r && (badblocks_count(&r->bb) | badblocks_count(&r->poison) |
+		     __atomic_load_n(&media_errors_pending, __ATOMIC_ACQUIRE));
+}
 
 /*
  * The first listed or poisoned sector (region-relative, 512 bytes) in

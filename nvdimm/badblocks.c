@@ -19,6 +19,18 @@ static bool bad_range(u64 sector, u64 len)
 	return !len || sector + len < sector;
 }
 
+/* Under the lock, around every change: readers that overlap one read again. */
+static void write_begin(struct badblocks *bb)
+{
+	__atomic_store_n(&bb->seq, bb->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE); /* the odd count before any change */
+}
+
+static void write_end(struct badblocks *bb)
+{
+	__atomic_store_n(&bb->seq, bb->seq + 1, __ATOMIC_RELEASE); /* every change before it */
+}
+
 /* Under the lock: publish the new count for the lockless readers. */
 static void set_count(struct badblocks *bb, u32 n)
 {
@@ -75,6 +87,7 @@ int badblocks_set(struct badblocks *bb, u64 sector, u64 len)
 	struct bb_extent x = { sector, len };
 
 	spin_lock(&bb->lock);
+	write_begin(bb);
 	u32 i = first_reaching(bb, sector);
 	/* Swallow every extent x touches or overlaps (adjacent ones too). */
 	while (i < bb->count && bb->e[i].sector <= ext_end(&x)) {
@@ -87,6 +100,7 @@ int badblocks_set(struct badblocks *bb, u64 sector, u64 len)
 		insert_at(bb, i, x);
 	else
 		absorb_into_nearest(bb, i, x);
+	write_end(bb);
 	spin_unlock(&bb->lock);
 	return 0;
 }
@@ -99,6 +113,7 @@ int badblocks_clear(struct badblocks *bb, u64 sector, u64 len)
 	int err = 0;
 
 	spin_lock(&bb->lock);
+	write_begin(bb);
 	u32 i = first_reaching(bb, sector + 1);
 	/* An extent strictly around the range splits in two: it needs a slot. */
 	if (i < bb->count && bb->e[i].sector < sector && ext_end(&bb->e[i]) > end) {
@@ -126,24 +141,46 @@ int badblocks_clear(struct badblocks *bb, u64 sector, u64 len)
 		}
 	}
 out:
+	write_end(bb);
 	spin_unlock(&bb->lock);
 	return err;
 }
 
+/* One pass of a lockless reader: the first bad sector of the range, as the list looked. */
+static bool check_pass(const struct badblocks *bb, u64 sector, u64 len, u64 *first)
+{
+	u32 n = MIN(__atomic_load_n(&bb->count, __ATOMIC_RELAXED), (u32)BADBLOCKS_MAX);
+
+	for (u32 i = 0; i < n; i++) {
+		u64 s = __atomic_load_n(&bb->e[i].sector, __ATOMIC_RELAXED);
+		u64 l = __atomic_load_n(&bb->e[i].len, __ATOMIC_RELAXED);
+		if (s >= sector + len)
+			return false; /* sorted: nothing further meets the range */
+		if (s + l > sector) {
+			*first = MAX(s, sector);
+			return true;
+		}
+	}
+	return false;
+}
+
 bool badblocks_check(struct badblocks *bb, u64 sector, u64 len, u64 *first)
 {
-	bool bad = false;
-
 	if (!badblocks_count(bb) || bad_range(sector, len))
 		return false;
-	spin_lock(&bb->lock);
-	u32 i = first_reaching(bb, sector + 1);
-	if (i < bb->count && bb->e[i].sector < sector + len) {
-		*first = MAX(bb->e[i].sector, sector);
-		bad = true;
+	for (;;) {
+		u32 seq = __atomic_load_n(&bb->seq, __ATOMIC_ACQUIRE);
+		if (seq & 1)
+			continue; /* a writer is in the middle of a change */
+		u64 at = 0;
+		bool bad = check_pass(bb, sector, len, &at);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE); /* the pass's loads before the re-read */
+		if (__atomic_load_n(&bb->seq, __ATOMIC_RELAXED) == seq) {
+			if (bad)
+				*first = at;
+			return bad;
+		}
 	}
-	spin_unlock(&bb->lock);
-	return bad;
 }
 
 u32 badblocks_range(struct badblocks *bb, u64 sector, u64 len, struct bb_extent *out, u32 max,

@@ -13,8 +13,8 @@
 struct media_error_stats media_error_stats;
 
 /*
- * Records from #MC context: a slot is claimed by bumping `claimed`, filled,
- * then marked full; the drainer takes full slots in claim order. A #MC
+ * Records from #MC context: a slot is claimed by moving `claimed` on
+ * (compare-and-swap, only while there is room), filled, then marked full; the drainer takes full slots in claim order. A #MC
  * cannot be interrupted by another on the same CPU (MCIP), and the queue
  * is drained often, so 64 slots are plenty; a record that finds the queue
  * full is counted as lost and said so at the next drain.
@@ -30,6 +30,7 @@ struct queued_error {
 
 static struct queued_error queue[QUEUE_SLOTS];
 static u64 claimed, drained; /* slots claimed and taken, since boot (atomic) */
+u32 media_errors_pending;    /* set by a record, cleared by the drain that files it */
 
 /* The published region holding all of [phys, phys + len), or NULL. Lock-free: regions never go. */
 static struct nd_region *region_of(u64 phys, u64 len)
@@ -49,15 +50,20 @@ bool media_error_notify(u64 phys, u64 len, enum media_error_source src)
 	if (!r)
 		return false;
 	__atomic_fetch_add(&media_error_stats.notified, 1, __ATOMIC_RELAXED);
-	u64 slot = __atomic_fetch_add(&claimed, 1, __ATOMIC_ACQ_REL);
-	if (slot - __atomic_load_n(&drained, __ATOMIC_ACQUIRE) >= QUEUE_SLOTS) {
-		__atomic_fetch_add(&media_error_stats.lost, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_sub(&claimed, 1, __ATOMIC_ACQ_REL);
-		return true;
-	}
+	/* Claim a slot only while the queue has room: a claimed slot is always filled. */
+	u64 slot = __atomic_load_n(&claimed, __ATOMIC_ACQUIRE);
+	do {
+		if (slot - __atomic_load_n(&drained, __ATOMIC_ACQUIRE) >= QUEUE_SLOTS) {
+			__atomic_fetch_add(&media_error_stats.lost, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&media_errors_pending, 1, __ATOMIC_RELEASE);
+			return true;
+		}
+	} while (!__atomic_compare_exchange_n(&claimed, &slot, slot + 1, false, __ATOMIC_ACQ_REL,
+					      __ATOMIC_ACQUIRE));
 	struct queued_error *q = &queue[slot % QUEUE_SLOTS];
 	*q = (struct queued_error){ .phys = phys, .len = len, .region = r, .src = src };
 	__atomic_store_n(&q->full, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&media_errors_pending, 1, __ATOMIC_RELEASE);
 	return true;
 }
 
@@ -94,11 +100,11 @@ void media_errors_drain(void)
 {
 	static struct spinlock drain_lock = SPINLOCK_INIT("media-errors", LOCK_RANK_MEDIA_ERRORS);
 
-	if (__atomic_load_n(&drained, __ATOMIC_ACQUIRE) ==
-		    __atomic_load_n(&claimed, __ATOMIC_ACQUIRE) &&
-	    __atomic_load_n(&media_error_stats.lost, __ATOMIC_RELAXED) == lost_said)
+	if (!__atomic_load_n(&media_errors_pending, __ATOMIC_ACQUIRE))
 		return;
 	spin_lock(&drain_lock);
+	/* Cleared first: a record made meanwhile sets it again and is seen. */
+	__atomic_store_n(&media_errors_pending, 0, __ATOMIC_SEQ_CST);
 	for (;;) {
 		u64 slot = __atomic_load_n(&drained, __ATOMIC_ACQUIRE);
 		struct queued_error *q = &queue[slot % QUEUE_SLOTS];
@@ -110,6 +116,9 @@ void media_errors_drain(void)
 		__atomic_store_n(&drained, slot + 1, __ATOMIC_RELEASE);
 		file_record(&copy);
 	}
+	/* A slot still being filled on another CPU: the next read or idle pass files it. */
+	if (__atomic_load_n(&drained, __ATOMIC_ACQUIRE) != __atomic_load_n(&claimed, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&media_errors_pending, 1, __ATOMIC_RELEASE);
 	u64 lost = __atomic_load_n(&media_error_stats.lost, __ATOMIC_RELAXED);
 	if (lost != lost_said) {
 		pr_err("media errors: %llu machine-check records lost while the queue was full\n",
@@ -122,21 +131,11 @@ void media_errors_drain(void)
 /* Machine checks that a scrub raised are filed while the machine is idle. */
 static bool drain_when_idle(void)
 {
-	bool pending = __atomic_load_n(&drained, __ATOMIC_ACQUIRE) !=
-		       __atomic_load_n(&claimed, __ATOMIC_ACQUIRE);
-
-	if (pending)
-		media_errors_drain();
-	return false; /* it never has more to do at once */
+	media_errors_drain(); /* one load when nothing is pending */
+	return false;	      /* it never has more to do at once */
 }
 IDLE_WORK(drain_when_idle, IDLE_BOOT_CPU);
 
-bool media_errors_suspect(const struct nd_region *r)
-{
-	return r && (badblocks_count(&r->bb) || badblocks_count(&r->poison) ||
-		     __atomic_load_n(&drained, __ATOMIC_RELAXED) !=
-			     __atomic_load_n(&claimed, __ATOMIC_RELAXED));
-}
 
 bool media_errors_first(struct nd_region *r, u64 sector, u64 len, u64 *first, bool *poisoned)
 {
