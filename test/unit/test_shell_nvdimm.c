@@ -160,6 +160,49 @@ static void create_namespace_reconfigures(void **state)
 	assert_non_null(pmem_find("pmem0"));
 }
 
+/*
+ * list -M in ndctl's units for each mode: 512-byte sectors from the
+ * namespace start (raw), from the data start after the info block and
+ * struct pages (fsdax, devdax: Linux's pfn and dax resources), the count
+ * alone for a BTT; and inject-error's own refusals.
+ */
+static void list_media_errors_in_each_modes_units(void **state)
+{
+	(void)state;
+	assert_refused("inject-error namespace0.0", "inject-error: missing --block");
+	assert_refused("inject-error namespace0.0 --block=2097152",
+		       "inject-error: block '2097152': not in 0..2097151");
+	assert_runs("inject-error namespace0.0 --block=100 --count=2");
+	assert_runs("list -N -M");
+	assert_true(host_console_has("\"badblock_count\":2,"));
+	assert_true(host_console_has("\"offset\":100,"));
+	assert_true(host_console_has("\"length\":2,"));
+	assert_true(host_console_has("\"nmem0\""));
+	assert_runs("list -N");	/* without -M: the count alone */
+	assert_true(host_console_has("\"badblock_count\":2\n"));
+	assert_false(host_console_has("\"badblocks\""));
+	assert_runs("inject-error namespace0.0 --block=100 --count=2 --uninject");
+	assert_runs("list -N -M");
+	assert_false(host_console_has("badblock"));
+
+	assert_runs("create-namespace -f -e namespace0.0 -m fsdax -M dev -a 0x200000");
+	u64 data = (pmem_find("pmem0m")->phys - NS_START) >> 9;
+	char line[96];
+	snprintf(line, sizeof(line), "inject-error namespace0.0 --block=%llu --count=3", data + 5);
+	assert_runs(line);
+	assert_runs("list -N -M");
+	assert_true(host_console_has("\"badblock_count\":3,"));
+	assert_true(host_console_has("\"offset\":5,"));
+	snprintf(line, sizeof(line), "inject-error namespace0.0 --block=%llu --count=3 -d", data + 5);
+	assert_runs(line);
+
+	assert_runs("create-namespace -f -e namespace0.0 -m sector -l 4096");
+	assert_runs("inject-error namespace0.0 --block=40000 --count=4");
+	assert_runs("list -N -M");
+	assert_true(host_console_has("\"badblock_count\":4\n"));
+	assert_false(host_console_has("\"badblocks\""));
+}
+
 static void namespace_verbs_take_one_namespace(void **state)
 {
 	static const char *const verbs[] = { "destroy-namespace", "disable-namespace",
@@ -296,6 +339,7 @@ int main(void)
 		cmocka_unit_test_setup(list_parses_ndctl_flags, boot),
 		cmocka_unit_test_setup(create_namespace_refuses_bad_options, boot),
 		cmocka_unit_test_setup(create_namespace_reconfigures, boot),
+		cmocka_unit_test_setup(list_media_errors_in_each_modes_units, boot),
 		cmocka_unit_test_setup(namespace_verbs_take_one_namespace, boot),
 		cmocka_unit_test_setup(disable_enable_destroy_namespace, boot),
 		cmocka_unit_test_setup(init_labels_and_labelled_namespaces, boot),
