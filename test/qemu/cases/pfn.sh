@@ -92,15 +92,16 @@ case_pfn_corrupt_infoblock_reported() {
 		'"run=create-namespace -f -e namespace0.0 -m fsdax -M dev; poweroff"'
 	img=$dir/nvdimm0.img
 	cp "$img" "$dir/good.img"
-	local spec field want
+	local spec field want row=0
 	while IFS='|' read -r spec want; do
 		[ -n "$spec" ] || continue
+		row=$((row + 1))
 		cp "$dir/good.img" "$img"
 		# shellcheck disable=SC2086
 		"$INFOBLOCK" set "$img" $spec >/dev/null
 		local sum_before sum_after
 		sum_before=$(sha1sum <"$img")
-		boot "pfn_corrupt_${spec%%=*}" 0 --dir "$dir" --ram 1G --nvdimm 256M \
+		boot "pfn_corrupt_${row}_${spec%%=*}" 0 --dir "$dir" --ram 1G --nvdimm 256M \
 			--cmdline '"run=list -N; poweroff"'
 		sum_after=$(sha1sum <"$img")
 		expect "$want"
