@@ -71,12 +71,14 @@ void cpu_features_init(void)
 	f->mca = d & (1U << 14);
 	f->clflush = d & (1U << 19);
 	f->sse2 = d & (1U << 26);
+	f->rdrand = c & (1U << 30);
 	f->hypervisor = c & (1U << 31);
 
 	if (max >= 7) {
 		cpuid(7, 0, &a, &b, &c, &d);
 		f->clflushopt = b & (1U << 23);
 		f->clwb = b & (1U << 24);
+		f->rdseed = b & (1U << 18);
 	}
 
 	cpuid(0x80000000, 0, &maxext, &b, &c, &d);
@@ -142,6 +144,7 @@ static int cmd_cpuinfo(int argc, char **argv)
 		yes(f->clflushopt), yes(f->clwb));
 	kprintf("invariant_tsc\t: %s\nhypervisor\t: %s\n", yes(f->invariant_tsc),
 		yes(f->hypervisor));
+	kprintf("rdrand\t\t: %s\nrdseed\t\t: %s\n", yes(f->rdrand), yes(f->rdseed));
 	idle_info_print();
 	kprintf("cpus\t\t: %u listed, %u online\n", smp_nr_cpus(), smp_nr_online());
 	for (u32 n = 0; smp_cpu(n); n++)

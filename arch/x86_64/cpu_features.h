@@ -26,6 +26,8 @@ struct cpu_features {
 	bool clflushopt;
 	bool clwb;
 	bool invariant_tsc;
+	bool rdrand;		/* CPUID.01H:ECX[30] */
+	bool rdseed;		/* CPUID.07H:EBX[18] */
 	bool hypervisor;	/* CPUID.01H:ECX[31]: running under a VMM */
 	u64 tsc_khz;		/* calibrated TSC frequency, 0 if unknown (tsc.c) */
 };

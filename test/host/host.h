@@ -39,6 +39,13 @@ void host_set_leaf_allowed(enum pg_level level, bool allowed);
 void host_set_noexec_allowed(bool allowed);
 void host_cpu_defaults(void);
 
+/*
+ * Whether arch_rdrand64/arch_rdseed64 work (getrandom() plays both): RDRAND
+ * only by default, as under QEMU TCG.
+ */
+extern bool host_rdrand_present;
+extern bool host_rdseed_present;
+
 /* CPUs the work queue may use (arch_nr_cpus; default 1, the test's thread alone). */
 extern u32 host_nr_cpus;
 
