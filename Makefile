@@ -56,6 +56,14 @@ LWIP_LIB := $(LWIP_DIR)/liblwip.a
 # the kernel's code generation; drivers/acpica/ is its OS services layer.
 ACPICA_DIR := $(BUILD)/acpica
 ACPICA_LIB := $(ACPICA_DIR)/libacpica.a
+# mbedTLS 2.28 from Debian's source package (tools/build-mbedtls.sh) with
+# pmemk's configuration (net/tls/mbedtls_config.h): built with the kernel's
+# code generation, and again for the host's unit tests (with the client side
+# and the sanitizers). MBEDTLS_INC is what a user of its headers compiles with.
+MBEDTLS_DIR      := $(BUILD)/mbedtls
+MBEDTLS_LIB      := $(MBEDTLS_DIR)/libmbedtls.a
+MBEDTLS_HOST_LIB := $(MBEDTLS_DIR)/host/libmbedtls.a
+MBEDTLS_INC      := -Inet/tls -I$(MBEDTLS_DIR)/include '-DMBEDTLS_CONFIG_FILE=<mbedtls_config.h>'
 KASFLAGS := -g -Iinclude -D__ASSEMBLY__ -MMD -MP
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	-T linker.ld --no-warn-rwx-segments
@@ -65,6 +73,8 @@ HOST_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) $(HOST_SANITIZE) -fno-omit-frame-pointer \
 	-Iinclude -Itest/host -DHOST_TEST -MMD -MP
 HOST_LDLIBS := -lcmocka -pthread
+# The host's mbedTLS: the unit tests' code generation, no warnings of ours.
+MBEDTLS_HOST_CFLAGS := -std=gnu11 -O1 -g $(HOST_SANITIZE) -fno-omit-frame-pointer
 
 portable-y :=
 kernel-y   :=
@@ -125,6 +135,23 @@ $(NET_KOBJS): | $(LWIP_LIB)
 $(ACPICA_LIB): FORCE | $(NEWLIB)/lib/libc.a
 	@ACPICA_CFLAGS='$(KCODEGEN)' tools/build-acpica.sh $(ACPICA_DIR)
 
+$(MBEDTLS_LIB): FORCE | $(NEWLIB)/lib/libc.a
+	@MBEDTLS_CFLAGS='$(KCODEGEN)' tools/build-mbedtls.sh $(MBEDTLS_DIR)
+
+$(MBEDTLS_HOST_LIB): FORCE
+	@MBEDTLS_CFLAGS='$(MBEDTLS_HOST_CFLAGS)' tools/build-mbedtls.sh $(MBEDTLS_DIR) host
+
+# The TLS layer (net/sources.mk tls-y) compiles against mbedTLS's headers.
+# The kernel takes its objects from an archive, like a library: nothing of
+# them (or of mbedTLS) is linked in until a caller of tls_psk_* exists.
+TLS_KOBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(tls-y))
+TLS_KLIB  := $(BUILD)/kernel/libtls.a
+$(TLS_KOBJS): KCFLAGS += $(MBEDTLS_INC)
+$(TLS_KOBJS): | $(MBEDTLS_LIB)
+$(TLS_KLIB): $(TLS_KOBJS)
+	@rm -f $@
+	$(Q)ar rcs $@ $^
+
 # drivers/acpica compiles against ACPICA's headers, pmemk's environment
 # header (drivers/acpica/include/acpi/platform/aclinux.h) first; -isystem:
 # ACPICA's headers are not held to pmemk's warnings.
@@ -148,7 +175,7 @@ $(BUILD)/kernel/%.S.o: %.S
 # Two link passes: the first with an empty symbol table, whose text symbols
 # then fill the table linked into the second (tools/kallsyms.sh). The check
 # proves the table did not move any text symbol.
-KLIBS = --start-group $(LWIP_LIB) $(ACPICA_LIB) $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a $(LIBGCC) --end-group
+KLIBS = --start-group $(TLS_KLIB) $(MBEDTLS_LIB) $(LWIP_LIB) $(ACPICA_LIB) $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a $(LIBGCC) --end-group
 
 $(BUILD)/kernel/kallsyms0.S: tools/kallsyms.sh
 	@mkdir -p $(dir $@)
@@ -157,7 +184,8 @@ $(BUILD)/kernel/kallsyms0.S: tools/kallsyms.sh
 $(BUILD)/kernel/kallsyms0.o: $(BUILD)/kernel/kallsyms0.S
 	$(Q)gcc $(KASFLAGS) -c $< -o $@
 
-$(BUILD)/pmemk.pass1.elf: $(KOBJS) $(BUILD)/kernel/kallsyms0.o linker.ld $(NEWLIB)/lib/libc.a $(LWIP_LIB) $(ACPICA_LIB)
+$(BUILD)/pmemk.pass1.elf: $(KOBJS) $(BUILD)/kernel/kallsyms0.o linker.ld $(NEWLIB)/lib/libc.a $(LWIP_LIB) $(ACPICA_LIB) \
+		$(TLS_KLIB) $(MBEDTLS_LIB)
 	$(Q)ld $(KLDFLAGS) -o $@ $(KOBJS) $(BUILD)/kernel/kallsyms0.o $(KLIBS)
 
 $(BUILD)/kernel/kallsyms.S: $(BUILD)/pmemk.pass1.elf tools/kallsyms.sh
@@ -181,6 +209,11 @@ $(BUILD)/host/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  HOSTAS  $<',:)
 	$(Q)$(HOST_CC) -c $< -o $@
+
+# The host's TLS objects: the host mbedTLS's headers and configuration.
+TLS_HOST_OBJS := $(patsubst %,$(BUILD)/host/%.o,$(tls-y))
+$(TLS_HOST_OBJS): HOST_CFLAGS += $(MBEDTLS_INC) -DPMEMK_TLS_TEST_CLIENT
+$(TLS_HOST_OBJS): | $(MBEDTLS_HOST_LIB)
 
 # Host tests link the portable code as an archive: each test pulls in only
 # the objects it uses.
@@ -225,16 +258,20 @@ UNIT_LINK_test_nbd_handshake := $(NBD_TEST_HELPERS)
 UNIT_LINK_test_nbd_io := $(NBD_TEST_HELPERS)
 UNIT_LINK_test_nbd_structured := $(NBD_TEST_HELPERS)
 UNIT_LINK_test_nbd_media := $(NBD_TEST_HELPERS)
+# Tests of the TLS layer: mbedTLS's headers (its client too) and the host's library.
+UNIT_CFLAGS_test_tls_psk := $(MBEDTLS_INC) -DPMEMK_TLS_TEST_CLIENT
+UNIT_LIBS_test_tls_psk := $(MBEDTLS_HOST_LIB)
 HOST_UNIT_LINK := $(sort $(foreach v,$(filter UNIT_LINK_%,$(.VARIABLES)),$($(v))))
 unit_objs = $(patsubst %,$(BUILD)/host/%.o,$(UNIT_REAL_ARCH_$(1)) $(UNIT_LINK_$(1)))
 # Objects, not intermediates: keep them between builds.
 .SECONDARY: $(patsubst %,$(BUILD)/host/%.o,$(HOST_REAL_ARCH) $(HOST_UNIT_LINK))
 
 .SECONDEXPANSION:
-$(BUILD)/host/unit/%: test/unit/%.c $$(call unit_lib,%) $$(call unit_objs,%)
+$(BUILD)/host/unit/%: test/unit/%.c $$(call unit_lib,%) $$(call unit_objs,%) $$(UNIT_LIBS_%)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  HOSTLD  $@',:)
-	$(Q)$(HOST_CC) $(HOST_CFLAGS) $< $(call unit_objs,$*) $(call unit_lib,$*) $(HOST_LDLIBS) -o $@
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) $(UNIT_CFLAGS_$*) $< $(call unit_objs,$*) $(call unit_lib,$*) \
+		$(UNIT_LIBS_$*) $(HOST_LDLIBS) -o $@
 
 tools: $(TOOLS)
 $(BUILD)/tools/pmemk-infoblock: tools/infoblock/infoblock.c $(BUILD)/host/libportable.a
@@ -419,4 +456,4 @@ clean:
 	rm -rf $(BUILD)/efi $(BUILD)/esp $(BUILD)/BOOTX64.EFI $(BUILD)/netboot $(BUILD)/efi-cache $(BUILD)/netboot-cache
 	rm -rf $(BUILD)/bench $(BUILD)/linux/scenarios
 
--include $(KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d) $(TSAN_CORE:.o=.d) $(SCALE_CORE:.o=.d) $(BUILD)/tools/pmemk-crashcheck.d $(patsubst %,$(BUILD)/host/%.d,$(HOST_REAL_ARCH) $(HOST_UNIT_LINK))
+-include $(KOBJS:.o=.d) $(TLS_KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d) $(TSAN_CORE:.o=.d) $(SCALE_CORE:.o=.d) $(BUILD)/tools/pmemk-crashcheck.d $(patsubst %,$(BUILD)/host/%.d,$(HOST_REAL_ARCH) $(HOST_UNIT_LINK))

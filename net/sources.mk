@@ -4,3 +4,8 @@
 portable-y += net/ipconfig.c net/nbd_proto.c net/nbd_handshake.c net/nbd_transmission.c \
 	net/nbd_pmem.c
 kernel-y += net/net.c net/sys_arch.c net/net_cmds.c net/nbd_server.c net/nbd_exports.c net/nbd_cmds.c
+# TLS 1.2 with pre-shared keys over mbedTLS (include/tls_psk.h): portable,
+# host-tested. The kernel links them as an archive next to mbedTLS's
+# (Makefile, TLS_KLIB): the image gains them once something calls tls_psk_*.
+tls-y := net/tls_psk.c net/tls_entropy.c
+host-y += $(tls-y)
