@@ -45,7 +45,7 @@ static const struct nbd_export *tab_nth(void *arg, unsigned int i)
 	return NULL;
 }
 
-const struct nbd_exports nbd_exports_ops = { tab_lookup, tab_nth, NULL };
+const struct nbd_exports nbd_exports_ops = { .lookup = tab_lookup, .nth = tab_nth };
 
 /*
  * Hold the device for the export and find where its READ data comes from:

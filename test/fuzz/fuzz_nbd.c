@@ -140,7 +140,7 @@ static const struct nbd_export *nth(void *arg, unsigned int i)
 	return i < 2 ? &exps[i] : NULL;
 }
 
-static const struct nbd_exports table = { lookup, nth, NULL };
+static const struct nbd_exports table = { .lookup = lookup, .nth = nth };
 
 /* Take at most limit bytes of output (0: all). */
 static void drain(struct nbd_conn *c, u32 limit)

@@ -103,7 +103,7 @@ static const struct nbd_export *ex_nth(void *arg, unsigned int i)
 	return i < 2 ? &devs[i].exp : NULL;
 }
 
-static const struct nbd_exports exports = { ex_lookup, ex_nth, NULL };
+static const struct nbd_exports exports = { .lookup = ex_lookup, .nth = ex_nth };
 
 /* What the server sent, all of it. */
 u8 *got;
