@@ -225,6 +225,8 @@ UNIT_LINK_test_nbd_handshake := $(NBD_TEST_HELPERS)
 UNIT_LINK_test_nbd_io := $(NBD_TEST_HELPERS)
 UNIT_LINK_test_nbd_structured := $(NBD_TEST_HELPERS)
 UNIT_LINK_test_nbd_media := $(NBD_TEST_HELPERS)
+UNIT_LINK_test_nbd_tls := $(NBD_TEST_HELPERS)
+UNIT_LINK_test_nbd_steps := $(NBD_TEST_HELPERS)
 HOST_UNIT_LINK := $(sort $(foreach v,$(filter UNIT_LINK_%,$(.VARIABLES)),$($(v))))
 unit_objs = $(patsubst %,$(BUILD)/host/%.o,$(UNIT_REAL_ARCH_$(1)) $(UNIT_LINK_$(1)))
 # Objects, not intermediates: keep them between builds.

@@ -60,11 +60,12 @@
 
 #define NBD_PORT 10809
 #define NBD_MAX_PAYLOAD (32u << 20)	/* largest READ/WRITE served (BLOCK_SIZE max) */
-#define NBD_OPT_MAX 4096		/* longest option data read; longer ones are skipped */
+#define NBD_NAME_MAX 4096		/* longest export name sent (doc/proto.md: strings) */
+/* Longest option data read (an INFO/GO of the longest name fits); longer ones are skipped. */
+#define NBD_OPT_MAX (NBD_NAME_MAX + 64)
 #define NBD_OUTBUF (64u << 10)		/* bytes the engine buffers for sending */
 #define NBD_WBUF (64u << 10)		/* WRITE data gathered before it goes to the device */
 #define NBD_ZERO_SLICE (1u << 20)	/* bytes of a WRITE_ZEROES zeroed per nbd_conn_work() */
-#define NBD_NAME_MAX 4096		/* longest export name sent (doc/proto.md: strings) */
 #define NBD_IDENTITY_MAX 63		/* longest TLS identity a connection keeps */
 
 /* Transmission flags (FACTS-2 §4.1). */

@@ -55,12 +55,12 @@ static int parse_ids(const char *s, struct nbd_id_list *l, const char **why)
 	}
 }
 
-int nbd_export_spec_parse(const char *s, struct nbd_export_spec *spec, const char **why)
+/* The spec into *spec, which may be left half-filled on failure. */
+static int parse(const char *s, struct nbd_export_spec *spec, const char **why)
 {
 	size_t n = strcspn(s, ":@");
 	const char *rest = s + n;
 
-	memset(spec, 0, sizeof(*spec));
 	if (!n || n >= sizeof(spec->dev)) {
 		*why = "not a device name";
 		return -EINVAL;
@@ -78,6 +78,15 @@ int nbd_export_spec_parse(const char *s, struct nbd_export_spec *spec, const cha
 	if (*rest == '@')
 		return parse_ids(rest + 1, &spec->ids, why);
 	return 0;
+}
+
+int nbd_export_spec_parse(const char *s, struct nbd_export_spec *spec, const char **why)
+{
+	memset(spec, 0, sizeof(*spec));
+	int err = parse(s, spec, why);
+	if (err)
+		memset(spec, 0, sizeof(*spec));
+	return err;
 }
 
 bool nbd_id_list_allows(const struct nbd_id_list *l, const char *identity)

@@ -194,7 +194,7 @@ void nbd_list_pump(struct nbd_conn *c)
 	while (c->listing && c->state == NBD_S_OPTIONS) {
 		const struct nbd_export *e = c->exports->nth(c->exports->arg, c->list_next);
 		if (!e) {
-			if (nbd_out_room(c) < OPT_REPLY_HDR_LEN)
+			if (NBD_OUTBUF - c->out_len < OPT_REPLY_HDR_LEN)
 				return;
 			opt_reply(c, REP_ACK, NULL, 0);
 			c->listing = false;
@@ -202,7 +202,8 @@ void nbd_list_pump(struct nbd_conn *c)
 		}
 		if (may_open(c, e)) {
 			u32 n = name_len(e);
-			if (nbd_out_room(c) < OPT_REPLY_HDR_LEN + 4 + n)
+			/* Free room counted without moving the output (nbd_put does, once). */
+			if (NBD_OUTBUF - c->out_len < OPT_REPLY_HDR_LEN + 4 + n)
 				return;
 			opt_reply_head(c, REP_SERVER, 4 + n);
 			nbd_put_be(c, n, 4);

@@ -68,7 +68,8 @@ const struct srv_export *nbd_export_open_to_all(bool writable);
 /* nbd_export_spec.c (portable) */
 /*
  * Parse DEV[:ro][@ID[+ID...]] whole into spec: 0, or -EINVAL with *why
- * the phrase for the one line ("only :ro may follow the device name").
+ * the phrase for the one line ("only :ro may follow the device name") and
+ * spec all zeros.
  */
 int nbd_export_spec_parse(const char *s, struct nbd_export_spec *spec, const char **why);
 /* May the client with this TLS identity (NULL: no TLS) open an export with list l? */
