@@ -12,9 +12,39 @@
  * NBD_INFO_EXPORT, NAME and BLOCK_SIZE), STRUCTURED_REPLY (then READ is
  * answered with an OFFSET_DATA chunk, or an ERROR chunk with a message;
  * the other commands keep simple replies, as the protocol allows),
- * ERR_UNSUP for the rest (meta contexts, TLS); commands READ, WRITE (FUA),
- * DISC, FLUSH, WRITE_ZEROES (FUA). Bad input from the client gets the
- * protocol's error or a close, never a crash.
+ * STARTTLS (below), ERR_UNSUP for the rest (meta contexts); commands READ,
+ * WRITE (FUA), DISC, FLUSH, WRITE_ZEROES (FUA). Bad input from the client
+ * gets the protocol's error or a close, never a crash.
+ *
+ * Long work is done in bounded steps: a LIST reply is produced one export
+ * at a time as the output drains, a WRITE_ZEROES NBD_ZERO_SLICE bytes per
+ * nbd_conn_work(). No call does more than a buffer's worth of work.
+ *
+ * TLS (FACTS-3 §1.1, doc/proto.md "TLS support"): the engine decides, the
+ * glue encrypts. c->tls says what the server offers:
+ *   NBD_TLS_OFF      NOTLS: STARTTLS gets NBD_REP_ERR_POLICY (TLS is off
+ *                    by the server's choice, not unknown to it), nothing
+ *                    ever gets ERR_TLS_REQD. The default: the old behaviour.
+ *   NBD_TLS_ON       SELECTIVETLS: STARTTLS is acknowledged; an export that
+ *                    may_open refuses to a client without TLS gets
+ *                    ERR_TLS_REQD on INFO/GO (it is TLS-only for it).
+ *   NBD_TLS_REQUIRE  FORCEDTLS: until TLS is up every option but STARTTLS
+ *                    and ABORT gets NBD_REP_ERR_TLS_REQD (its data skipped),
+ *                    and EXPORT_NAME closes (it cannot fail).
+ * STARTTLS with data, or once TLS is up (or being started): ERR_INVALID.
+ * Otherwise the ACK is queued and the engine stops taking input right
+ * after the option's bytes: nbd_conn_input() returns that count, so the
+ * ClientHello that may follow in the same segment never reaches the
+ * option parser. The glue then sends the buffered output in plaintext
+ * (nbd_conn_starttls() says so), runs the TLS handshake on the bytes it
+ * still holds, and calls nbd_conn_tls_started() with the client's PSK
+ * identity (or nbd_conn_close() if the handshake failed). As the protocol
+ * asks, negotiation state from before (STRUCTURED_REPLY) is forgotten.
+ *
+ * Export policy: struct nbd_exports' may_open decides which exports a
+ * client (its TLS identity, or NULL without TLS) may see and open: LIST
+ * leaves out the others, INFO/GO of one gets ERR_POLICY with a short
+ * message (ERR_TLS_REQD as above), EXPORT_NAME of one closes.
  *
  * Bad sectors (an export's first_bad, ref_clean): a READ over one gets EIO
  * and none of its data (structured: an ERROR_OFFSET chunk naming the first
@@ -30,9 +60,13 @@
 
 #define NBD_PORT 10809
 #define NBD_MAX_PAYLOAD (32u << 20)	/* largest READ/WRITE served (BLOCK_SIZE max) */
-#define NBD_OPT_MAX 4096		/* longest option data read; longer ones are skipped */
+#define NBD_NAME_MAX 4096		/* longest export name sent (doc/proto.md: strings) */
+/* Longest option data read (an INFO/GO of the longest name fits); longer ones are skipped. */
+#define NBD_OPT_MAX (NBD_NAME_MAX + 64)
 #define NBD_OUTBUF (64u << 10)		/* bytes the engine buffers for sending */
 #define NBD_WBUF (64u << 10)		/* WRITE data gathered before it goes to the device */
+#define NBD_ZERO_SLICE (1u << 20)	/* bytes of a WRITE_ZEROES zeroed per nbd_conn_work() */
+#define NBD_IDENTITY_MAX 63		/* longest TLS identity a connection keeps */
 
 /* Transmission flags (FACTS-2 §4.1). */
 #define NBD_FLAG_HAS_FLAGS (1u << 0)
@@ -105,6 +139,20 @@ struct nbd_exports {
 	const struct nbd_export *(*lookup)(void *arg, const char *name);
 	const struct nbd_export *(*nth)(void *arg, unsigned int i);	/* NULL past the last */
 	void *arg;
+	/*
+	 * Optional (NULL: every export to every client): may the client with
+	 * this TLS identity (NULL: a client without TLS) see and open e?
+	 * Asked for each export a LIST shows and before INFO, GO and
+	 * EXPORT_NAME answer.
+	 */
+	bool (*may_open)(void *arg, const struct nbd_export *e, const char *identity);
+};
+
+/* What the server offers of TLS (set c->tls after nbd_conn_init; see the top). */
+enum nbd_tls {
+	NBD_TLS_OFF,
+	NBD_TLS_ON,
+	NBD_TLS_REQUIRE,
 };
 
 enum nbd_state {
@@ -150,6 +198,24 @@ struct nbd_conn {
 	u32 r_skip; /* bytes of the block at r_off sent already (by reference) */
 	bool zero_copy;			/* set by the caller after init: READ data by reference (exports with by_ref) */
 	u64 z_off, z_left;
+	/* TLS: what is offered (set by the caller after init), and where it stands. */
+	enum nbd_tls tls;
+	bool tls_pending;		/* STARTTLS acknowledged: no input until nbd_conn_tls_started */
+	bool tls_up;			/* the transport is TLS (nbd_conn_tls_started) */
+	char identity[NBD_IDENTITY_MAX + 1];	/* the client's TLS identity; "" before */
+	/* A LIST reply being produced: the next export to look at. */
+	bool listing;
+	u32 list_next;
+	/* A WRITE_ZEROES being done, NBD_ZERO_SLICE per nbd_conn_work: where, how much, first error. */
+	bool zeroing;
+	u64 zero_off, zero_left;
+	u32 zero_err;
+	/*
+	 * Set by the caller after init: it calls nbd_conn_work() while
+	 * nbd_conn_busy(). False (the glue of before): a WRITE_ZEROES is
+	 * zeroed whole in the call that takes it in.
+	 */
+	bool work_in_steps;
 	/* Output. */
 	u8 *out;
 	u32 out_head, out_len;
@@ -192,5 +258,45 @@ void nbd_conn_ref_sent(struct nbd_conn *c, u32 n);
 
 /* True when the connection should be closed now (closed and everything sent). */
 bool nbd_conn_done(const struct nbd_conn *c);
+
+/*
+ * Close for a reason of the glue's (why: one phrase, kept by pointer, e.g.
+ * "TLS handshake failed"): nothing more is taken in; what is buffered is
+ * still offered (nbd_conn_done once it is sent).
+ */
+void nbd_conn_close(struct nbd_conn *c, const char *why);
+
+/*
+ * True once a STARTTLS was acknowledged and until nbd_conn_tls_started():
+ * the glue sends what nbd_conn_output() holds in plaintext (the ACK is the
+ * last of it), then starts TLS on the same socket with every byte the
+ * engine did not consume. The engine consumes nothing meanwhile.
+ */
+bool nbd_conn_starttls(const struct nbd_conn *c);
+
+/*
+ * The TLS handshake succeeded (call it with the plaintext output sent):
+ * from now on the glue feeds decrypted bytes and encrypts the output.
+ * identity: the client's PSK identity (NULL: none), copied; one longer
+ * than NBD_IDENTITY_MAX closes the connection. Called out of turn (no
+ * STARTTLS acknowledged, or output not yet sent): the connection closes.
+ */
+void nbd_conn_tls_started(struct nbd_conn *c, const char *identity);
+
+/*
+ * Long work pending (a WRITE_ZEROES being done, with work_in_steps): the
+ * glue calls nbd_conn_work() on every poll pass while this is true (and
+ * may call it at once after input too). No input is consumed meanwhile,
+ * so requests stay in order.
+ */
+bool nbd_conn_busy(const struct nbd_conn *c);
+
+/*
+ * Do one step of the pending long work: NBD_ZERO_SLICE bytes of a
+ * WRITE_ZEROES, whose reply is queued after its last slice (after a flush
+ * with FUA). Returns true while more remains (or the reply waits for
+ * room in the output). Cheap and false when there is none.
+ */
+bool nbd_conn_work(struct nbd_conn *c);
 
 #endif

@@ -1,8 +1,10 @@
 /*
  * The NBD server's exports (nbd-export, nbd.export=): the table of block
  * devices served, each held for as long as it is exported (pmem_hold),
- * where its READ data comes from, and the engine's view of it
- * (nbd_pmem.c). Nothing is served unless configured.
+ * where its READ data comes from, the engine's view of it (nbd_pmem.c),
+ * and who may open it: the TLS identities its spec lists
+ * (DEV[:ro][@ID[+ID...]], nbd_export_spec.c), or anyone. Nothing is
+ * served unless configured.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -45,7 +47,28 @@ static const struct nbd_export *tab_nth(void *arg, unsigned int i)
 	return NULL;
 }
 
-const struct nbd_exports nbd_exports_ops = { tab_lookup, tab_nth, NULL };
+/* The engine's may_open: e's identity list, if it has one, names the client. */
+static bool tab_may_open(void *arg, const struct nbd_export *e, const char *identity)
+{
+	(void)arg;
+	return nbd_id_list_allows(&((const struct srv_export *)e->ctx)->ids, identity);
+}
+
+const struct nbd_exports nbd_exports_ops = {
+	.lookup = tab_lookup,
+	.nth = tab_nth,
+	.may_open = tab_may_open,
+};
+
+const struct srv_export *nbd_export_open_to_all(bool writable)
+{
+	for (unsigned int i = 0; i < NBD_MAX_EXPORTS; i++) {
+		const struct srv_export *e = &nbd_exports_tab[i];
+		if (e->used && !e->ids.n && (!writable || !e->exp.ro))
+			return e;
+	}
+	return NULL;
+}
 
 /*
  * Hold the device for the export and find where its READ data comes from:
@@ -86,23 +109,14 @@ static int export_source(struct srv_export *e, struct pmem_device *dev)
 
 int nbd_export_add(const char *spec)
 {
-	char name[24];
-	size_t n = strcspn(spec, ":");
-	bool ro = false;
+	struct nbd_export_spec sp;
+	const char *why;
 
-	if (spec[n]) {
-		if (strcmp(spec + n, ":ro")) {
-			pr_err("nbd: export %s: only :ro may follow the device name\n", spec);
-			return -EINVAL;
-		}
-		ro = true;
-	}
-	if (!n || n >= sizeof(name)) {
-		pr_err("nbd: export '%s': not a device name\n", spec);
+	if (nbd_export_spec_parse(spec, &sp, &why)) {
+		pr_err("nbd: export %s: %s\n", spec, why);
 		return -EINVAL;
 	}
-	memcpy(name, spec, n);
-	name[n] = '\0';
+	const char *name = sp.dev;
 	if (export_find(name)) {
 		pr_err("nbd: %s is exported already\n", name);
 		return -EEXIST;
@@ -129,11 +143,15 @@ int nbd_export_add(const char *spec)
 	int err = export_source(e, dev);
 	if (err)
 		return err;
-	memcpy(e->name, name, n + 1);
-	nbd_pmem_export(e, ro);
+	memcpy(e->name, sp.dev, sizeof(e->name));
+	e->ids = sp.ids;
+	nbd_pmem_export(e, sp.ro);
 	e->used = true;
-	pr_info("nbd: exporting %s (%llu bytes, %s, READ %s)\n", name, dev->size,
-		e->exp.ro ? "read-only" : "read-write", e->how);
+	char ids[NBD_EXPORT_SPEC_MAX + 1];
+	nbd_id_list_format(&e->ids, ids, sizeof(ids));
+	pr_info("nbd: exporting %s (%llu bytes, %s, READ %s%s%s)\n", name, dev->size,
+		e->exp.ro ? "read-only" : "read-write", e->how, e->ids.n ? ", for TLS identities " : "",
+		ids);
 	nbd_listen();	/* without a NIC: a line; the export stays configured */
 	return 0;
 }
@@ -159,12 +177,13 @@ int nbd_export_remove(const char *name)
 	return 0;
 }
 
-KERNEL_PARAM_STRING("nbd.export", boot_exports, "DEV[:ro],...",
-		    "serve block devices over NBD on port 10809: DEV[:ro],... (e.g. pmem1m:ro)");
+KERNEL_PARAM_STRING("nbd.export", boot_exports, "DEV[:ro][@ID[+ID...]],...",
+		    "serve block devices over NBD on port 10809: DEV[:ro][@ID[+ID...]],... (e.g. "
+		    "pmem1m:ro, pmem1@alice+bob: only those TLS identities may open it)");
 
 void nbd_boot(void)
 {
-	char spec[64];
+	char spec[NBD_EXPORT_SPEC_MAX + 1];
 
 	for (const char *p = boot_exports; p && *p;) {
 		size_t n = strcspn(p, ",");
@@ -187,7 +206,10 @@ void nbd_exports_list(void)
 		const struct srv_export *e = &nbd_exports_tab[i];
 		if (!e->used)
 			continue;
-		kprintf("%s %llu bytes %s, READ %s, %u client%s\n", e->name, e->exp.size,
-			e->exp.ro ? "ro" : "rw", e->how, e->clients, e->clients == 1 ? "" : "s");
+		char ids[NBD_EXPORT_SPEC_MAX + 1];
+		nbd_id_list_format(&e->ids, ids, sizeof(ids));
+		kprintf("%s %llu bytes %s, READ %s, %u client%s%s%s\n", e->name, e->exp.size,
+			e->exp.ro ? "ro" : "rw", e->how, e->clients, e->clients == 1 ? "" : "s",
+			e->ids.n ? ", for TLS identities " : "", ids);
 	}
 }

@@ -12,6 +12,23 @@
 #include "pmem.h"
 
 #define NBD_MAX_EXPORTS 8
+#define NBD_EXPORT_IDS 8	/* TLS identities an export may name */
+#define NBD_DEV_NAME 24		/* a device's name, with its NUL */
+/* The longest spec: DEV:ro@ and every identity, '+' between them. */
+#define NBD_EXPORT_SPEC_MAX (NBD_DEV_NAME - 1 + 4 + NBD_EXPORT_IDS * (NBD_IDENTITY_MAX + 1) - 1)
+
+/* Who may open an export: these TLS identities, or anyone when n is 0. */
+struct nbd_id_list {
+	unsigned int n;
+	char id[NBD_EXPORT_IDS][NBD_IDENTITY_MAX + 1];
+};
+
+/* An export's spec as parsed (nbd_export_spec.c). */
+struct nbd_export_spec {
+	char dev[NBD_DEV_NAME];
+	bool ro;
+	struct nbd_id_list ids;
+};
 
 struct srv_export {
 	bool used;		/* slots are never moved: clients point into them */
@@ -21,7 +38,8 @@ struct srv_export {
 	struct dax_mapping map;	/* devdax: the whole device, mapped while exported */
 	const u8 *base;		/* where READ data is sent from by reference; NULL: copied */
 	const char *how;	/* how READ data goes, for nbd-list */
-	char name[24];
+	char name[NBD_DEV_NAME];
+	struct nbd_id_list ids;	/* who may open it (the engine's may_open) */
 	char who[PMEM_HOLDER_LEN];	/* how its hold names it */
 	unsigned int clients;
 };
@@ -32,11 +50,32 @@ extern struct srv_export nbd_exports_tab[NBD_MAX_EXPORTS];
 extern const struct nbd_exports nbd_exports_ops;
 /* nbd.zerocopy=: READ data by reference (on, the default) or copied. */
 extern int nbd_zero_copy;
-/* nbd-export SPEC (DEV[:ro]), nbd-unexport DEV: 0, or a negative errno after one line. */
+/*
+ * nbd-export SPEC (DEV[:ro][@ID[+ID...]], nbd_export_spec.c), nbd-unexport
+ * DEV: 0, or a negative errno after one line (a bad spec exports nothing).
+ */
 int nbd_export_add(const char *spec);
 int nbd_export_remove(const char *name);
-/* nbd-list's first lines: one per export, or "nothing exported". */
+/* nbd-list's first lines: one per export (with its identities), or "nothing exported". */
 void nbd_exports_list(void);
+/*
+ * The first export any client that got through may open (no identity
+ * list), only writable ones if `writable`; NULL if none. For the glue's
+ * warning when such exports are served without TLS.
+ */
+const struct srv_export *nbd_export_open_to_all(bool writable);
+
+/* nbd_export_spec.c (portable) */
+/*
+ * Parse DEV[:ro][@ID[+ID...]] whole into spec: 0, or -EINVAL with *why
+ * the phrase for the one line ("only :ro may follow the device name") and
+ * spec all zeros.
+ */
+int nbd_export_spec_parse(const char *s, struct nbd_export_spec *spec, const char **why);
+/* May the client with this TLS identity (NULL: no TLS) open an export with list l? */
+bool nbd_id_list_allows(const struct nbd_id_list *l, const char *identity);
+/* The identities, space-separated, into buf (cut at len; "" for none). */
+void nbd_id_list_format(const struct nbd_id_list *l, char *buf, size_t len);
 
 /* nbd_pmem.c */
 /*

@@ -10,7 +10,10 @@
  * Input is consumed one unit at a time (a header, an option's data, a
  * piece of WRITE payload) and a unit that produces output is handled only
  * when the output buffer has room for its whole reply, so the engine never
- * needs more than NBD_OUTBUF; READ data is produced as the buffer drains.
+ * needs more than NBD_OUTBUF; READ data and LIST replies are produced as
+ * the buffer drains. Input is held back while a reply is still being
+ * produced, a WRITE_ZEROES is being done (nbd_conn_work) or TLS is being
+ * started (nbd_conn_tls_started): each call does a bounded amount of work.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,8 +33,13 @@ u32 nbd_out_room(struct nbd_conn *c)
 
 void nbd_put(struct nbd_conn *c, const void *p, u32 n)
 {
-	nbd_out_room(c);
-	memcpy(c->out + c->out_len, p, n);	/* callers checked the room */
+	if (c->state == NBD_S_CLOSED)
+		return;
+	if (n > nbd_out_room(c)) {	/* callers checked the room: a bug, not the client's */
+		nbd_close(c, "reply larger than the output buffer");
+		return;
+	}
+	memcpy(c->out + c->out_len, p, n);
 	c->out_len += n;
 }
 
@@ -55,6 +63,16 @@ void nbd_close(struct nbd_conn *c, const char *why)
 	c->z_left = 0;
 	c->w_left = 0;
 	c->skip = 0;
+	c->listing = false;
+	c->zeroing = false;
+	c->zero_left = 0;
+	c->tls_pending = false;
+}
+
+void nbd_conn_close(struct nbd_conn *c, const char *why)
+{
+	if (c->state != NBD_S_CLOSED)
+		nbd_close(c, why);
 }
 
 int nbd_conn_init(struct nbd_conn *c, const struct nbd_exports *exports)
@@ -119,12 +137,20 @@ static void unit(struct nbd_conn *c)
 	}
 }
 
+/*
+ * Is input held back: a READ or LIST reply still being produced, a
+ * WRITE_ZEROES being done, STARTTLS acknowledged and TLS not up yet?
+ */
+static bool input_held(const struct nbd_conn *c)
+{
+	return c->r_left || c->r_tail || c->z_left || c->listing || c->zeroing || c->tls_pending;
+}
+
 size_t nbd_conn_input(struct nbd_conn *c, const u8 *data, size_t len)
 {
 	size_t used = 0;
 
-	/* A READ reply still being produced holds the input back. */
-	while (c->state != NBD_S_CLOSED && !c->r_left && !c->r_tail && !c->z_left) {
+	while (c->state != NBD_S_CLOSED && !input_held(c)) {
 		if (c->skip || c->w_left || c->in_len < c->in_need) {
 			if (used == len)
 				break;
@@ -155,6 +181,7 @@ void nbd_conn_sent(struct nbd_conn *c, u32 n)
 	if (!c->out_len)
 		c->out_head = 0;
 	nbd_pump(c);
+	nbd_list_pump(c);
 	/* A unit already taken in may have waited for this room (no new input need come). */
 	nbd_conn_input(c, NULL, 0);
 }
@@ -198,4 +225,16 @@ void nbd_conn_ref_sent(struct nbd_conn *c, u32 n)
 bool nbd_conn_done(const struct nbd_conn *c)
 {
 	return c->state == NBD_S_CLOSED && !c->out_len;
+}
+
+/* ---- long work ---- */
+
+bool nbd_conn_busy(const struct nbd_conn *c)
+{
+	return c->zeroing;
+}
+
+bool nbd_conn_work(struct nbd_conn *c)
+{
+	return c->zeroing && nbd_zero_step(c);
 }

@@ -10,7 +10,12 @@
 #include "nbd.h"
 
 #define REQ_HDR_LEN 28
-#define ROOM_FOR_A_REPLY 8192	/* the largest option reply (LIST of many exports) fits */
+/*
+ * Free output a unit needs before it is handled: its whole reply fits
+ * (the largest, INFO/GO with a NBD_NAME_MAX name, is 4224 bytes; a LIST
+ * is produced an export at a time, each checked against the room).
+ */
+#define ROOM_FOR_A_REPLY 8192
 
 /* A big-endian field of n bytes at p. */
 static inline u64 nbd_get_be(const u8 *p, unsigned int n)
@@ -33,7 +38,11 @@ static inline void nbd_expect(struct nbd_conn *c, u32 n)
 
 /* Make the pending output start at out[0]; return the free room after it. */
 u32 nbd_out_room(struct nbd_conn *c);
-/* Append n bytes, or a big-endian field of n bytes; the caller checked the room. */
+/*
+ * Append n bytes, or a big-endian field of n bytes; the caller checked the
+ * room. A put that does not fit (a bug) closes instead of overflowing, and
+ * nothing is put once closed.
+ */
 void nbd_put(struct nbd_conn *c, const void *p, u32 n);
 void nbd_put_be(struct nbd_conn *c, u64 v, unsigned int n);
 /* Close once the output is sent (why: NULL for the client's own DISC or ABORT). */
@@ -52,6 +61,8 @@ void nbd_option_unit(struct nbd_conn *c);
  * last is skipped, reply ERR_TOO_BIG. Returns the bytes consumed.
  */
 size_t nbd_option_skip(struct nbd_conn *c, size_t len);
+/* LIST: the next exports' replies as room allows, then the ACK (c->listing). */
+void nbd_list_pump(struct nbd_conn *c);
 
 /* ---- nbd_transmission.c ---- */
 
@@ -66,5 +77,10 @@ size_t nbd_write_payload(struct nbd_conn *c, const u8 *data, size_t len);
 void nbd_pump(struct nbd_conn *c);
 /* The rest of a by-reference READ (z_off, z_left) is copied instead, from now on. */
 void nbd_read_copied(struct nbd_conn *c);
+/*
+ * One slice of the WRITE_ZEROES being done (c->zeroing), then its reply
+ * after the last. Returns true while more remains.
+ */
+bool nbd_zero_step(struct nbd_conn *c);
 
 #endif

@@ -14,7 +14,8 @@
  * server that sent a success header must). By-reference data is checked
  * before it leaves, and turns copied rather than lend a bad sector. A
  * WRITE heals the bad sectors it covers whole, even when they arrive split
- * across pieces (write_split).
+ * across pieces (write_split). A WRITE_ZEROES is done a slice per step
+ * (nbd_zero_step), its range and state in the connection.
  */
 #include <string.h>
 
@@ -46,6 +47,8 @@
 
 /* Bad sectors are 512 bytes on every device; a write heals those it covers whole. */
 #define MEDIA_SECTOR 512u
+
+#define SIMPLE_REPLY_LEN 16
 
 static void reply(struct nbd_conn *c, u32 err)
 {
@@ -361,6 +364,12 @@ size_t nbd_write_payload(struct nbd_conn *c, const u8 *data, size_t len)
 
 /* ---- the other commands ---- */
 
+/*
+ * WRITE_ZEROES: checked like a WRITE but for its length (up to the export's
+ * size: the protocol allows it), then zeroed NBD_ZERO_SLICE at a time by
+ * nbd_zero_step (the glue's nbd_conn_work, or all at once here for a glue
+ * without work_in_steps), the reply after the last slice.
+ */
 static void cmd_write_zeroes(struct nbd_conn *c, u64 off, u32 len)
 {
 	const struct nbd_export *e = c->exp;
@@ -377,18 +386,52 @@ static void cmd_write_zeroes(struct nbd_conn *c, u64 off, u32 len)
 		err = NBD_EINVAL;
 	else
 		err = 0;
-	if (!err) {
-		u32 chunk = NBD_WBUF;
-		memset(c->wbuf, 0, chunk);
-		for (u64 done = 0; done < len && !err; done += chunk) {
-			u32 n = (u32)MIN((u64)chunk, len - done);
-			if (e->write(e->ctx, off + done, c->wbuf, n))
-				err = NBD_EIO;
-		}
-		if (!err && (c->cmd_flags & CMD_FLAG_FUA) && e->flush(e->ctx))
-			err = NBD_EIO;
+	if (err) {
+		reply(c, err);
+		return;
 	}
-	reply(c, err);
+	c->zeroing = true;
+	c->zero_off = off;
+	c->zero_left = len;
+	c->zero_err = 0;
+	/* Zeros to write from: wbuf is free, no WRITE is taken in before this ends. */
+	memset(c->wbuf, 0, NBD_WBUF);
+	if (!c->work_in_steps)
+		while (nbd_zero_step(c))
+			;
+}
+
+/* The zeroing is over (or failed): flush for FUA, then the reply, once it fits. */
+static bool zero_done(struct nbd_conn *c)
+{
+	const struct nbd_export *e = c->exp;
+
+	if (nbd_out_room(c) < SIMPLE_REPLY_LEN)
+		return true;
+	if (!c->zero_err && (c->cmd_flags & CMD_FLAG_FUA) && e->flush(e->ctx))
+		c->zero_err = NBD_EIO;
+	c->zeroing = false;
+	reply(c, c->zero_err);
+	return false;
+}
+
+bool nbd_zero_step(struct nbd_conn *c)
+{
+	const struct nbd_export *e = c->exp;
+	u32 slice = (u32)MIN(c->zero_left, (u64)NBD_ZERO_SLICE);
+
+	if (!c->zeroing)
+		return false;
+	for (u32 done = 0; done < slice && !c->zero_err; done += NBD_WBUF) {
+		u32 n = MIN(slice - done, NBD_WBUF);
+		if (e->write(e->ctx, c->zero_off + done, c->wbuf, n))
+			c->zero_err = NBD_EIO;
+	}
+	c->zero_off += slice;
+	c->zero_left -= slice;
+	if (c->zero_err)
+		c->zero_left = 0;	/* the rest is not tried */
+	return c->zero_left ? true : zero_done(c);
 }
 
 static void cmd_read(struct nbd_conn *c, u64 off, u32 len)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Seeds for fuzz_nbd (test/fuzz/fuzz_nbd.c): client byte streams of the
 option and request sequences real clients send (FACTS-2 §4.3), written to
-test/fuzz/seeds/fuzz_nbd/. Byte 0 is the harness's configuration."""
+test/fuzz/seeds/fuzz_nbd/. Bytes 0 and 1 are the harness's configuration
+(byte 1: TLS offered, export policy, work in steps, a long LIST)."""
 import os, struct
 
 IHAVEOPT = 0x49484156454F5054
@@ -52,6 +53,26 @@ seeds = {
                          req(0, 0, 4096, cookie=2) + req(1, 0x80000, 1536, cookie=3) + b"\x3c" * 1536 +
                          req(0, 0x80000, 4096, cookie=4) + req(2, 0, 0),
 }
+# Byte 1 of the sessions above: TLS off, no policy, zeroes at once.
+seeds = {name: data[:1] + b"\x00" + data[1:] for name, data in seeds.items()}
+# The harness's TLS "handshake" after an acknowledged STARTTLS: a byte, then an identity.
+def tls(identity):
+    return bytes([len(identity)]) + identity.encode()
+seeds.update({
+    # nbds:// as alice (TLS on, policy, steps): STARTTLS, the handshake, then LIST,
+    # STRUCTURED_REPLY again, GO "a", a WRITE_ZEROES of "a", READ, DISC
+    "tls-alice": b"\x00\x0d" + flags + opt(5) + tls("alice") + opt(3) + opt(8) +
+                 go(7, "a", (3,)) + req(6, 0, 0x100000, flags=1) + req(0, 0, 4096) + req(2, 0, 0),
+    # TLS required, a plain client first: INFO, LIST, GO refused, then STARTTLS as bob:
+    # "a" refused (policy), "b" zeroed whole in slices (3 MiB)
+    "tls-require": b"\x00\x0e" + flags + go(6, "a") + opt(3) + go(7, "b") + opt(5) + tls("bob") +
+                   go(7, "a") + go(7, "b") + req(6, 0, 0x300000, cookie=2) + req(2, 0, 0),
+    # TLS on, no STARTTLS: LIST hides "a" and "c", GO "a" gets TLS_REQD, EXPORT_NAME "a" closes
+    "tls-selective": b"\x00\x15" + flags + opt(3) + go(7, "a") + opt(1, b"a"),
+    # a failed handshake, and STARTTLS twice / with data
+    "tls-failed": b"\x00\x01" + flags + opt(5, b"x") + opt(5) + b"\x80",
+    "tls-twice": b"\x00\x01" + flags + opt(5) + tls("carol") + opt(5) + opt(3) + opt(2),
+})
 os.makedirs(out, exist_ok=True)
 for name, data in seeds.items():
     with open(os.path.join(out, name), "wb") as f:

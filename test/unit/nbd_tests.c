@@ -57,6 +57,8 @@ static int dev_write(void *ctx, u64 off, const void *buf, u32 len)
 	assert_false(d->exp.ro);
 	assert_true(off + len <= d->exp.size);
 	assert_int_equal((off | len) % d->exp.block, 0);
+	if (d->fail_writes_at && off <= d->fail_writes_at && d->fail_writes_at < off + len)
+		return -5;
 	memcpy(d->mem + off, buf, len);
 	d->writes++;
 	return 0;
@@ -103,7 +105,7 @@ static const struct nbd_export *ex_nth(void *arg, unsigned int i)
 	return i < 2 ? &devs[i].exp : NULL;
 }
 
-static const struct nbd_exports exports = { ex_lookup, ex_nth, NULL };
+static const struct nbd_exports exports = { .lookup = ex_lookup, .nth = ex_nth };
 
 /* What the server sent, all of it. */
 u8 *got;

@@ -19,6 +19,7 @@ struct fake_dev {
 	u8 *mem;
 	unsigned int flushes, writes, byte_writes, reads;
 	bool fail_reads, fail_byte_writes;
+	u64 fail_writes_at;	/* write() of a range holding this offset fails (0: none) */
 	/*
 	 * Reads that meet [bad_off, bad_off + bad_len) fail (bad_len 0: none),
 	 * and so do write_bytes covering it in part; one covering it whole heals it.

@@ -75,8 +75,8 @@ static void nbd_unsupported_options_get_err_unsup_and_parsing_goes_on(void **sta
 	send_opt(8, "x", 1);	/* STRUCTURED_REPLY takes no data */
 	assert_int_equal(opt_reply(8, &rlen, &d), 0x80000003);
 	assert_false(conn.structured);
-	send_opt(5, NULL, 0);	/* STARTTLS */
-	assert_int_equal(opt_reply(5, &rlen, &d), 0x80000001);
+	send_opt(5, NULL, 0);	/* STARTTLS, TLS off: ERR_POLICY */
+	assert_int_equal(opt_reply(5, &rlen, &d), 0x80000002);
 	u8 meta[32] = { 0 };
 	send_opt(10, meta, sizeof(meta));	/* SET_META_CONTEXT */
 	assert_int_equal(opt_reply(10, &rlen, &d), 0x80000001);

@@ -39,7 +39,7 @@ static const struct nbd_export *ex_nth(void *arg, unsigned int i)
 	return i ? NULL : &ex.exp;
 }
 
-static const struct nbd_exports exports = { ex_lookup, ex_nth, NULL };
+static const struct nbd_exports exports = { .lookup = ex_lookup, .nth = ex_nth };
 
 /* By-reference READ data: the device's own bytes at the address the NIC would get. */
 static const u8 *ex_ref(u64 off, u32 n)
