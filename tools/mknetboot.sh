@@ -8,11 +8,14 @@
 #   BOOTX64.EFI                UEFI PXE boot file (x64, arch 7/9), kernel inside;
 #                              build it with the same CMDLINE (make netboot does)
 #   boot/NAME                  each --boot-file, loaded by GRUB as the boot
-#                              file NAME (module2 /boot/NAME NAME): BIOS
-#                              clients only; BOOTX64.EFI reads files from a
-#                              file system, which a network boot lacks.
+#                              file NAME (module2 /boot/NAME NAME)
+#   boot-files.ipxe            with --boot-file: the UEFI boot file for iPXE
+#                              clients instead of BOOTX64.EFI: fetches each
+#                              file (imgfetch --name NAME), then chains
+#                              BOOTX64.EFI, which finds them in iPXE's file
+#                              system. Firmware's own PXE cannot run it.
 #                              TFTP has no access control: any host that
-#                              reaches the server can fetch it.
+#                              reaches the server can fetch the files.
 # DHCP settings for a lab: README.md "PXE boot".
 set -euo pipefail
 usage='usage: mknetboot.sh [--boot-file NAME=PATH]... KERNEL.elf BOOTX64.EFI OUTDIR CMDLINE'
@@ -41,6 +44,15 @@ for f in "${files[@]}"; do
 	cp "${f#*=}" "$tmp/boot/${f%%=*}"
 	modules+=(--module "/boot/${f%%=*}" "${f%%=*}")
 done
+if [ ${#files[@]} -gt 0 ]; then
+	{
+		echo '#!ipxe'
+		for f in "${files[@]}"; do
+			echo "imgfetch --name ${f%%=*} /boot/${f%%=*}"
+		done
+		echo 'chain /BOOTX64.EFI'
+	} >"$tmp/boot-files.ipxe"
+fi
 # The ISO's grub.cfg; paths are relative to the TFTP root.
 "$(dirname "$0")/grubcfg.sh" "${modules[@]}" /pmemk.elf "$cmdline" 'pmemk: netboot from ($root)' \
 	>"$tmp/boot/grub/grub.cfg"

@@ -4,8 +4,10 @@
  * (\EFI\BOOT\ on a removable-media ESP) through the simple file system on
  * the image's device (UEFI 2.10 §9.1 loaded image, §13.4-13.5 file system
  * and file protocols), each into EfiLoaderData pages below 4 GiB, which the
- * kernel reserves. A missing file is normal and silent. An image booted
- * over the network has no file system on its device: no files then.
+ * kernel reserves. A missing file is normal and silent. Booted over the
+ * network by the firmware's own PXE, the device has no file system: no
+ * files then. iPXE puts one on the NIC that offers the images it fetched
+ * (an iPXE script: imgfetch --name nbd.psk URL, then chain BOOTX64.EFI).
  */
 #include "firmware.h"
 

@@ -1,9 +1,10 @@
 # NBD over TLS, the key side (issue: TLS-PSK for NBD): a psktool key file
 # handed to the kernel as the boot file nbd.psk reaches the key store
-# (net/nbd_keys.c) through GRUB's module2 (ISO) and through the EFI loader
-# (beside BOOTX64.EFI; PXE on BIOS goes through GRUB too), and no key, in hex or raw, ever reaches the serial
-# log. No NIC: the keys are loaded (and the file wiped) at network init
-# whether or not there is a network.
+# (net/nbd_keys.c) through GRUB's module2 (ISO), through the EFI loader
+# (beside BOOTX64.EFI), over PXE on BIOS (GRUB again) and on UEFI (an iPXE
+# script fetches the file for the EFI loader), and no key, in hex or raw,
+# ever reaches the serial log. The keys are loaded (and the file wiped) at
+# network init whether or not there is a NIC: the ISO and EFI cases have none.
 
 # nbd_tls_keyfile: a fresh key file in build/qemu/nbd_tls/keys.psk (path in
 # NBD_TLS_KEYS): two psktool identities, a comment, and a bad line that
@@ -73,6 +74,17 @@ case_nbd_tls_keys_pxe_bios() {
 	nbd_tls_keyfile || return
 	boot nbd_tls_keys_pxe_bios 0 --pxe bios --ram 512M --timeout 120 \
 		--boot-file "nbd.psk=$NBD_TLS_KEYS" --cmdline '"run=poweroff"'
+	nbd_tls_expect_loaded
+}
+
+# OVMF -> iPXE (the NIC's option ROM) -> boot-files.ipxe, which fetches
+# nbd.psk and chains BOOTX64.EFI; the loader finds the file in iPXE's file
+# system on the NIC.
+case_nbd_tls_keys_pxe_uefi() {
+	nbd_tls_keyfile || return
+	boot nbd_tls_keys_pxe_uefi 0 --pxe uefi --ram 512M --timeout 120 \
+		--boot-file "nbd.psk=$NBD_TLS_KEYS" --cmdline '"run=poweroff"'
+	expect '^pmemk: file \\nbd\.psk \([0-9]+ bytes\)'
 	nbd_tls_expect_loaded
 }
 
