@@ -84,12 +84,48 @@ static int efi_boot_info_check(struct boot_info *bi)
 	/* The loader reserves its boot page tables: in use until paging_init. */
 	for (u32 i = 0; i < bi->nr_reserved; i++)
 		bi->reserved[i].what = "EFI loader page tables";
+	if (bi->nr_files > BOOT_MAX_FILES) {
+		pr_err("boot: EFI loader passed %u boot files, max %d\n", bi->nr_files,
+		       BOOT_MAX_FILES);
+		bi->nr_files = BOOT_MAX_FILES;
+	}
 	if (bi->rsdp_len > BOOT_RSDP_MAX) {
 		pr_err("boot: EFI loader's RSDP copy is %u bytes, max %d; ignored\n",
 		       bi->rsdp_len, BOOT_RSDP_MAX);
 		bi->rsdp_len = 0;
 	}
 	return 0;
+}
+
+/*
+ * The loader's file pages are EfiLoaderData, RAM to the kernel once boot
+ * services are gone: reserve them, whole pages as the loader allocated
+ * them. A file that does not fit in the table is dropped rather than left
+ * unprotected (boot_files_init checks the names).
+ */
+static void efi_reserve_files(struct boot_info *bi)
+{
+	u32 kept = 0;
+
+	for (u32 i = 0; i < bi->nr_files; i++) {
+		struct boot_file *f = &bi->files[i];
+		if (f->addr >= 4 * GiB || f->size > 4 * GiB - f->addr) {
+			pr_err("boot: EFI loader file %u lies outside [0, 4 GiB); dropped\n", i);
+			continue;
+		}
+		if (f->size && bi->nr_reserved >= BOOT_MAX_RESERVED) {
+			pr_err("boot: no room to reserve EFI loader file %u; dropped\n", i);
+			continue;
+		}
+		if (f->size)
+			bi->reserved[bi->nr_reserved++] = (struct boot_reserved){
+				ALIGN_DOWN(f->addr, PAGE_SIZE),
+				ALIGN_UP(f->addr + f->size, PAGE_SIZE) - ALIGN_DOWN(f->addr, PAGE_SIZE),
+				"EFI loader file"
+			};
+		bi->files[kept++] = *f;
+	}
+	bi->nr_files = kept;
 }
 
 /*
@@ -119,6 +155,7 @@ void efi_handover_entry(u64 boot_info_phys)
 				ALIGN_DOWN(boot_info_phys, PAGE_SIZE),
 			"EFI loader boot_info"
 		};
+	efi_reserve_files(bi);
 	if (bi->efi_exit_tries > 1)
 		pr_info("boot: EFI loader: ExitBootServices succeeded on try %u "
 			"(map key went stale)\n", bi->efi_exit_tries);

@@ -96,6 +96,45 @@ static void parse_rsdp(struct boot_info *bi, const u8 *p, u32 size, bool is_new)
 	bi->rsdp_len = len;
 }
 
+/*
+ * Tag 3: {u32 mod_start, u32 mod_end, string} (FACTS §5.3). Every module is
+ * reserved; one whose string is a boot file name (module2 FILE NAME) is also
+ * handed to the kernel as that file, but only if its memory could be
+ * reserved. The string is the loader's: bounded by the tag, NUL or not.
+ */
+static void parse_module(struct boot_info *bi, const u8 *p, u32 size)
+{
+	if (size < 16)
+		return;
+	u32 start = get_le32(p + 8), end = get_le32(p + 12);
+	bool reserved = false;
+
+	if (end > start && bi->nr_reserved < BOOT_MAX_RESERVED) {
+		bi->reserved[bi->nr_reserved++] = (struct boot_reserved){ start, end - start, "module" };
+		reserved = true;
+	}
+	size_t len = strnlen((const char *)p + 16, size - 16);
+	if (len == 0)
+		return;		/* an unnamed module: reserved only */
+	if (!boot_file_name_ok((const char *)p + 16, len)) {
+		pr_err("multiboot2: module name is not a boot file name (1-%d of A-Z a-z 0-9 . _ -); "
+		       "module ignored\n", BOOT_FILE_NAME_MAX - 1);
+		return;
+	}
+	const char *why = end < start ? "it ends before it starts" :
+			  end > start && !reserved ? "no room left to reserve it" :
+			  bi->nr_files >= BOOT_MAX_FILES ? "more named modules than fit" : NULL;
+	if (why) {
+		pr_err("multiboot2: module %.*s ignored: %s\n", (int)len, (const char *)p + 16, why);
+		return;
+	}
+	struct boot_file *f = &bi->files[bi->nr_files++];
+	memcpy(f->name, p + 16, len);
+	f->name[len] = '\0';
+	f->addr = start;
+	f->size = end - start;
+}
+
 static void parse_tag(struct boot_info *bi, const u8 *p, u32 type, u32 size,
 		      bool *efi_mmap_seen)
 {
@@ -130,12 +169,7 @@ static void parse_tag(struct boot_info *bi, const u8 *p, u32 type, u32 size,
 			bi->load_base = get_le32(p + 8);
 		break;
 	case MB2_TAG_MODULE:
-		if (size >= 16 && bi->nr_reserved < BOOT_MAX_RESERVED) {
-			u32 start = get_le32(p + 8), end = get_le32(p + 12);
-			if (end > start)
-				bi->reserved[bi->nr_reserved++] =
-					(struct boot_reserved){ start, end - start, "module" };
-		}
+		parse_module(bi, p, size);
 		break;
 	default:
 		break;

@@ -32,6 +32,22 @@ struct boot_reserved {
 #define BOOT_MAX_RESERVED 16
 #define BOOT_CMDLINE_MAX 2048
 #define BOOT_RSDP_MAX 36
+#define BOOT_MAX_FILES 8
+#define BOOT_FILE_NAME_MAX 32		/* with the NUL */
+
+/*
+ * A file the loader handed over by name: a multiboot2 module whose string is
+ * the name (grub.cfg: module2 /boot/keys.psk nbd.psk), or a file the EFI
+ * loader read from the directory it was loaded from. The bytes lie in RAM
+ * below 4 GiB that the kernel keeps reserved. include/boot_files.h is the
+ * kernel's way to them.
+ */
+struct boot_file {
+	char name[BOOT_FILE_NAME_MAX];	/* boot_file_name_ok, NUL-terminated */
+	u64 addr;			/* physical */
+	u64 size;			/* bytes; may be 0 */
+	const u8 *data;			/* kernel-virtual; the kernel sets it, loaders leave it */
+};
 
 struct boot_info {
 	enum boot_path path;
@@ -49,6 +65,9 @@ struct boot_info {
 
 	u8 rsdp[BOOT_RSDP_MAX];	/* copy of the RSDP the loader found */
 	u32 rsdp_len;			/* 0: none given, search for it */
+	u32 nr_files;
+	struct boot_file files[BOOT_MAX_FILES];
+
 	u64 efi_system_table;		/* physical, 0 if not booted by UEFI */
 	u64 load_base;			/* where the loader put the image */
 	u64 kernel_start, kernel_end;	/* physical extent of the image */
@@ -56,6 +75,25 @@ struct boot_info {
 };
 
 const char *boot_path_name(enum boot_path path);
+
+/*
+ * A boot file's name: 1 to BOOT_FILE_NAME_MAX - 1 bytes of letters, digits,
+ * '.', '_' and '-' (no path, no spaces, nothing to escape when printed).
+ * len counts the bytes before any NUL. Loaders and the kernel both check it.
+ */
+static inline bool boot_file_name_ok(const char *s, size_t len)
+{
+	if (len == 0 || len >= BOOT_FILE_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+		if (!ok)
+			return false;
+	}
+	return true;
+}
 
 /*
  * The EFI handover header: how the GNU-EFI loader (boot/efi/) finds the

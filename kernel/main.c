@@ -9,6 +9,7 @@
 #include "acpi.h"
 #include "acpica.h"
 #include "arch.h"
+#include "boot_files.h"
 #include "cpu_features.h"
 #include "e820.h"
 #include "heap.h"
@@ -194,6 +195,7 @@ void kmain(const struct boot_info *bi)
 	if (bi->cmdline_truncated)
 		pr_err("cmdline: longer than %d bytes, truncated\n", BOOT_CMDLINE_MAX - 1);
 	params_parse(bi->cmdline);
+	boot_files_init(bi);	/* reserved with the loader's ranges below */
 	cpu_features_print();
 	arch_mce_init_cpu();	/* before any pmem is read: a poisoned line is an error, not a stop */
 	tsc_calibrate();

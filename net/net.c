@@ -22,6 +22,7 @@
 #include "arch.h"
 #include "idle.h"
 #include "memlayout.h"
+#include "nbd_keys.h"
 #include "net.h"
 #include "net_priv.h"
 #include "netdev.h"
@@ -289,6 +290,8 @@ static bool net_wait_dhcp(u32 ms)
 
 void net_init(void)
 {
+	/* Whether or not there is a network: a key file must not stay in memory. */
+	nbd_keys_load();
 	if (!netdev_count() || ipcfg.mode == IPCONFIG_OFF) {
 		if (netdev_count())
 			pr_info("net: ip=off, NICs left unconfigured\n");

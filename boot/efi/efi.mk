@@ -5,7 +5,7 @@
 # firmware, no red zone). gnu-efi's headers come in with -isystem, so its
 # own code is not held to our warnings; ours is (-Werror).
 EFI_INC    := /usr/include/efi
-EFI_SRCS   := boot/efi/main.c boot/efi/load.c boot/efi/exit.c boot/efi/kernel_elf.c \
+EFI_SRCS   := boot/efi/main.c boot/efi/load.c boot/efi/exit.c boot/efi/files.c boot/efi/kernel_elf.c \
 	boot/efi/cmdline.c boot/efi/pgtable.c boot/efi/memmap.c boot/efi/rsdp.c \
 	boot/efi/trampoline.S drivers/e820/efi.c
 EFI_OBJS   := $(patsubst %,$(BUILD)/efi/obj/%.o,$(EFI_SRCS))

@@ -46,4 +46,13 @@ EFI_STATUS efi_mmap_prepare(struct efi_mmap *m);
  */
 EFI_STATUS efi_exit_boot_services(EFI_HANDLE image, struct efi_mmap *m, bool test_stale_key);
 
+/*
+ * Read the known boot files (files.c) from the image's directory on its
+ * device into EfiLoaderData pages below 4 GiB and list them in bi->files.
+ * Missing files are skipped silently; other failures print one line each.
+ */
+void efi_files_load(EFI_HANDLE image, struct boot_info *bi);
+/* Zero and free what efi_files_load got (a later step failed). */
+void efi_files_free(struct boot_info *bi);
+
 #endif

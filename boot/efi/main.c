@@ -2,10 +2,11 @@
  * pmemk's GNU-EFI loader (BOOTX64.EFI): a UEFI application that carries the
  * kernel ELF inside it (payload.S) and starts it through the same struct
  * boot_info as the multiboot2 path. In order: check the embedded kernel,
- * pick the command line (load options, else the built-in default), copy the
- * ACPI RSDP, allocate the handoff pages below 4 GiB, load the kernel at its
- * physical addresses, build the boot page tables, exit boot services with
- * the final memory map, convert that map, and jump through the trampoline to
+ * allocate the handoff pages below 4 GiB, pick the command line (load
+ * options, else the built-in default), copy the ACPI RSDP, read the boot
+ * files beside the image (files.c), load the kernel at its physical
+ * addresses, build the boot page tables, exit boot services with the final
+ * memory map, convert that map, and jump through the trampoline to
  * the kernel's EFI entry. Every failure before ExitBootServices prints one
  * line and returns to the firmware with nothing left allocated.
  * Design: docs/ARCHITECTURE.md "Boot".
@@ -50,6 +51,8 @@ static EFI_STATUS alloc_low(EFI_MEMORY_TYPE type, UINTN pages, void **out)
 
 static void handoff_free(struct handoff *h)
 {
+	if (h->bi)
+		efi_files_free(h->bi);
 	if (h->bi)
 		BS->FreePages((EFI_PHYSICAL_ADDRESS)h->bi, bi_pages());
 	if (h->pgtables)
@@ -155,6 +158,7 @@ static void fill_boot_info(EFI_HANDLE image, EFI_SYSTEM_TABLE *st, const struct 
 	copy_string(bi->loader, sizeof(bi->loader), LOADER_NAME);
 	choose_cmdline(image, bi);
 	find_rsdp(st, bi);
+	efi_files_load(image, bi);
 	bi->efi_system_table = (u64)st;
 	bi->load_base = img->phys_start;
 	/*

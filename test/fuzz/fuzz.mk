@@ -118,3 +118,13 @@ FUZZ_BINS += $(BUILD)/fuzz/fuzz_badblocks
 $(BUILD)/fuzz/fuzz_badblocks: test/fuzz/fuzz_badblocks.c $(FUZZ_BB_SRCS) $(wildcard include/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_badblocks.c $(FUZZ_BB_SRCS) -o $@
+
+# Pre-shared key files (psktool's format), the boot file nbd.psk.
+FUZZ_PSK_PARSERS := lib/psk_file.c
+
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_psk_file
+
+$(BUILD)/fuzz/fuzz_psk_file: test/fuzz/fuzz_psk_file.c $(FUZZ_PSK_PARSERS) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only $(FUZZ_PSK_PARSERS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_psk_file.c $(FUZZ_PSK_PARSERS) -o $@

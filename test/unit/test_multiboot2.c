@@ -285,6 +285,74 @@ static u8 *read_fixture(const char *path, size_t *n)
 	return buf;
 }
 
+/* Tag 3's payload: mod_start, mod_end, then the string as given (n bytes). */
+static void module_tag(u32 start, u32 end_addr, const char *str, u32 n)
+{
+	u8 p[8 + 64] = { 0 };
+
+	memcpy(p, &start, 4);
+	memcpy(p + 4, &end_addr, 4);
+	memcpy(p + 8, str, n);
+	tag(MB2_TAG_MODULE, p, 8 + n);
+}
+
+static void mb2_named_module_is_a_boot_file(void **state)
+{
+	(void)state;
+	begin();
+	module_tag(0x800000, 0x800063, "nbd.psk", 8);
+	module_tag(0x900000, 0x901000, "", 1);	/* unnamed: reserved only */
+	end();
+	assert_int_equal(multiboot2_parse(mbi, 0x10000, &bi), 0);
+	assert_int_equal(bi.nr_files, 1);
+	assert_string_equal(bi.files[0].name, "nbd.psk");
+	assert_int_equal(bi.files[0].addr, 0x800000);
+	assert_int_equal(bi.files[0].size, 0x63);
+	assert_int_equal(bi.nr_reserved, 3);	/* the MBI and both modules */
+	assert_int_equal(bi.reserved[1].addr, 0x800000);
+	assert_int_equal(bi.reserved[2].addr, 0x900000);
+}
+
+static void mb2_bad_module_names_are_not_boot_files(void **state)
+{
+	(void)state;
+	char longname[40];
+
+	memset(longname, 'a', sizeof(longname));
+	begin();
+	module_tag(0x800000, 0x801000, "nbd.psk extra", 14);
+	module_tag(0x810000, 0x811000, "../nbd.psk", 11);
+	module_tag(0x820000, 0x821000, longname, 32);	/* 32 bytes, NUL included */
+	module_tag(0x830000, 0x831000, longname, 40);	/* no NUL inside the tag */
+	module_tag(0x840000, 0x841000, "a\x1b[2J", 6);
+	end();
+	assert_int_equal(multiboot2_parse(mbi, 0x10000, &bi), 0);
+	assert_int_equal(bi.nr_files, 0);
+	assert_int_equal(bi.nr_reserved, 6);	/* still reserved, every one */
+	assert_true(host_console_has("module name is not a boot file name"));
+	assert_false(host_console_has("extra"));	/* the string is not echoed */
+}
+
+static void mb2_module_files_bounded_by_table_and_reservations(void **state)
+{
+	(void)state;
+	char name[8];
+
+	begin();
+	for (u32 i = 0; i < BOOT_MAX_FILES + 2; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		module_tag(0x1000000 + i * 0x10000, 0x1000100 + i * 0x10000, name,
+			   (u32)strlen(name) + 1);
+	}
+	module_tag(0x2000000, 0x1000000, "backwards", 10);
+	end();
+	assert_int_equal(multiboot2_parse(mbi, 0x10000, &bi), 0);
+	assert_int_equal(bi.nr_files, BOOT_MAX_FILES);
+	assert_string_equal(bi.files[BOOT_MAX_FILES - 1].name, "f7");
+	assert_true(host_console_has("module f8 ignored: more named modules than fit"));
+	assert_true(host_console_has("module backwards ignored: it ends before it starts"));
+}
+
 /*
  * GRUB's own MBI, captured under QEMU (test/fixtures/mbi): parsed from an
  * exact-size copy, it gives the firmware map the kernel printed on that
@@ -356,6 +424,9 @@ int main(void)
 		cmocka_unit_test(mb2_no_end_tag_reported),
 		cmocka_unit_test(mb2_huge_mmap_entry_size_does_not_wrap),
 		cmocka_unit_test(mb2_huge_efi_descriptor_size_does_not_wrap),
+		cmocka_unit_test(mb2_named_module_is_a_boot_file),
+		cmocka_unit_test(mb2_bad_module_names_are_not_boot_files),
+		cmocka_unit_test(mb2_module_files_bounded_by_table_and_reservations),
 		cmocka_unit_test(mb2_grub_seabios_fixture),
 		cmocka_unit_test(mb2_grub_ovmf_fixture),
 	};
