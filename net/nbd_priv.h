@@ -47,8 +47,17 @@ void nbd_exports_list(void);
 void nbd_pmem_export(struct srv_export *e, bool ro);
 
 /* nbd_server.c */
-/* Listen on NBD_PORT once a NIC is up (0), else a line and a negative errno. */
+/*
+ * Listen on NBD_PORT once a NIC is up (0), else a line and a negative
+ * errno (-EINVAL: nbd_params_ok() is false).
+ */
 int nbd_listen(void);
+/* False if an nbd.* parameter was unknown or refused: the server then does not listen. */
+bool nbd_params_ok(void);
+/* nbd-disconnect ID: drop that client now (one line); -ENOENT after a line if there is none. */
+int nbd_disconnect(unsigned int id);
+/* nbd-disconnect --all: every client, a line each; how many. */
+unsigned int nbd_disconnect_all(void);
 /* nbd-list's other lines: who may connect, closed connections' totals, each client. */
 void nbd_connections_list(void);
 
