@@ -198,8 +198,10 @@ nbd_clients() {
 nbd_clients_boot() {
 	local name=$1 nic=$2 port=$3 dir=$4
 	shift 4
+	# Every host client arrives from 10.0.2.2 (slirp): nbd_many.py's 17 and
+	# nbd_slow.py's 23 connections at once need more than the 16 per address.
 	nbd_boot_bg "$name" "$dir" --nic "$nic" --hostfwd "$port:10809" --ram 512M --nvdimm 64M \
-		--timeout 240 "$@" --cmdline 'nbd.export=pmem0'
+		--timeout 240 "$@" --cmdline 'nbd.export=pmem0 nbd.max-per-source=32'
 }
 
 # nbd_boot_bg NAME DIR RUN-QEMU-ARGS...: boot in the background with the
