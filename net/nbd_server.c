@@ -1,9 +1,10 @@
 /*
- * The NBD server's connections on lwIP (TCP port 10809): who may connect
- * (nbd.allow=), one protocol engine (net/nbd_proto.c) per connection fed
- * from lwIP's receive buffers and sending once per poll pass, each client
- * holding its export's device while connected. The exports are
- * nbd_exports.c's, the commands nbd_cmds.c's.
+ * The NBD server's connections on lwIP (TCP port 10809): one protocol
+ * engine (net/nbd_proto.c) per connection fed from lwIP's receive buffers
+ * and sending once per poll pass, each client holding its export's device
+ * while connected. Who may connect, how many and for how long are
+ * nbd_admit.c's parameters, applied here; the exports are nbd_exports.c's,
+ * the commands nbd_cmds.c's.
  *
  * Every kind of block device is served: raw (pmemN), fsdax (pmemNm),
  * devdax (daxN.0) and sector (pmemNs). The export and each client connected
@@ -35,7 +36,7 @@
  *  - TCP keepalive on every client: probes after 60 s of silence, every
  *    10 s, 6 unanswered close it: a dead peer is gone in about 2 minutes;
  *  - at most nbd.max-clients= (32, the slots) connections, and
- *    nbd.max-per-source= (16) from one address; the allow list is checked
+ *    nbd.max-per-source= (16) from one address; nbd.allow= is checked
  *    before either. When a limit is reached, the oldest connection still
  *    in the handshake makes room (a flood of idle connections never keeps
  *    a real client out); with none, the new one is reset;
@@ -43,7 +44,8 @@
  *  - an unknown nbd.* parameter, or a value one refused, keeps the server
  *    from listening (KERNEL_PARAM_FAMILY: a mistyped nbd.allow= must not
  *    leave it open to anyone);
- *  - lines about single connections are rate limited (20 per 10 s).
+ *  - lines about single connections are rate limited (20 per 10 s,
+ *    conn_line).
  * Everything here runs on the boot CPU only (net_poll's), and says so
  * rather than run elsewhere.
  *
@@ -62,10 +64,8 @@
 #include "nbd_priv.h"
 #include "net.h"
 #include "net_priv.h"
-#include "params.h"
 #include "printk.h"
 
-#define NBD_MAX_CLIENTS 32
 #define NBD_LISTEN_BACKLOG 8	/* connections between SYN and accept (lwipopts.h: the PCBs) */
 #define STASH TCP_WND	/* received bytes not yet acknowledged to TCP: at most the window */
 #define STALL_MS 30000	/* a send queue that has not moved for this long: reset */
@@ -94,78 +94,6 @@ static struct client clients[NBD_MAX_CLIENTS];
 static struct tcp_pcb *listener;
 static unsigned int next_id = 1;
 
-static u64 handshake_secs = 10, idle_secs, max_clients = NBD_MAX_CLIENTS, max_per_source = 16;
-KERNEL_PARAM_U64("nbd.handshake-timeout", handshake_secs, 1, 3600,
-		 "seconds a connection may take to choose an export before it is dropped (default 10)");
-KERNEL_PARAM_U64("nbd.timeout", idle_secs, 0, 7 * 86400,
-		 "seconds a client may send no request and be sent nothing before it is closed (default 0: never)");
-KERNEL_PARAM_U64("nbd.max-clients", max_clients, 1, NBD_MAX_CLIENTS,
-		 "NBD connections at once (default 32)");
-KERNEL_PARAM_U64("nbd.max-per-source", max_per_source, 1, NBD_MAX_CLIENTS,
-		 "NBD connections at once from one address (default 16)");
-
-/* nbd.* fails closed: the first unknown or refused one, if any (lib/params.c sets it). */
-static const char *bad_param;
-KERNEL_PARAM_FAMILY("nbd.", bad_param);
-
-bool nbd_params_ok(void)
-{
-	return !bad_param;
-}
-
-/* nbd.allow=: who may connect (host order); no list: anyone. */
-#define NBD_MAX_ALLOW 16
-static struct net_cidr allow[NBD_MAX_ALLOW];
-static unsigned int nr_allow;
-static bool allow_set;
-
-static int nbd_allow_param(const char *val)
-{
-	char err[96];
-
-	if (cidr_list_parse(val, allow, NBD_MAX_ALLOW, &nr_allow, err, sizeof(err))) {
-		/* Refuse everyone rather than serve a network the admin meant to keep out. */
-		pr_err("nbd.allow=%s: %s; no client will be accepted\n", val ? val : "", err);
-		nr_allow = 0;
-		allow_set = true;
-		return -EINVAL;
-	}
-	allow_set = true;
-	return 0;
-}
-KERNEL_PARAM("nbd.allow", nbd_allow_param,
-	     "who may connect to the NBD server: A.B.C.D[/LEN],... (default: anyone)");
-
-/*
- * Lines about single connections (refused, closed, done, dropped): at most
- * 20 in 10 s, so a flood of connections cannot flood the console; the
- * next line after a quiet window says how many were left out.
- */
-static bool conn_line_ok(void)
-{
-	static u32 window, printed, left_out;
-	u32 now = sys_now();
-
-	if (now - window >= 10000) {
-		if (left_out)
-			pr_warn("nbd: %u lines about connections left out (at most 20 in 10 s)\n",
-				left_out);
-		window = now;
-		printed = left_out = 0;
-	}
-	if (printed < 20) {
-		printed++;
-		return true;
-	}
-	left_out++;
-	return false;
-}
-#define conn_line(pr, ...)                \
-	do {                              \
-		if (conn_line_ok())       \
-			pr(__VA_ARGS__);  \
-	} while (0)
-
 /* What closed connections did, for nbd-list. */
 static struct nbd_stats totals;
 
@@ -179,8 +107,8 @@ static void client_report(const struct client *cl)
 	/* Guest time from the first request to the last reply acknowledged, as net-source times its sending. */
 	u64 ns = cl->t_last_ack > cl->t_first_io ? arch_cycles_to_ns(cl->t_last_ack - cl->t_first_io) : 0;
 	u64 kib_s = ns ? (st->bytes_read + st->bytes_written) * 1000000000ull / ns / 1024 : 0;
-	conn_line(pr_info, "nbd: client %s:%u done: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy), in %llu.%03llu ms (%llu KiB/s guest time)\n",
-		  ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port, st->reads,
+	conn_line(pr_info, "nbd: client %u %s:%u done: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy), in %llu.%03llu ms (%llu KiB/s guest time)\n",
+		  cl->id, ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port, st->reads,
 		  st->bytes_read, st->bytes_by_ref, st->writes, st->bytes_written,
 		  st->bytes_direct, ns / 1000000, ns / 1000 % 1000, kib_s);
 }
@@ -466,10 +394,10 @@ static err_t on_poll(void *arg, struct tcp_pcb *pcb)
 		cl->t_moved = now;
 	if (now - cl->t_moved >= STALL_MS)
 		return client_drop(cl, "its replies were not read for 30 s");
-	if (in_handshake(cl) && now - cl->t_accept >= handshake_secs * 1000)
+	if (in_handshake(cl) && now - cl->t_accept >= nbd_handshake_secs * 1000)
 		return client_drop(cl, "no export chosen within nbd.handshake-timeout");
-	if (idle_secs && cl->conn.state == NBD_S_TRANSMISSION && !cl->closing &&
-	    now - cl->t_active >= idle_secs * 1000)
+	if (nbd_idle_secs && cl->conn.state == NBD_S_TRANSMISSION && !cl->closing &&
+	    now - cl->t_active >= nbd_idle_secs * 1000)
 		return client_close(cl, "idle for nbd.timeout");
 	return client_run(cl);
 }
@@ -537,10 +465,10 @@ static struct client *client_slot(const ip_addr_t *src, const char **why)
 			oldest_same = cl;
 	}
 	struct client *victim;
-	if (same >= max_per_source) {
+	if (same >= nbd_max_per_source) {
 		victim = oldest_same;
 		*why = "as many from there as nbd.max-per-source, none in the handshake";
-	} else if (total >= max_clients) {
+	} else if (total >= nbd_max_clients) {
 		victim = oldest;
 		*why = "as many clients as nbd.max-clients, none in the handshake";
 	} else {
@@ -579,8 +507,7 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 		return ERR_VAL;
 	if (!net_on_its_cpu("nbd: accept"))
 		return accept_refuse(pcb, "not on the network's CPU");
-	if (allow_set && !cidr_list_match(allow, nr_allow,
-					  lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip))))) {
+	if (!nbd_allowed(lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip))))) {
 		conn_line(pr_warn, "nbd: refusing %s:%u: not in nbd.allow\n",
 			  ipaddr_ntoa(&pcb->remote_ip), pcb->remote_port);
 		refused++;
@@ -621,9 +548,9 @@ int nbd_listen(void)
 		return 0;
 	if (!net_on_its_cpu("nbd"))
 		return -EPERM;
-	if (bad_param) {
+	if (!nbd_params_ok()) {
 		pr_err("nbd: not listening: the command line's %s is unknown or was refused (nbd.* fails closed)\n",
-		       bad_param);
+		       nbd_bad_param);
 		return -EINVAL;
 	}
 	if (!net_nr_ifs) {
@@ -676,29 +603,11 @@ unsigned int nbd_disconnect_all(void)
 	return n;
 }
 
-/* "allowed: ...": who may connect, and how many did not; then the limits. */
-static void allow_list(void)
-{
-	if (!allow_set) {
-		kprintf("allowed: anyone (no nbd.allow=)\n");
-	} else {
-		kprintf("allowed:");
-		for (unsigned int i = 0; i < nr_allow; i++) {
-			char c[20];
-			cidr_format(&allow[i], c, sizeof(c));
-			kprintf(" %s", c);
-		}
-		kprintf("%s; %llu connection%s refused\n",
-			nr_allow ? "" : " nobody (nbd.allow= was invalid)", refused,
-			refused == 1 ? "" : "s");
-	}
-	kprintf("limits: %llu clients, %llu per address; handshake %llu s, idle %llu s%s\n",
-		max_clients, max_per_source, handshake_secs, idle_secs, idle_secs ? "" : " (off)");
-}
-
 void nbd_connections_list(void)
 {
-	allow_list();
+	if (!listener)
+		kprintf("not listening (the boot's lines say why)\n");
+	nbd_admit_list(refused);
 	kprintf("closed connections: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy); zero copy %s\n",
 		totals.reads, totals.bytes_read, totals.bytes_by_ref, totals.writes, totals.bytes_written,
 		totals.bytes_direct, nbd_zero_copy ? "on" : "off");
