@@ -379,9 +379,11 @@ static bool nbd_server_run_pending(void)
 }
 NET_POLL_PASS(nbd_server_run_pending);
 
+/* Not yet in transmission (no export chosen), and not closed either. */
 static bool in_handshake(const struct client *cl)
 {
-	return cl->conn.state != NBD_S_TRANSMISSION && !cl->closing;
+	return (cl->conn.state == NBD_S_CLIENT_FLAGS || cl->conn.state == NBD_S_OPTIONS) &&
+	       !cl->closing;
 }
 
 /* Every second: the time limits (top of the file), then whatever can move. */
