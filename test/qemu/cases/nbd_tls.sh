@@ -230,3 +230,26 @@ case_nbd_tls_clients_e1000() {
 	nbd_tls_clients nbd_tls_clients_e1000 e1000
 }
 
+
+# What the server offers fails closed, and says so in one line: exports
+# without a key file and without nbd.allow= (anyone can open them: the
+# boot names who can write and read what); nbd.tls=require without keys,
+# and a key file on a CPU with neither RDRAND nor RDSEED (qemu64): neither
+# serves at all.
+case_nbd_tls_fails_closed() {
+	nbd_tls_keyfile || return
+	boot nbd_tls_open_warning 0 --nic virtio --ram 512M --nvdimm 16M --nvdimm 16M --fresh --timeout 120 \
+		--cmdline 'nbd.export=pmem0,pmem1:ro "run=poweroff"'
+	expect '\] nbd: no TLS and no nbd\.allow=: anyone who reaches port 10809 can write pmem0 and read pmem1$'
+	expect '\] nbd: listening on port 10809$'
+	boot nbd_tls_require_no_keys 0 --nic virtio --ram 512M --nvdimm 16M --fresh --timeout 120 \
+		--cmdline 'nbd.tls=require nbd.export=pmem0 "run=poweroff"'
+	expect '\] nbd: nbd\.tls=require but no TLS keys \(hand a psktool file in as boot file nbd\.psk\): not serving$'
+	expect_not 'listening on port|anyone who reaches'
+	boot nbd_tls_no_rdrand 0 --cpu qemu64 --nic virtio --ram 512M --nvdimm 16M --fresh --timeout 120 \
+		--boot-file "nbd.psk=$NBD_TLS_KEYS" --cmdline 'nbd.export=pmem0 "run=poweroff"'
+	expect '\] nbd: 2 TLS identities from nbd\.psk$'
+	expect '\] nbd: TLS needs RDSEED or RDRAND, which this CPU lacks \(QEMU: -cpu max\): not serving$'
+	expect_not 'listening on port|anyone who reaches'
+	nbd_tls_no_leak
+}
