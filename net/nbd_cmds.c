@@ -14,8 +14,8 @@ static int cmd_nbd_export(int argc, char **argv)
 		return -EPERM;
 	return spec ? nbd_export_add(spec) : -EINVAL;
 }
-SHELL_COMMAND_NET(SHELL_NET, "nbd-export", cmd_nbd_export, "nbd-export DEV[:ro]",
-		  "serve a block device over NBD (port 10809)");
+SHELL_COMMAND_NET(SHELL_NET, "nbd-export", cmd_nbd_export, "nbd-export DEV[:ro][@ID[+ID...]]",
+		  "serve a block device over NBD (port 10809), only to these TLS identities if @ is given");
 
 static int cmd_nbd_unexport(int argc, char **argv)
 {

@@ -411,7 +411,7 @@ case_nbd_export_holds_the_device() {
 	expect "^net-source: bytes '1Mx': not a size \(a number, then K, M, G, T, P or E\)$"
 	expect '^usage: net-source PORT BYTES \[CONNECTIONS\]$'
 	expect '^nbd-export: missing device$'
-	expect '^usage: nbd-export DEV\[:ro\]$'
+	expect '^usage: nbd-export DEV\[:ro\]\[@ID\[\+ID\.\.\.\]\]$'
 	expect "^nbd-memcpy: bytes '0': must be at least 1$"
 	expect "^nbd-list: unexpected argument 'all'$"
 	expect '^usage: nbd-list$'
