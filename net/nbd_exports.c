@@ -149,6 +149,9 @@ int nbd_export_add(const char *spec)
 	e->used = true;
 	char ids[NBD_EXPORT_SPEC_MAX + 1];
 	nbd_id_list_format(&e->ids, ids, sizeof(ids));
+	if (e->base && (nbd_tls_policy() == NBD_TLS_REQUIRE ||
+			(nbd_tls_policy() == NBD_TLS_ON && e->ids.n)))
+		e->how = "copied (only TLS clients, and TLS encrypts a copy)";
 	pr_info("nbd: exporting %s (%llu bytes, %s, READ %s%s%s)\n", name, dev->size,
 		e->exp.ro ? "read-only" : "read-write", e->how, e->ids.n ? ", for TLS identities " : "",
 		ids);

@@ -134,6 +134,8 @@ extern enum nbd_tls nbd_tls_mode;	/* nbd.tls=, resolved by nbd_tls_setup */
  * errno after one line: the server must not listen (fails closed).
  */
 int nbd_tls_setup(void);
+/* What nbd.tls= says, or its default for the keys loaded (before nbd_tls_setup too). */
+enum nbd_tls nbd_tls_policy(void);
 /* After the boot's exports: one line if anyone who reaches the port can open an export without TLS. */
 void nbd_tls_warn_open(void);
 

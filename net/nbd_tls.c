@@ -56,6 +56,12 @@ static void tls_resolve(void)
 		       nbd_psk_count() ? NBD_TLS_REQUIRE : NBD_TLS_OFF;
 }
 
+enum nbd_tls nbd_tls_policy(void)
+{
+	tls_resolve();
+	return nbd_tls_mode;
+}
+
 static int tls_init(void)
 {
 	unsigned int keys = nbd_psk_count();

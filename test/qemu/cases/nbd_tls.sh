@@ -124,6 +124,7 @@ nbd_tls_clients() {
 	expect '\] nbd: TLS required: TLS 1\.2 with pre-shared keys \(ECDHE-PSK, DHE-PSK: forward secret\), 2 identities, entropy from rdrand$'
 	expect '\] nbd: client [0-9]+ 10\.0\.2\.2:[0-9]+ TLS 1\.2 as alice: TLS-ECDHE-PSK-WITH-CHACHA20-POLY1305-SHA256$'
 	expect 'nbd: client [0-9]+ 10\.0\.2\.2:[0-9]+ closed: TLS: unknown identity carol$'
+	expect '\] nbd: exporting pmem0 \(67108864 bytes, read-write, READ copied \(only TLS clients, and TLS encrypts a copy\), for TLS identities alice\)$'
 	expect_not 'nbd: no TLS and no nbd\.allow='
 	nbd_tls_no_leak
 	python3 - "$NBD_TLS_KEYS" "$dir/net.pcap" <<'PY' | sed 's/^/    /'
