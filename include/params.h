@@ -14,6 +14,14 @@
  * and the rest call a setter of their own, KERNEL_PARAM(name, set, help),
  * which returns 0 or a negative errno after printing one line that names the
  * bad value. A refused value leaves the variable as it was.
+ *
+ * An unknown name is ignored with a line, except under a prefix that
+ * fails closed, KERNEL_PARAM_FAMILY(prefix, var) (a security setting
+ * mistyped must not leave the service open): there a name nobody
+ * registered, or a value a parameter refused, sets var (a const char *)
+ * to that parameter's name, and the family's owner refuses to run
+ * (nbd.*: the NBD server does not listen). Parameters registered later
+ * under the prefix are known to it by that alone.
  */
 #ifndef PMEMK_PARAMS_H
 #define PMEMK_PARAMS_H
@@ -25,6 +33,7 @@ enum kernel_param_kind {
 	KPARAM_STRING,		/* *(const char **)var = val */
 	KPARAM_CHOICE,		/* *(int *)var = index of val in words */
 	KPARAM_U64,		/* *(u64 *)var = val, a number in [min, max] */
+	KPARAM_FAMILY,		/* not a parameter: name is a prefix that fails closed */
 };
 
 struct kernel_param {
@@ -32,7 +41,7 @@ struct kernel_param {
 	int (*set)(const char *val);	/* KPARAM_SETTER: val is NULL for a bare "name" */
 	const char *help;
 	enum kernel_param_kind kind;
-	void *var;			/* KPARAM_STRING, KPARAM_CHOICE */
+	void *var;			/* KPARAM_STRING, KPARAM_CHOICE, KPARAM_U64; FAMILY: const char ** */
 	const char *what;		/* KPARAM_STRING: what the value is, for its refusal */
 	const char *const *words;	/* KPARAM_CHOICE: NULL-terminated */
 	int bare;			/* KPARAM_CHOICE: the index a bare name means; -1: refused */
@@ -57,6 +66,11 @@ struct kernel_param {
 #define KERNEL_PARAM_U64(_name, _var, _min, _max, _help)                        \
 	KERNEL_PARAM_REGISTER_(_var, .name = _name, .help = _help, .kind = KPARAM_U64, \
 			       .var = &_var, .min = _min, .max = _max)
+
+/* prefix ("nbd."): *(const char **)&var names its first unknown or refused parameter, or NULL. */
+#define KERNEL_PARAM_FAMILY(_prefix, _var)                                      \
+	KERNEL_PARAM_REGISTER_(_var, .name = _prefix, .help = "", .kind = KPARAM_FAMILY, \
+			       .var = &_var)
 
 REGISTRY(kparams, struct kernel_param);
 #define for_each_kernel_param(p) for_each_registered(kparams, p)

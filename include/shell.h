@@ -32,6 +32,7 @@ struct shell_command {
 	int (*run)(int argc, char **argv);
 	enum shell_group group;
 	bool concurrent;	/* runs without the device model lock (below) */
+	bool network;		/* uses lwIP, a NIC or the NBD tables: only on the boot CPU */
 };
 
 /*
@@ -42,12 +43,20 @@ struct shell_command {
  * must hold what it uses itself (block I/O holds its device with pmem_hold_name)
  * and may run on one CPU while another CPU's command changes the model.
  */
-#define SHELL_COMMAND_(_group, _name, _run, _usage, _help, _conc)               \
-	REGISTER(shell_cmds, struct shell_command, _run, _name, _usage, _help, _run, _group, _conc)
+#define SHELL_COMMAND_(_group, _name, _run, _usage, _help, _conc, _net)         \
+	REGISTER(shell_cmds, struct shell_command, _run, _name, _usage, _help, _run, _group, _conc, \
+		 _net)
 #define SHELL_COMMAND(_group, _name, _run, _usage, _help)                       \
-	SHELL_COMMAND_(_group, _name, _run, _usage, _help, false)
+	SHELL_COMMAND_(_group, _name, _run, _usage, _help, false, false)
 #define SHELL_COMMAND_CONCURRENT(_group, _name, _run, _usage, _help)            \
-	SHELL_COMMAND_(_group, _name, _run, _usage, _help, true)
+	SHELL_COMMAND_(_group, _name, _run, _usage, _help, true, false)
+/*
+ * A command that touches the network's state (lwIP, the NICs' rings, the
+ * NBD tables), which only the boot CPU runs (net_poll is its idle work and
+ * nothing there takes a lock): `on-cpu N` refuses it for any other CPU.
+ */
+#define SHELL_COMMAND_NET(_group, _name, _run, _usage, _help)                   \
+	SHELL_COMMAND_(_group, _name, _run, _usage, _help, false, true)
 
 /*
  * The lock shell_exec holds around every command not marked concurrent,

@@ -5,7 +5,10 @@
  * prints its result. What runs there takes the locks shell_exec takes
  * (the device model lock unless the command is concurrent), so a write on
  * one CPU and a destroy-namespace on another meet the block device's
- * holds (pmem_hold) rather than each other's half-done work.
+ * holds (pmem_hold) rather than each other's half-done work. A command
+ * that uses the network (SHELL_COMMAND_NET) is refused for any CPU but the
+ * boot CPU: lwIP, the NIC rings and the NBD tables have no locks, and the
+ * boot CPU's idle loop (net_poll) uses them at any moment.
  */
 #include <errno.h>
 #include <string.h>
@@ -48,6 +51,12 @@ static int cmd_on_cpu(int argc, char **argv)
 	if (arch_cpu_busy(cpu)) {
 		kprintf("on-cpu %u: busy (wait-cpu %u)\n", cpu, cpu);
 		return -EBUSY;
+	}
+	const struct shell_command *c = shell_find(argv[2]);
+	if (c && c->network && cpu != 0) {
+		kprintf("on-cpu %u: %s uses the network, which only CPU 0 runs; run it without on-cpu\n",
+			cpu, argv[2]);
+		return -EPERM;
 	}
 	struct bg_cmd *b = &bg[cpu];
 	b->line[0] = '\0';

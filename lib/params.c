@@ -10,10 +10,29 @@
 static const struct kernel_param *param_find(const char *name)
 {
 	for_each_kernel_param(p) {
-		if (strcmp((*p)->name, name) == 0)
+		if ((*p)->kind != KPARAM_FAMILY && strcmp((*p)->name, name) == 0)
 			return *p;
 	}
 	return NULL;
+}
+
+/* The family that fails closed whose prefix name starts with, or NULL. */
+static const struct kernel_param *param_family(const char *name)
+{
+	for_each_kernel_param(p) {
+		if ((*p)->kind == KPARAM_FAMILY && !strncmp((*p)->name, name, strlen((*p)->name)))
+			return *p;
+	}
+	return NULL;
+}
+
+/* Remember a family's first bad parameter (name lives as long as the kernel). */
+static void family_mark(const struct kernel_param *fam, const char *name)
+{
+	const char **bad = fam->var;
+
+	if (!*bad)
+		*bad = name;
 }
 
 int params_parse(const char *cmdline)
@@ -31,13 +50,23 @@ int params_parse(const char *cmdline)
 	while ((args = cmdline_next_arg(args, &param, &val))) {
 		if (!*param)
 			continue;
-		const struct kernel_param *p = param_find(param);
+		const struct kernel_param *p = param_find(param), *fam = param_family(param);
+		if (!p && fam) {
+			pr_err("cmdline: unknown parameter '%s' refused (%s* fails closed)\n", param,
+			       fam->name);
+			family_mark(fam, param);
+			rejected++;
+			continue;
+		}
 		if (!p) {
 			pr_warn("cmdline: unknown parameter '%s' ignored\n", param);
 			continue;
 		}
-		if (param_set(p, val) < 0)
+		if (param_set(p, val) < 0) {
 			rejected++;
+			if (fam)
+				family_mark(fam, param);
+		}
 	}
 	return rejected;
 }
@@ -93,6 +122,8 @@ int param_set(const struct kernel_param *p, const char *val)
 		return w < 0 ? w : 0;
 	case KPARAM_U64:
 		return param_u64(p, val);
+	case KPARAM_FAMILY:
+		return -EINVAL;	/* never found by name */
 	default:
 		return p->set(val);
 	}

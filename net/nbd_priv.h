@@ -1,8 +1,8 @@
 /*
  * What the NBD server's files share (net/ only): the exports table
  * (nbd_exports.c), each export's view of its device (nbd_pmem.c), the
- * connections (nbd_server.c) and the commands that configure and list
- * them (nbd_cmds.c).
+ * connections (nbd_server.c), who may connect and how many (nbd_admit.c)
+ * and the commands that configure and list them (nbd_cmds.c).
  */
 #ifndef PMEMK_NBD_PRIV_H
 #define PMEMK_NBD_PRIV_H
@@ -12,6 +12,7 @@
 #include "pmem.h"
 
 #define NBD_MAX_EXPORTS 8
+#define NBD_MAX_CLIENTS 32	/* connection slots */
 #define NBD_EXPORT_IDS 8	/* TLS identities an export may name */
 #define NBD_DEV_NAME 24		/* a device's name, with its NUL */
 /* The longest spec: DEV:ro@ and every identity, '+' between them. */
@@ -85,9 +86,40 @@ void nbd_id_list_format(const struct nbd_id_list *l, char *buf, size_t len);
  */
 void nbd_pmem_export(struct srv_export *e, bool ro);
 
+/* nbd_admit.c: who may connect, how many, for how long (nbd_server.c applies them). */
+extern u64 nbd_handshake_secs;	/* nbd.handshake-timeout= */
+extern u64 nbd_idle_secs;	/* nbd.timeout=, 0: off */
+extern u64 nbd_max_clients;	/* nbd.max-clients= */
+extern u64 nbd_max_per_source;	/* nbd.max-per-source= */
+/* The first nbd.* parameter that was unknown or refused, or NULL. */
+extern const char *nbd_bad_param;
+/* False if an nbd.* parameter was unknown or refused: the server then does not listen. */
+bool nbd_params_ok(void);
+/* May addr (host order) connect (nbd.allow=)? */
+bool nbd_allowed(u32 addr);
+/*
+ * May one more line about a single connection be printed? At most 20 in
+ * 10 s; the first after a window that left some out says how many.
+ */
+bool nbd_line_ok(void);
+#define conn_line(pr, ...)              \
+	do {                            \
+		if (nbd_line_ok())      \
+			pr(__VA_ARGS__); \
+	} while (0)
+/* nbd-list's "allowed: ..." (with how many were refused) and "limits: ..." lines. */
+void nbd_admit_list(u64 refused);
+
 /* nbd_server.c */
-/* Listen on NBD_PORT once a NIC is up (0), else a line and a negative errno. */
+/*
+ * Listen on NBD_PORT once a NIC is up (0), else a line and a negative
+ * errno (-EINVAL: nbd_params_ok() is false).
+ */
 int nbd_listen(void);
+/* nbd-disconnect ID: drop that client now (one line); -ENOENT after a line if there is none. */
+int nbd_disconnect(unsigned int id);
+/* nbd-disconnect --all: every client, a line each; how many. */
+unsigned int nbd_disconnect_all(void);
 /* nbd-list's other lines: who may connect, closed connections' totals, each client. */
 void nbd_connections_list(void);
 

@@ -1,9 +1,10 @@
 /*
- * The NBD server's connections on lwIP (TCP port 10809): who may connect
- * (nbd.allow=), one protocol engine (net/nbd_proto.c) per connection fed
- * from lwIP's receive buffers and sending once per poll pass, each client
- * holding its export's device while connected. The exports are
- * nbd_exports.c's, the commands nbd_cmds.c's.
+ * The NBD server's connections on lwIP (TCP port 10809): one protocol
+ * engine (net/nbd_proto.c) per connection fed from lwIP's receive buffers
+ * and sending once per poll pass, each client holding its export's device
+ * while connected. Who may connect, how many and for how long are
+ * nbd_admit.c's parameters, applied here; the exports are nbd_exports.c's,
+ * the commands nbd_cmds.c's.
  *
  * Every kind of block device is served: raw (pmemN), fsdax (pmemNm),
  * devdax (daxN.0) and sector (pmemNs). The export and each client connected
@@ -22,27 +23,58 @@
  * into pmem with the durable copy, once, as it arrives (pmem_write_bytes),
  * and one flush makes it durable before the reply; a BTT's is gathered
  * into whole sectors first (its writes go through the BTT).
+ *
+ * No client can hold the server (issue 30), with these defaults:
+ *  - a connection not in transmission (no export chosen) within
+ *    nbd.handshake-timeout= seconds (10) is dropped: idle and half-open
+ *    connections give their slots back;
+ *  - nbd.timeout=SECS (0: off, the default; as nbd-server's per-export
+ *    timeout): a client in transmission that sends no request and is sent
+ *    nothing for SECS is closed, and its hold on the device goes with it;
+ *  - a client whose send queue has not moved for 30 s (it does not read
+ *    its replies) is reset, open or closing;
+ *  - TCP keepalive on every client: probes after 60 s of silence, every
+ *    10 s, 6 unanswered close it: a dead peer is gone in about 2 minutes;
+ *  - at most nbd.max-clients= (32, the slots) connections, and
+ *    nbd.max-per-source= (16) from one address; nbd.allow= is checked
+ *    before either. When a limit is reached, the oldest connection still
+ *    in the handshake makes room (a flood of idle connections never keeps
+ *    a real client out); with none, the new one is reset;
+ *  - `nbd-disconnect ID|--all` (nbd_cmds.c) drops a client at once;
+ *  - an unknown nbd.* parameter, or a value one refused, keeps the server
+ *    from listening (KERNEL_PARAM_FAMILY: a mistyped nbd.allow= must not
+ *    leave it open to anyone);
+ *  - lines about single connections are rate limited (20 per 10 s,
+ *    conn_line).
+ * Everything here runs on the boot CPU only (net_poll's), and says so
+ * rather than run elsewhere.
+ *
+ * A client's bytes come in at one place (client_feed: to the engine) and
+ * go out at one (client_send: to TCP), so a transport layer can sit there.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <lwip/sys.h>
 #include <lwip/tcp.h>
 
 #include "arch.h"
 #include "nbd_priv.h"
 #include "net.h"
 #include "net_priv.h"
-#include "params.h"
 #include "printk.h"
 
-#define NBD_MAX_CLIENTS 32
+#define NBD_LISTEN_BACKLOG 8	/* connections between SYN and accept (lwipopts.h: the PCBs) */
 #define STASH TCP_WND	/* received bytes not yet acknowledged to TCP: at most the window */
+#define STALL_MS 30000	/* a send queue that has not moved for this long: reset */
+#define POLL_TICKS 2	/* on_poll every 2 coarse TCP ticks (1 s) */
 
 struct client {
 	struct tcp_pcb *pcb;
 	struct nbd_conn conn;
+	unsigned int id;		/* nbd-list's and nbd-disconnect's number, from 1 */
 	u8 *stash;			/* received, not yet taken by the engine (STASH bytes) */
 	u32 stash_len;
 	struct srv_export *counted;	/* the export this client is counted on */
@@ -50,37 +82,17 @@ struct client {
 	char who[PMEM_HOLDER_LEN];	/* how its hold names it */
 	bool used;
 	bool closing;			/* closed, waiting for queued data to be acknowledged */
-	unsigned int closing_polls;
 	bool run_pending;		/* data acknowledged this poll pass: nbd_server_run_pending */
+	u32 t_accept;			/* sys_now() at accept */
+	u32 t_active;			/* sys_now() of the latest byte received or acknowledged */
+	u32 t_moved;			/* sys_now() when its send queue was last empty or moved */
 	u64 t_first_io;			/* arch_cycles() when its first READ or WRITE arrived, or 0 */
 	u64 t_last_ack;			/* arch_cycles() of the latest acknowledgement of its data */
 };
 
 static struct client clients[NBD_MAX_CLIENTS];
 static struct tcp_pcb *listener;
-
-/* nbd.allow=: who may connect (host order); no list: anyone. */
-#define NBD_MAX_ALLOW 16
-static struct net_cidr allow[NBD_MAX_ALLOW];
-static unsigned int nr_allow;
-static bool allow_set;
-
-static int nbd_allow_param(const char *val)
-{
-	char err[96];
-
-	if (cidr_list_parse(val, allow, NBD_MAX_ALLOW, &nr_allow, err, sizeof(err))) {
-		/* Refuse everyone rather than serve a network the admin meant to keep out. */
-		pr_err("nbd.allow=%s: %s; no client will be accepted\n", val ? val : "", err);
-		nr_allow = 0;
-		allow_set = true;
-		return -EINVAL;
-	}
-	allow_set = true;
-	return 0;
-}
-KERNEL_PARAM("nbd.allow", nbd_allow_param,
-	     "who may connect to the NBD server: A.B.C.D[/LEN],... (default: anyone)");
+static unsigned int next_id = 1;
 
 /* What closed connections did, for nbd-list. */
 static struct nbd_stats totals;
@@ -95,10 +107,10 @@ static void client_report(const struct client *cl)
 	/* Guest time from the first request to the last reply acknowledged, as net-source times its sending. */
 	u64 ns = cl->t_last_ack > cl->t_first_io ? arch_cycles_to_ns(cl->t_last_ack - cl->t_first_io) : 0;
 	u64 kib_s = ns ? (st->bytes_read + st->bytes_written) * 1000000000ull / ns / 1024 : 0;
-	pr_info("nbd: client %s:%u done: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy), in %llu.%03llu ms (%llu KiB/s guest time)\n",
-		ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port, st->reads,
-		st->bytes_read, st->bytes_by_ref, st->writes, st->bytes_written,
-		st->bytes_direct, ns / 1000000, ns / 1000 % 1000, kib_s);
+	conn_line(pr_info, "nbd: client %u %s:%u done: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy), in %llu.%03llu ms (%llu KiB/s guest time)\n",
+		  cl->id, ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port, st->reads,
+		  st->bytes_read, st->bytes_by_ref, st->writes, st->bytes_written,
+		  st->bytes_direct, ns / 1000000, ns / 1000 % 1000, kib_s);
 }
 
 static void client_free(struct client *cl)
@@ -129,26 +141,58 @@ static void client_detach(struct tcp_pcb *pcb)
 }
 
 /*
- * Close a connection. Segments still queued may reference the export's
- * pmem (zero copy), so the client stays counted on the export (which keeps
- * the device) until TCP has them acknowledged; a peer that never
- * acknowledges is reset after 30 s.
+ * Drop a connection now (a reset): nothing more is read from it, and
+ * tcp_abort frees its queued segments, which may point into the export's
+ * pmem (zero copy), before the client's hold on the device is released.
+ * A WRITE it had half sent is simply never acknowledged: the protocol
+ * allows any content in an unacknowledged write's range, and what arrived
+ * is in pmem up to where it stopped (a BTT's whole sectors, each written
+ * atomically), so the device stays consistent. Frames already handed to
+ * the NIC keep their pbufs until the NIC says it is done (tx_done), which
+ * under QEMU is the same poll pass. Returns ERR_ABRT, lwIP's word for it.
  */
-static void client_close(struct client *cl)
+static err_t client_drop(struct client *cl, const char *why)
 {
 	struct tcp_pcb *pcb = cl->pcb;
 
-	if (!cl->closing && cl->conn.close_reason)
-		pr_info("nbd: client %s:%u closed: %s\n", ipaddr_ntoa(&pcb->remote_ip),
-			pcb->remote_port, cl->conn.close_reason);
-	cl->closing = true;
-	if (tcp_sndqueuelen(pcb) && cl->closing_polls < 30)
-		return;		/* on_sent / on_poll come back here */
+	if (why)
+		conn_line(pr_info, "nbd: client %u %s:%u reset: %s\n", cl->id,
+			  ipaddr_ntoa(&pcb->remote_ip), pcb->remote_port, why);
 	client_report(cl);
 	client_detach(pcb);
-	if (tcp_sndqueuelen(pcb) || tcp_close(pcb) != ERR_OK)
-		tcp_abort(pcb);
+	tcp_abort(pcb);
 	client_free(cl);
+	return ERR_ABRT;
+}
+
+/*
+ * Close a connection. Segments still queued may reference the export's
+ * pmem (zero copy), so the client stays counted on the export (which keeps
+ * the device) until TCP has them acknowledged; a queue that does not move
+ * for 30 s is reset (on_poll). why: the server's reason, or NULL for the
+ * engine's (none: the client's DISC or ABORT). ERR_ABRT if it was reset.
+ */
+static err_t client_close(struct client *cl, const char *why)
+{
+	struct tcp_pcb *pcb = cl->pcb;
+
+	if (!why)
+		why = cl->conn.close_reason;
+	if (!cl->closing && why)
+		conn_line(pr_info, "nbd: client %u %s:%u closed: %s\n", cl->id,
+			  ipaddr_ntoa(&pcb->remote_ip), pcb->remote_port, why);
+	cl->closing = true;
+	if (tcp_sndqueuelen(pcb))
+		return ERR_OK;	/* on_sent / on_poll come back here */
+	client_report(cl);
+	client_detach(pcb);
+	if (tcp_close(pcb) != ERR_OK) {
+		tcp_abort(pcb);
+		client_free(cl);
+		return ERR_ABRT;
+	}
+	client_free(cl);
+	return ERR_OK;
 }
 
 /*
@@ -173,7 +217,7 @@ static int client_count(struct client *cl)
 	return 0;
 }
 
-/* Give the engine what it takes of data; that much is acknowledged to TCP (the window reopens). */
+/* Bytes in, the one place: the engine takes what it can; that much is acknowledged to TCP (the window reopens). */
 static u32 client_feed(struct client *cl, const u8 *data, u32 len)
 {
 	u32 n = (u32)nbd_conn_input(&cl->conn, data, len);
@@ -186,15 +230,62 @@ static u32 client_feed(struct client *cl, const u8 *data, u32 len)
 	return n;
 }
 
-/* Feed what was received, send what the engine has, as far as each side allows. */
-static void client_run(struct client *cl)
+/* How many bytes client_send may queue now (0: wait for acknowledgements). */
+static u32 client_room(const struct client *cl)
+{
+	if (tcp_sndqueuelen(cl->pcb) >= TCP_SND_QUEUELEN - 4)
+		return 0;
+	return MIN((u32)tcp_sndbuf(cl->pcb), 0xFFFFu);
+}
+
+/*
+ * Bytes out, the one place: len bytes (at most client_room) queued to TCP,
+ * copied, or (by_ref) pointing into the export's pmem until acknowledged.
+ */
+static bool client_send(struct client *cl, const void *data, u32 len, bool by_ref)
+{
+	return tcp_write(cl->pcb, data, (u16)len, by_ref ? 0 : TCP_WRITE_FLAG_COPY) == ERR_OK;
+}
+
+/* One step of output: what the engine has, as far as TCP takes it; false if nothing moved. */
+static bool client_output(struct client *cl)
+{
+	const u8 *data;
+	u64 roff;
+	u32 room = client_room(cl);
+	u32 n = nbd_conn_output(&cl->conn, &data);
+
+	if (n && room) {
+		n = MIN(n, room);
+		if (!client_send(cl, data, n, false))
+			return false;
+		nbd_conn_sent(&cl->conn, n);
+		return true;
+	}
+	if (!n && room && (n = nbd_conn_output_ref(&cl->conn, &roff))) {
+		/*
+		 * Zero copy: lwIP queues PBUF_ROM segments pointing into the
+		 * export's pmem; linkoutput hands their physical addresses to
+		 * the NIC. The client's hold keeps the pages there.
+		 */
+		const struct srv_export *e = cl->conn.exp->ctx;
+		n = MIN(n, room);
+		if (!client_send(cl, e->base + roff, n, true))
+			return false;
+		nbd_conn_ref_sent(&cl->conn, n);
+		return true;
+	}
+	/* A READ's rest over a bad sector: copied now, then sent on the next step. */
+	return !n && nbd_conn_output(&cl->conn, &data);
+}
+
+/* Feed what was received, send what the engine has, as far as each side allows. ERR_ABRT: gone. */
+static err_t client_run(struct client *cl)
 {
 	bool progress = true;
 
-	if (cl->closing) {
-		client_close(cl);
-		return;
-	}
+	if (cl->closing)
+		return client_close(cl, NULL);
 	while (progress) {
 		progress = false;
 		if (cl->stash_len) {
@@ -205,40 +296,14 @@ static void client_run(struct client *cl)
 		}
 		if (!cl->t_first_io && (cl->conn.stats.reads || cl->conn.stats.writes))
 			cl->t_first_io = arch_cycles();
-		if (!cl->counted && cl->conn.exp && client_count(cl)) {
-			client_close(cl);	/* the device is going away: no I/O to it */
-			return;
-		}
-		const u8 *data;
-		u64 roff;
-		u32 n = nbd_conn_output(&cl->conn, &data);
-		u32 room = tcp_sndbuf(cl->pcb);
-		bool queue_ok = tcp_sndqueuelen(cl->pcb) < TCP_SND_QUEUELEN - 4;
-		if (n && room && queue_ok) {
-			u16 len = (u16)MIN(MIN(n, room), 0xFFFFu);
-			if (tcp_write(cl->pcb, data, len, TCP_WRITE_FLAG_COPY) == ERR_OK) {
-				nbd_conn_sent(&cl->conn, len);
-				progress = true;
-			}
-		} else if (!n && room && queue_ok && (n = nbd_conn_output_ref(&cl->conn, &roff))) {
-			/*
-			 * Zero copy: lwIP queues PBUF_ROM segments pointing into the
-			 * export's pmem; linkoutput hands their physical addresses to
-			 * the NIC. The client's hold keeps the pages there.
-			 */
-			const struct srv_export *e = cl->conn.exp->ctx;
-			u16 len = (u16)MIN(MIN(n, room), 0xFFFFu);
-			if (tcp_write(cl->pcb, e->base + roff, len, 0) == ERR_OK) {
-				nbd_conn_ref_sent(&cl->conn, len);
-				progress = true;
-			}
-		} else if (!n && nbd_conn_output(&cl->conn, &data)) {
-			progress = true; /* a READ's rest over a bad sector: copied now */
-		}
+		if (!cl->counted && cl->conn.exp && client_count(cl))
+			return client_close(cl, NULL);	/* the device is going away: no I/O to it */
+		progress |= client_output(cl);
 	}
 	tcp_output(cl->pcb);
 	if (nbd_conn_done(&cl->conn))
-		client_close(cl);
+		return client_close(cl, NULL);
+	return ERR_OK;
 }
 
 static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
@@ -253,9 +318,9 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 	if (!p || err != ERR_OK) {
 		if (p)
 			pbuf_free(p);
-		client_close(cl);	/* the client went away (perhaps mid-request) */
-		return ERR_OK;
+		return client_close(cl, NULL);	/* the client went away (perhaps mid-request) */
 	}
+	cl->t_active = sys_now();
 	/*
 	 * What the engine does not take now (it waits for its output to
 	 * drain: a client that stopped reading) is copied aside and the pbufs
@@ -269,20 +334,13 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 		u32 rest = q->len - used;
 		if (rest > STASH - cl->stash_len) {	/* the peer overran the window */
 			pbuf_free(p);
-			pr_warn("nbd: client %s:%u sent more than the TCP window, reset\n",
-				ipaddr_ntoa(&pcb->remote_ip), pcb->remote_port);
-			client_report(cl);
-			client_detach(pcb);
-			tcp_abort(pcb);
-			client_free(cl);
-			return ERR_ABRT;
+			return client_drop(cl, "it sent more than the TCP window");
 		}
 		memcpy(cl->stash + cl->stash_len, (const u8 *)q->payload + used, rest);
 		cl->stash_len += rest;
 	}
 	pbuf_free(p);
-	client_run(cl);
-	return ERR_OK;
+	return client_run(cl);
 }
 
 /*
@@ -300,6 +358,7 @@ static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 	(void)len;
 	cl->run_pending = true;
 	cl->t_last_ack = arch_cycles();
+	cl->t_active = cl->t_moved = sys_now();
 	return ERR_OK;
 }
 
@@ -320,15 +379,29 @@ static bool nbd_server_run_pending(void)
 }
 NET_POLL_PASS(nbd_server_run_pending);
 
+/* Not yet in transmission (no export chosen), and not closed either. */
+static bool in_handshake(const struct client *cl)
+{
+	return (cl->conn.state == NBD_S_CLIENT_FLAGS || cl->conn.state == NBD_S_OPTIONS) &&
+	       !cl->closing;
+}
+
+/* Every second: the time limits (top of the file), then whatever can move. */
 static err_t on_poll(void *arg, struct tcp_pcb *pcb)
 {
 	struct client *cl = arg;
+	u32 now = sys_now();
 
-	(void)pcb;
-	if (cl->closing)
-		cl->closing_polls++;
-	client_run(cl);
-	return ERR_OK;
+	if (!tcp_sndqueuelen(pcb))
+		cl->t_moved = now;
+	if (now - cl->t_moved >= STALL_MS)
+		return client_drop(cl, "its replies were not read for 30 s");
+	if (in_handshake(cl) && now - cl->t_accept >= nbd_handshake_secs * 1000)
+		return client_drop(cl, "no export chosen within nbd.handshake-timeout");
+	if (nbd_idle_secs && cl->conn.state == NBD_S_TRANSMISSION && !cl->closing &&
+	    now - cl->t_active >= nbd_idle_secs * 1000)
+		return client_close(cl, "idle for nbd.timeout");
+	return client_run(cl);
 }
 
 static void on_err(void *arg, err_t err)
@@ -365,52 +438,123 @@ static err_t refused_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t 
 	return ERR_OK;
 }
 
+/*
+ * A free slot for a connection from src, within nbd.max-clients and
+ * nbd.max-per-source: when a limit is reached, the oldest connection still
+ * in the handshake (of that source, for its share) is dropped for it.
+ * NULL, and *why, when none can be.
+ */
+static struct client *client_slot(const ip_addr_t *src, const char **why)
+{
+	struct client *free_slot = NULL, *oldest = NULL, *oldest_same = NULL;
+	unsigned int total = 0, same = 0;
+	u32 now = sys_now();
+
+	for (unsigned int i = 0; i < NBD_MAX_CLIENTS; i++) {
+		struct client *cl = &clients[i];
+		if (!cl->used) {
+			free_slot = free_slot ? free_slot : cl;
+			continue;
+		}
+		bool mine = ip_addr_cmp(&cl->pcb->remote_ip, src);
+		total++;
+		same += mine;
+		if (!in_handshake(cl))
+			continue;
+		if (!oldest || now - cl->t_accept > now - oldest->t_accept)
+			oldest = cl;
+		if (mine && (!oldest_same || now - cl->t_accept > now - oldest_same->t_accept))
+			oldest_same = cl;
+	}
+	struct client *victim;
+	if (same >= nbd_max_per_source) {
+		victim = oldest_same;
+		*why = "as many from there as nbd.max-per-source, none in the handshake";
+	} else if (total >= nbd_max_clients) {
+		victim = oldest;
+		*why = "as many clients as nbd.max-clients, none in the handshake";
+	} else {
+		return free_slot;
+	}
+	if (victim)
+		client_drop(victim, "its slot went to a new connection while it was still in the handshake");
+	return victim;
+}
+
+/* Keepalive: probes after 60 s of silence, every 10 s, 6 unanswered: a dead peer is gone in 2 minutes. */
+static void client_keepalive(struct tcp_pcb *pcb)
+{
+	ip_set_option(pcb, SOF_KEEPALIVE);
+	pcb->keep_idle = 60000;
+	pcb->keep_intvl = 10000;
+	pcb->keep_cnt = 6;
+}
+
+/* Refuse from inside the accept callback: a reset, one (rate-limited) line. */
+static err_t accept_refuse(struct tcp_pcb *pcb, const char *why)
+{
+	refused++;
+	conn_line(pr_warn, "nbd: refusing %s:%u: %s\n", ipaddr_ntoa(&pcb->remote_ip), pcb->remote_port,
+		  why);
+	tcp_abort(pcb);
+	return ERR_ABRT;
+}
+
 static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 {
-	struct client *cl = NULL;
+	const char *why = "no memory";
 
 	(void)arg;
 	if (err != ERR_OK || !pcb)
 		return ERR_VAL;
-	if (allow_set && !cidr_list_match(allow, nr_allow,
-					  lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip))))) {
-		pr_warn("nbd: refusing %s:%u: not in nbd.allow\n", ipaddr_ntoa(&pcb->remote_ip),
-			pcb->remote_port);
+	if (!net_on_its_cpu("nbd: accept"))
+		return accept_refuse(pcb, "not on the network's CPU");
+	if (!nbd_allowed(lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip))))) {
+		conn_line(pr_warn, "nbd: refusing %s:%u: not in nbd.allow\n",
+			  ipaddr_ntoa(&pcb->remote_ip), pcb->remote_port);
 		refused++;
-		/* Closed at the first poll (not from inside lwIP's accept path): a FIN, not a reset. */
+		/*
+		 * Closed at the first poll (not from inside lwIP's accept path):
+		 * a FIN, not a reset. The lowest priority: if PCBs run short,
+		 * lwIP takes these back first, never a client's (lwipopts.h).
+		 */
+		tcp_setprio(pcb, TCP_PRIO_MIN);
 		tcp_arg(pcb, NULL);
 		tcp_recv(pcb, refused_recv);
 		tcp_poll(pcb, refused_poll, 1);
 		return ERR_OK;
 	}
-	for (unsigned int i = 0; i < NBD_MAX_CLIENTS && !cl; i++)
-		if (!clients[i].used)
-			cl = &clients[i];
+	struct client *cl = client_slot(&pcb->remote_ip, &why);
 	if (cl && !nbd_conn_init(&cl->conn, &nbd_exports_ops) && !(cl->stash = malloc(STASH)))
 		nbd_conn_free(&cl->conn);
-	if (!cl || !cl->stash) {
-		pr_warn("nbd: refusing %s:%u: %s\n", ipaddr_ntoa(&pcb->remote_ip), pcb->remote_port,
-			cl ? "no memory" : "too many clients");
-		tcp_abort(pcb);
-		return ERR_ABRT;
-	}
+	if (!cl || !cl->stash)
+		return accept_refuse(pcb, why);
 	cl->used = true;
 	cl->pcb = pcb;
+	cl->id = next_id++;
+	cl->t_accept = cl->t_active = cl->t_moved = sys_now();
 	cl->conn.zero_copy = nbd_zero_copy;
 	tcp_arg(pcb, cl);
 	tcp_recv(pcb, on_recv);
 	tcp_sent(pcb, on_sent);
 	tcp_err(pcb, on_err);
-	tcp_poll(pcb, on_poll, 2);
+	tcp_poll(pcb, on_poll, POLL_TICKS);
 	tcp_nagle_disable(pcb);
-	client_run(cl);
-	return ERR_OK;
+	client_keepalive(pcb);
+	return client_run(cl);
 }
 
 int nbd_listen(void)
 {
 	if (listener)
 		return 0;
+	if (!net_on_its_cpu("nbd"))
+		return -EPERM;
+	if (!nbd_params_ok()) {
+		pr_err("nbd: not listening: the command line's %s is unknown or was refused (nbd.* fails closed)\n",
+		       nbd_bad_param);
+		return -EINVAL;
+	}
 	if (!net_nr_ifs) {
 		pr_err("nbd: no network interface is up, not listening\n");
 		return -ENETDOWN;
@@ -422,7 +566,7 @@ int nbd_listen(void)
 		pr_err("nbd: cannot bind port %d\n", NBD_PORT);
 		return -EADDRINUSE;
 	}
-	listener = tcp_listen(pcb);
+	listener = tcp_listen_with_backlog(pcb, NBD_LISTEN_BACKLOG);
 	if (!listener) {
 		tcp_close(pcb);
 		return -ENOMEM;
@@ -432,26 +576,40 @@ int nbd_listen(void)
 	return 0;
 }
 
-/* "allowed: ...": who may connect, and how many did not. */
-static void allow_list(void)
+/* Drop one client (nbd-disconnect): one line; -ENOENT if there is none by that id. */
+static int client_disconnect(struct client *cl)
 {
-	if (!allow_set) {
-		kprintf("allowed: anyone (no nbd.allow=)\n");
-		return;
-	}
-	kprintf("allowed:");
-	for (unsigned int i = 0; i < nr_allow; i++) {
-		char c[20];
-		cidr_format(&allow[i], c, sizeof(c));
-		kprintf(" %s", c);
-	}
-	kprintf("%s; %llu connection%s refused\n", nr_allow ? "" : " nobody (nbd.allow= was invalid)",
-		refused, refused == 1 ? "" : "s");
+	pr_info("nbd: client %u %s:%u disconnected%s%s\n", cl->id, ipaddr_ntoa(&cl->pcb->remote_ip),
+		cl->pcb->remote_port, cl->conn.exp ? " from " : " (in the handshake)",
+		cl->conn.exp ? cl->conn.exp->name : "");
+	client_drop(cl, NULL);
+	return 0;
+}
+
+int nbd_disconnect(unsigned int id)
+{
+	for (unsigned int i = 0; i < NBD_MAX_CLIENTS; i++)
+		if (clients[i].used && clients[i].id == id)
+			return client_disconnect(&clients[i]);
+	pr_err("nbd: no client %u (nbd-list shows them)\n", id);
+	return -ENOENT;
+}
+
+unsigned int nbd_disconnect_all(void)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < NBD_MAX_CLIENTS; i++)
+		if (clients[i].used && !client_disconnect(&clients[i]))
+			n++;
+	return n;
 }
 
 void nbd_connections_list(void)
 {
-	allow_list();
+	if (!listener)
+		kprintf("not listening (the boot's lines say why)\n");
+	nbd_admit_list(refused);
 	kprintf("closed connections: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy); zero copy %s\n",
 		totals.reads, totals.bytes_read, totals.bytes_by_ref, totals.writes, totals.bytes_written,
 		totals.bytes_direct, nbd_zero_copy ? "on" : "off");
@@ -460,8 +618,8 @@ void nbd_connections_list(void)
 		if (!cl->used)
 			continue;
 		const struct nbd_stats *s = &cl->conn.stats;
-		kprintf("client %s:%u %s%s: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy), %llu flushes, %llu errors\n",
-			ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port,
+		kprintf("client %u %s:%u %s%s: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy), %llu flushes, %llu errors\n",
+			cl->id, ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port,
 			cl->conn.exp ? cl->conn.exp->name : "(haggling)", cl->closing ? " closing" : "",
 			s->reads, s->bytes_read, s->bytes_by_ref, s->writes, s->bytes_written,
 			s->bytes_direct, s->flushes, s->errors);

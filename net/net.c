@@ -244,12 +244,29 @@ unsigned int net_if_count(void)
 	return net_nr_ifs;
 }
 
+bool net_on_its_cpu(const char *what)
+{
+	u32 cpu = arch_cpu_id();
+
+	if (cpu == 0)
+		return true;
+	pr_err("%s: the network is CPU 0's, refused on CPU %u\n", what, cpu);
+	return false;
+}
+
 bool net_poll(void)
 {
 	static u32 last_link_check;
+	static bool off_cpu_said;
 
 	if (!net_ready)
 		return false;
+	if (arch_cpu_id() != 0) {	/* a caller's bug: say it once, touch nothing */
+		if (!off_cpu_said)
+			net_on_its_cpu("net_poll");
+		off_cpu_said = true;
+		return false;
+	}
 	bool work = netdev_poll_all(64);
 	/* After the pass's ACKs: one send each (the NBD server, the benchmark's raw TCP source). */
 	for_each_registered(net_poll_pass, p)

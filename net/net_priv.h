@@ -23,4 +23,11 @@ extern unsigned int net_nr_ifs;
 
 bool net_if_has_addr(const struct net_if *ni);
 
+/*
+ * lwIP, the NIC rings and the NBD tables belong to the boot CPU (net_poll
+ * is its idle work; nothing there locks): true there; elsewhere false
+ * after one line naming what was refused.
+ */
+bool net_on_its_cpu(const char *what);
+
 #endif

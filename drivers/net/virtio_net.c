@@ -11,6 +11,12 @@
  * (no MRG_RXBUF, no GSO: a frame is at most 1514 bytes plus the header).
  * A frame sent is the 12-byte header, from an array indexed by the chain's
  * first descriptor, then the caller's fragments, chained.
+ *
+ * The device is not trusted further than it must be: each queue's doorbell
+ * must lie inside the notify structure (else the device is refused), and
+ * the used rings may return only chain heads the device was given (else
+ * the entry is ignored with one line; a used index running past the ring
+ * ends the device's use).
  */
 #include <errno.h>
 #include <string.h>
@@ -101,6 +107,7 @@ struct vq {
 	u16 last_used;		/* next used entry to read */
 	u16 free_head, num_free;
 	void *cookie[VNET_QSIZE];
+	bool outstanding[VNET_QSIZE];	/* a chain head the device has and has not given back */
 };
 
 struct vnet {
@@ -108,6 +115,7 @@ struct vnet {
 	struct pci_dev *pci;
 	volatile u8 *common, *device;
 	volatile u8 *notify_base;
+	u32 notify_len;			/* the notify structure's length (inside its BAR) */
 	u32 notify_mult;
 	u64 features;
 	struct vq rx, tx;
@@ -115,6 +123,7 @@ struct vnet {
 	struct netdev_dma txhdr;	/* VNET_QSIZE headers of VNET_HDR_LEN (all zero) */
 	bool can_wake;			/* both queues signal through MSI-X entry VNET_WAKE_ENTRY */
 	bool bad_reported;
+	bool broken;			/* its used ring ran ahead of what it was given: no longer used */
 };
 
 static struct vnet vnets[NETDEV_MAX];
@@ -160,8 +169,10 @@ static inline void w64(volatile u8 *b, unsigned int off, u64 v)
 /*
  * Find the structure of cfg_type through the vendor capabilities and map
  * it; need: the least length pmemk reads. NULL with a line if missing.
+ * The structure lies inside its BAR (checked); *cap_out, *len_out: its
+ * capability and length, when asked.
  */
-static volatile u8 *find_cfg(struct vnet *v, u8 type, u32 need, u8 *cap_out)
+static volatile u8 *find_cfg(struct vnet *v, u8 type, u32 need, u8 *cap_out, u32 *len_out)
 {
 	const struct pci_dev *d = v->pci;
 
@@ -179,6 +190,8 @@ static volatile u8 *find_cfg(struct vnet *v, u8 type, u32 need, u8 *cap_out)
 			return NULL;
 		if (cap_out)
 			*cap_out = c;
+		if (len_out)
+			*len_out = len;
 		return base + off;
 	}
 	pr_err("%s: no usable virtio capability of type %u (length >= %u in a memory BAR)\n",
@@ -217,8 +230,14 @@ static int vq_setup(struct vnet *v, struct vq *q, u16 index)
 	w64(v->common, VCOM_Q_DESC, pa);
 	w64(v->common, VCOM_Q_AVAIL, pa + 16 * VNET_QSIZE);
 	w64(v->common, VCOM_Q_USED, pa + used_off);
-	q->notify = (volatile u16 *)(v->notify_base +
-				     (u32)r16(v->common, VCOM_Q_NOTIFY_OFF) * v->notify_mult);
+	/* §4.1.4.4: the doorbell at queue_notify_off * multiplier, 2 bytes, inside the structure. */
+	u64 noff = (u64)r16(v->common, VCOM_Q_NOTIFY_OFF) * v->notify_mult;
+	if (noff + 2 > v->notify_len) {
+		pr_err("%s: queue %u's doorbell at %#llx lies outside the notify structure (%u bytes): device refused\n",
+		       v->nd.name, index, noff, v->notify_len);
+		return -ENODEV;
+	}
+	q->notify = (volatile u16 *)(v->notify_base + noff);
 	if (v->can_wake) {
 		w16(v->common, VCOM_Q_MSIX, VNET_WAKE_ENTRY);
 		if (r16(v->common, VCOM_Q_MSIX) != VNET_WAKE_ENTRY) {	/* §4.1.5.1.2: refused */
@@ -234,6 +253,7 @@ static int vq_setup(struct vnet *v, struct vq *q, u16 index)
 /* Hand descriptor chain `head` to the device (§2.4.7.2). */
 static void vq_publish(struct vq *q, u16 head)
 {
+	q->outstanding[head] = true;
 	q->avail[2 + q->avail_idx % q->size] = head;
 	arch_dma_wmb();		/* the ring entry before the index that exposes it */
 	q->avail_idx++;
@@ -287,6 +307,35 @@ static void bad_device(struct vnet *v, const char *what, u32 val)
 	v->bad_reported = true;
 }
 
+/*
+ * The device's used ring is not trusted (§2.4.8): an entry whose id is not
+ * a chain head it was given and has not returned (out of range, a chain's
+ * middle, a free descriptor, a second return) is ignored with one line
+ * (bad_device), its chain untouched, so the free list and the owners'
+ * cookies cannot be corrupted. A used index more than a ring ahead of the
+ * last one read can only be a broken device: it is no longer used at all
+ * (sends fail, nothing is received), with one line.
+ */
+static bool used_entry_ok(struct vnet *v, struct vq *q, u32 id, const char *what)
+{
+	if (id < q->size && q->outstanding[id]) {
+		q->outstanding[id] = false;
+		return true;
+	}
+	bad_device(v, what, id);
+	return false;
+}
+
+static bool used_idx_ok(struct vnet *v, const struct vq *q, u16 used_idx)
+{
+	if ((u16)(used_idx - q->last_used) <= q->size)
+		return true;
+	pr_err("%s: device's queue %u used index %u runs past the %u entries given: device no longer used\n",
+	       v->nd.name, q->index, used_idx, q->size);
+	v->broken = true;
+	return false;
+}
+
 static int vnet_xmit(struct netdev *nd, const struct netdev_frag *frags, unsigned int nr,
 		     void *cookie)
 {
@@ -296,6 +345,8 @@ static int vnet_xmit(struct netdev *nd, const struct netdev_frag *frags, unsigne
 
 	if (!nr || nr > NETDEV_MAX_FRAGS)
 		return -EINVAL;
+	if (v->broken)
+		return -EIO;
 	for (unsigned int i = 0; i < nr; i++)
 		total += frags[i].len;
 	if (total > ETH_FRAME_MAX || total < 14)
@@ -333,15 +384,15 @@ static unsigned int tx_reap(struct vnet *v)
 	unsigned int reaped = 0;
 
 	arch_dma_rmb();		/* the used index before the entries it covers */
+	if (!used_idx_ok(v, q, used_idx))
+		return 0;
 	while (q->last_used != used_idx) {
 		volatile struct vring_used_elem *e =
 			(volatile struct vring_used_elem *)(q->used + 2) + q->last_used % q->size;
 		u32 id = e->id;
 		q->last_used++;
-		if (id >= q->size) {
-			bad_device(v, "transmit id", id);
+		if (!used_entry_ok(v, q, id, "transmit id"))
 			continue;
-		}
 		u16 d = (u16)id, n = 1;
 		while ((q->desc[d].flags & VRING_DESC_F_NEXT) && n < q->size) {
 			d = q->desc[d].next;
@@ -363,19 +414,21 @@ static unsigned int vnet_poll(struct netdev *nd, unsigned int budget)
 {
 	struct vnet *v = nd->priv;
 	struct vq *q = &v->rx;
-	unsigned int done = 0, reaped = tx_reap(v);
 
+	if (v->broken)
+		return 0;
+	unsigned int done = 0, reaped = tx_reap(v);
 	u16 used_idx = q->used[1];
 	arch_dma_rmb();
+	if (!used_idx_ok(v, q, used_idx))
+		return reaped;
 	while (q->last_used != used_idx && done < budget) {
 		volatile struct vring_used_elem *e =
 			(volatile struct vring_used_elem *)(q->used + 2) + q->last_used % q->size;
 		u32 id = e->id, len = e->len;
 		q->last_used++;
-		if (id >= q->size) {
-			bad_device(v, "receive id", id);
-			continue;	/* that buffer is lost to the ring */
-		}
+		if (!used_entry_ok(v, q, id, "receive id"))
+			continue;	/* not a buffer it had: nothing to give back */
 		if (len < VNET_HDR_LEN + 14 || len > VNET_RXBUF) {
 			nd->stats.rx_dropped++;
 		} else {
@@ -403,6 +456,8 @@ static bool vnet_wake_arm(struct netdev *nd)
 {
 	struct vnet *v = nd->priv;
 
+	if (v->broken)
+		return true;	/* nothing more to wait for from it: the halt's timer suffices */
 	if (!v->can_wake)
 		return false;
 	v->rx.avail[0] = 0;
@@ -495,9 +550,9 @@ static int vnet_map(struct vnet *v)
 {
 	u8 ncap = 0;
 
-	v->common = find_cfg(v, VIRTIO_PCI_CAP_COMMON_CFG, VCOM_LEN, NULL);
-	v->notify_base = find_cfg(v, VIRTIO_PCI_CAP_NOTIFY_CFG, 2, &ncap);
-	v->device = find_cfg(v, VIRTIO_PCI_CAP_DEVICE_CFG, 8, NULL);
+	v->common = find_cfg(v, VIRTIO_PCI_CAP_COMMON_CFG, VCOM_LEN, NULL, NULL);
+	v->notify_base = find_cfg(v, VIRTIO_PCI_CAP_NOTIFY_CFG, 2, &ncap, &v->notify_len);
+	v->device = find_cfg(v, VIRTIO_PCI_CAP_DEVICE_CFG, 8, NULL, NULL);
 	if (!v->common || !v->notify_base || !v->device)
 		return -ENODEV;
 	v->notify_mult = pci_read32(v->pci, (u8)(ncap + VIRTIO_CAP_NOTIFY_MULT));

@@ -147,6 +147,31 @@ static void param_kinds_through_the_command_line(void **state)
 	assert_true(host_console_has("t.reps=: expected a number from 1 to 15\n"));
 }
 
+/* A family that fails closed (nbd.*): unknown names and refused values mark it; others do not. */
+static const char *f_bad;
+KERNEL_PARAM_FAMILY("f.", f_bad);
+static u64 f_level = 1;
+KERNEL_PARAM_U64("f.level", f_level, 1, 3, "a guarded number");
+
+static void param_family_fails_closed(void **state)
+{
+	(void)state;
+	host_console_reset();
+	assert_int_equal(params_parse("f.level=2 fx.other=1 t.mode=fast"), 0);
+	assert_null(f_bad);	/* fx. is not f.'s, and is only ignored */
+	assert_true(host_console_has("cmdline: unknown parameter 'fx.other' ignored\n"));
+	assert_int_equal(params_parse("f.levl=3 f.level=9"), 2);
+	assert_string_equal(f_bad, "f.levl");	/* the first one named */
+	assert_true(host_console_has("cmdline: unknown parameter 'f.levl' refused (f.* fails closed)\n"));
+	assert_int_equal(f_level, 2);
+	f_bad = NULL;
+	assert_int_equal(params_parse("f.level=0"), 1);	/* a refused value marks it too */
+	assert_string_equal(f_bad, "f.level");
+	f_bad = NULL;
+	assert_int_equal(params_parse("f."), 1);	/* the prefix itself is no parameter */
+	assert_string_equal(f_bad, "f.");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +184,7 @@ int main(void)
 		cmocka_unit_test(parse_size_rejects_garbage),
 		cmocka_unit_test(param_choice_words),
 		cmocka_unit_test(param_kinds_through_the_command_line),
+		cmocka_unit_test(param_family_fails_closed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,10 @@
 /*
  * lwIP 2.1.3 configuration for pmemk (defaults and meanings: lwIP's
- * src/include/lwip/opt.h). NO_SYS=1: pmemk has one CPU, no threads and no
- * interrupts from NICs, so the raw (callback) API driven from one polling
- * loop (net_poll: the NICs' receive rings, then sys_check_timeouts) is all
- * it needs; no locks, no mailboxes, no sequential API.
+ * src/include/lwip/opt.h). NO_SYS=1: the network runs on one CPU (the
+ * boot CPU's idle loop), no threads and no interrupts from NICs, so the
+ * raw (callback) API driven from one polling loop (net_poll: the NICs'
+ * receive rings, then sys_check_timeouts) is all it needs; no locks, no
+ * mailboxes, no sequential API.
  */
 #ifndef PMEMK_LWIPOPTS_H
 #define PMEMK_LWIPOPTS_H
@@ -45,8 +46,24 @@
 #define MEM_ALIGNMENT 8
 #define MEMP_NUM_RAW_PCB 4
 #define MEMP_NUM_UDP_PCB 8
-#define MEMP_NUM_TCP_PCB 40		/* 16 NBD clients and a margin */
+/*
+ * TCP PCBs: 32 NBD clients (nbd.max-clients at most), 8 connections
+ * between SYN and accept (the NBD listener's backlog, TCP_LISTEN_BACKLOG:
+ * a SYN flood holds at most these; further SYNs are dropped), and 8 for
+ * the rest (net-echo, net-sink/net-source, connections closing, refused
+ * ones waiting for their FIN). When none is free, lwIP takes back one in
+ * TIME_WAIT, LAST_ACK or CLOSING, then the oldest of a lower priority
+ * than the listener's: connections nbd.allow= refused are set to the
+ * lowest, while clients keep the listener's, so a flood can never make
+ * lwIP reset a client to make room. Accepted connections past the NBD
+ * server's limits are reset at once (their PCB is freed), or take the
+ * slot of one still in the handshake (nbd_server.c).
+ * Listening PCBs: NBD, net-echo, net-sink or net-source, DHCP none; 8.
+ */
+#define MEMP_NUM_TCP_PCB 48
 #define MEMP_NUM_TCP_PCB_LISTEN 8
+#define TCP_LISTEN_BACKLOG 1
+#define TCP_DEFAULT_LISTEN_BACKLOG 8	/* tcp_listen's; nbd_server.c names its own (8) */
 #define PBUF_POOL_SIZE 512		/* received frames (copied in from the NIC's buffers) */
 
 /* TCP: a window of 32 full segments, as much again queued for sending. */
@@ -60,7 +77,7 @@
  * sized for all of them, so a stuck client can never take what the
  * others need (issue 12 item 6; test nbd_slow_clients_do_not_stall_others).
  * PBUF_REF/ROM pbufs carry zero-copy data (NBD READ, net-source), one per
- * segment; segments, one per pbuf at most. About 300 KiB in all.
+ * segment; segments, one per pbuf at most. About 450 KiB in all.
  */
 #define MEMP_NUM_PBUF (MEMP_NUM_TCP_PCB * TCP_SND_QUEUELEN)
 #define MEMP_NUM_TCP_SEG (MEMP_NUM_TCP_PCB * TCP_SND_QUEUELEN)
@@ -72,6 +89,7 @@
 #define TCP_QUEUE_OOSEQ 1
 #define TCP_OOSEQ_MAX_PBUFS 4
 #define TCP_OOSEQ_MAX_BYTES (4 * TCP_MSS)
+/* Per-PCB keepalive times (keep_idle, keep_intvl, keep_cnt): NBD clients set 60 s, 10 s, 6. */
 #define LWIP_TCP_KEEPALIVE 1
 
 /* Checksums in software (neither NIC is asked to offload). */
