@@ -57,6 +57,11 @@ static int nbd_allow_param(const char *val)
 KERNEL_PARAM("nbd.allow", nbd_allow_param,
 	     "who may connect to the NBD server: A.B.C.D[/LEN],... (default: anyone)");
 
+bool nbd_allow_list_set(void)
+{
+	return allow_set;
+}
+
 bool nbd_allowed(u32 addr)
 {
 	return !allow_set || cidr_list_match(allow, nr_allow, addr);

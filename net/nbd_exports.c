@@ -196,6 +196,7 @@ void nbd_boot(void)
 		}
 		p += n + (p[n] == ',');
 	}
+	nbd_tls_warn_open();
 }
 
 void nbd_exports_list(void)

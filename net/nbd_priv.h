@@ -123,4 +123,49 @@ unsigned int nbd_disconnect_all(void);
 /* nbd-list's other lines: who may connect, closed connections' totals, each client. */
 void nbd_connections_list(void);
 
+/* nbd_admit.c: was nbd.allow= given (even an invalid one, which lets nobody in)? */
+bool nbd_allow_list_set(void);
+
+/* nbd_tls.c: what the server offers of TLS, and a client's TLS between TCP and its engine. */
+extern enum nbd_tls nbd_tls_mode;	/* nbd.tls=, resolved by nbd_tls_setup */
+/*
+ * Before listening: resolve nbd.tls= (unset: require with keys from
+ * nbd.psk, off without) and seed TLS's random generator. 0, or a negative
+ * errno after one line: the server must not listen (fails closed).
+ */
+int nbd_tls_setup(void);
+/* After the boot's exports: one line if anyone who reaches the port can open an export without TLS. */
+void nbd_tls_warn_open(void);
+
+struct tls_psk;
+struct nbd_tls_link {
+	struct tls_psk *t;	/* NULL: plaintext */
+	u8 *plain;		/* decrypted, not yet taken by the engine */
+	u32 plain_off, plain_len;
+	bool up;		/* the glue told the engine (nbd_conn_tls_started) */
+};
+/* A TLS server session after STARTTLS: 0, or -ENOMEM. */
+int nbd_tls_start(struct nbd_tls_link *l);
+void nbd_tls_stop(struct nbd_tls_link *l);
+/* Ciphertext from TCP: the bytes taken (acknowledge that many). */
+u32 nbd_tls_in(struct nbd_tls_link *l, const u8 *p, u32 n);
+#define NBD_TLS_UP 2
+/*
+ * Decrypted bytes to the engine, as far as it takes them: 1 if any moved,
+ * 0 if none, NBD_TLS_UP when the handshake just ended (the engine was told
+ * the client's identity first: nbd_conn_tls_started), < 0 when the session
+ * failed (nbd_tls_why says why; the connection must close).
+ */
+int nbd_tls_to_engine(struct nbd_tls_link *l, struct nbd_conn *c);
+/* The engine's output, encrypted a record at a time; false if none was taken (no room yet). */
+bool nbd_tls_from_engine(struct nbd_tls_link *l, struct nbd_conn *c);
+/* Ciphertext for TCP, then how much of it was queued. */
+u32 nbd_tls_out(struct nbd_tls_link *l, const u8 **p);
+void nbd_tls_out_sent(struct nbd_tls_link *l, u32 n);
+const char *nbd_tls_identity(const struct nbd_tls_link *l);
+const char *nbd_tls_suite(const struct nbd_tls_link *l);
+const char *nbd_tls_why(const struct nbd_tls_link *l);
+/* End the session cleanly: a close_notify alert is queued for nbd_tls_out. */
+void nbd_tls_close_notify(struct nbd_tls_link *l);
+
 #endif

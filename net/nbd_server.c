@@ -61,6 +61,7 @@
 #include <lwip/tcp.h>
 
 #include "arch.h"
+#include "nbd_client.h"
 #include "nbd_priv.h"
 #include "net.h"
 #include "net_priv.h"
@@ -71,31 +72,13 @@
 #define STALL_MS 30000	/* a send queue that has not moved for this long: reset */
 #define POLL_TICKS 2	/* on_poll every 2 coarse TCP ticks (1 s) */
 
-struct client {
-	struct tcp_pcb *pcb;
-	struct nbd_conn conn;
-	unsigned int id;		/* nbd-list's and nbd-disconnect's number, from 1 */
-	u8 *stash;			/* received, not yet taken by the engine (STASH bytes) */
-	u32 stash_len;
-	struct srv_export *counted;	/* the export this client is counted on */
-	struct pmem_hold hold;		/* on its device, while counted */
-	char who[PMEM_HOLDER_LEN];	/* how its hold names it */
-	bool used;
-	bool closing;			/* closed, waiting for queued data to be acknowledged */
-	bool run_pending;		/* data acknowledged this poll pass: nbd_server_run_pending */
-	u32 t_accept;			/* sys_now() at accept */
-	u32 t_active;			/* sys_now() of the latest byte received or acknowledged */
-	u32 t_moved;			/* sys_now() when its send queue was last empty or moved */
-	u64 t_first_io;			/* arch_cycles() when its first READ or WRITE arrived, or 0 */
-	u64 t_last_ack;			/* arch_cycles() of the latest acknowledgement of its data */
-};
 
-static struct client clients[NBD_MAX_CLIENTS];
+struct client nbd_clients[NBD_MAX_CLIENTS];
 static struct tcp_pcb *listener;
 static unsigned int next_id = 1;
 
 /* What closed connections did, for nbd-list. */
-static struct nbd_stats totals;
+struct nbd_stats nbd_closed_totals;
 
 /* One line for a connection that did I/O (its pcb still valid). */
 static void client_report(const struct client *cl)
@@ -117,15 +100,16 @@ static void client_free(struct client *cl)
 {
 	const struct nbd_stats *st = &cl->conn.stats;
 
-	totals.reads += st->reads;
-	totals.writes += st->writes;
-	totals.bytes_read += st->bytes_read;
-	totals.bytes_by_ref += st->bytes_by_ref;
-	totals.bytes_written += st->bytes_written;
-	totals.bytes_direct += st->bytes_direct;
+	nbd_closed_totals.reads += st->reads;
+	nbd_closed_totals.writes += st->writes;
+	nbd_closed_totals.bytes_read += st->bytes_read;
+	nbd_closed_totals.bytes_by_ref += st->bytes_by_ref;
+	nbd_closed_totals.bytes_written += st->bytes_written;
+	nbd_closed_totals.bytes_direct += st->bytes_direct;
 	if (cl->counted)
 		cl->counted->clients--;
 	pmem_release(&cl->hold);
+	nbd_tls_stop(&cl->tls);
 	free(cl->stash);
 	nbd_conn_free(&cl->conn);
 	memset(cl, 0, sizeof(*cl));
@@ -151,7 +135,7 @@ static void client_detach(struct tcp_pcb *pcb)
  * the NIC keep their pbufs until the NIC says it is done (tx_done), which
  * under QEMU is the same poll pass. Returns ERR_ABRT, lwIP's word for it.
  */
-static err_t client_drop(struct client *cl, const char *why)
+err_t client_drop(struct client *cl, const char *why)
 {
 	struct tcp_pcb *pcb = cl->pcb;
 
@@ -217,16 +201,25 @@ static int client_count(struct client *cl)
 	return 0;
 }
 
-/* Bytes in, the one place: the engine takes what it can; that much is acknowledged to TCP (the window reopens). */
-static u32 client_feed(struct client *cl, const u8 *data, u32 len)
+/* n received bytes were taken: acknowledged to TCP, the window reopens. */
+static void client_recved(struct client *cl, u32 n)
 {
-	u32 n = (u32)nbd_conn_input(&cl->conn, data, len);
-
 	for (u32 left = n; left;) {	/* tcp_recved takes a u16 */
 		u16 k = (u16)MIN(left, 0xFFFFu);
 		tcp_recved(cl->pcb, k);
 		left -= k;
 	}
+}
+
+/*
+ * Bytes in, the one place: the engine takes what it can, or under TLS the
+ * session takes the ciphertext (client_input_tls feeds the engine).
+ */
+static u32 client_feed(struct client *cl, const u8 *data, u32 len)
+{
+	u32 n = cl->tls.t ? nbd_tls_in(&cl->tls, data, len) : (u32)nbd_conn_input(&cl->conn, data, len);
+
+	client_recved(cl, n);
 	return n;
 }
 
@@ -247,11 +240,30 @@ static bool client_send(struct client *cl, const void *data, u32 len, bool by_re
 	return tcp_write(cl->pcb, data, (u16)len, by_ref ? 0 : TCP_WRITE_FLAG_COPY) == ERR_OK;
 }
 
+/* Output under TLS: the engine's encrypted a record at a time, the ciphertext as far as TCP takes it. */
+static bool client_output_tls(struct client *cl)
+{
+	const u8 *data;
+	bool moved = nbd_tls_from_engine(&cl->tls, &cl->conn);
+	u32 room = client_room(cl), n;
+
+	if (room && (n = nbd_tls_out(&cl->tls, &data))) {
+		n = MIN(n, room);
+		if (client_send(cl, data, n, false)) {
+			nbd_tls_out_sent(&cl->tls, n);
+			moved = true;
+		}
+	}
+	return moved;
+}
+
 /* One step of output: what the engine has, as far as TCP takes it; false if nothing moved. */
 static bool client_output(struct client *cl)
 {
 	const u8 *data;
 	u64 roff;
+	if (cl->tls.t)
+		return client_output_tls(cl);
 	u32 room = client_room(cl);
 	u32 n = nbd_conn_output(&cl->conn, &data);
 
@@ -279,6 +291,26 @@ static bool client_output(struct client *cl)
 	return !n && nbd_conn_output(&cl->conn, &data);
 }
 
+/*
+ * The TLS session ended. The client's close_notify after its DISC is the
+ * normal end (no line); anything else (a wrong key, an unknown identity, an
+ * alert) is said. Our alert or close_notify goes out before the close.
+ */
+static err_t client_tls_end(struct client *cl, int err)
+{
+	static char why[96];	/* printed by client_close at once */
+	bool normal = err == -EPIPE && cl->conn.state == NBD_S_CLOSED;
+
+	snprintf(why, sizeof(why), "TLS: %s", nbd_tls_why(&cl->tls));
+	if (err == -EPIPE)
+		nbd_tls_close_notify(&cl->tls);
+	if (!normal)
+		nbd_conn_close(&cl->conn, why);
+	client_output_tls(cl);
+	tcp_output(cl->pcb);
+	return client_close(cl, normal ? NULL : why);
+}
+
 /* Feed what was received, send what the engine has, as far as each side allows. ERR_ABRT: gone. */
 static err_t client_run(struct client *cl)
 {
@@ -294,13 +326,36 @@ static err_t client_run(struct client *cl)
 			cl->stash_len -= n;
 			progress = n != 0;
 		}
+		if (cl->tls.t) {
+			int moved = nbd_tls_to_engine(&cl->tls, &cl->conn);
+			if (moved < 0)
+				return client_tls_end(cl, moved);
+			if (moved == NBD_TLS_UP)
+				conn_line(pr_info, "nbd: client %u %s:%u TLS 1.2 as %s: %s\n", cl->id,
+					  ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port,
+					  nbd_tls_identity(&cl->tls), nbd_tls_suite(&cl->tls));
+			progress |= moved > 0;
+		}
 		if (!cl->t_first_io && (cl->conn.stats.reads || cl->conn.stats.writes))
 			cl->t_first_io = arch_cycles();
 		if (!cl->counted && cl->conn.exp && client_count(cl))
 			return client_close(cl, NULL);	/* the device is going away: no I/O to it */
 		progress |= client_output(cl);
+		const u8 *data;
+		if (nbd_conn_starttls(&cl->conn) && !cl->tls.t && !nbd_conn_output(&cl->conn, &data)) {
+			/* The ACK went to TCP: what follows is TLS, never by reference (the cipher reads it all). */
+			if (nbd_tls_start(&cl->tls))
+				nbd_conn_close(&cl->conn, "no memory for a TLS session");
+			cl->conn.zero_copy = false;
+			progress = true;
+		}
 	}
 	tcp_output(cl->pcb);
+	if (nbd_conn_done(&cl->conn) && cl->tls.up) {
+		nbd_tls_close_notify(&cl->tls);	/* TLS ends before TCP does */
+		client_output_tls(cl);
+		tcp_output(cl->pcb);
+	}
 	if (nbd_conn_done(&cl->conn))
 		return client_close(cl, NULL);
 	return ERR_OK;
@@ -367,8 +422,12 @@ static bool nbd_server_run_pending(void)
 	bool ran = false;
 
 	for (unsigned int i = 0; i < NBD_MAX_CLIENTS; i++) {
-		struct client *cl = &clients[i];
+		struct client *cl = &nbd_clients[i];
 
+		if (cl->used && nbd_conn_busy(&cl->conn)) {
+			nbd_conn_work(&cl->conn);	/* a slice of a WRITE_ZEROES: others go on meanwhile */
+			cl->run_pending = true;
+		}
 		if (cl->used && cl->run_pending) {
 			cl->run_pending = false;
 			client_run(cl);
@@ -413,7 +472,7 @@ static void on_err(void *arg, err_t err)
 	client_free(cl);
 }
 
-static u64 refused;
+u64 nbd_refused;
 
 /* A refused connection closes at its first poll (a FIN), or is reset if it cannot. */
 static err_t refused_poll(void *arg, struct tcp_pcb *pcb)
@@ -451,7 +510,7 @@ static struct client *client_slot(const ip_addr_t *src, const char **why)
 	u32 now = sys_now();
 
 	for (unsigned int i = 0; i < NBD_MAX_CLIENTS; i++) {
-		struct client *cl = &clients[i];
+		struct client *cl = &nbd_clients[i];
 		if (!cl->used) {
 			free_slot = free_slot ? free_slot : cl;
 			continue;
@@ -493,7 +552,7 @@ static void client_keepalive(struct tcp_pcb *pcb)
 /* Refuse from inside the accept callback: a reset, one (rate-limited) line. */
 static err_t accept_refuse(struct tcp_pcb *pcb, const char *why)
 {
-	refused++;
+	nbd_refused++;
 	conn_line(pr_warn, "nbd: refusing %s:%u: %s\n", ipaddr_ntoa(&pcb->remote_ip), pcb->remote_port,
 		  why);
 	tcp_abort(pcb);
@@ -512,7 +571,7 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	if (!nbd_allowed(lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip))))) {
 		conn_line(pr_warn, "nbd: refusing %s:%u: not in nbd.allow\n",
 			  ipaddr_ntoa(&pcb->remote_ip), pcb->remote_port);
-		refused++;
+		nbd_refused++;
 		/*
 		 * Closed at the first poll (not from inside lwIP's accept path):
 		 * a FIN, not a reset. The lowest priority: if PCBs run short,
@@ -534,6 +593,8 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	cl->id = next_id++;
 	cl->t_accept = cl->t_active = cl->t_moved = sys_now();
 	cl->conn.zero_copy = nbd_zero_copy;
+	cl->conn.tls = nbd_tls_mode;
+	cl->conn.work_in_steps = true;
 	tcp_arg(pcb, cl);
 	tcp_recv(pcb, on_recv);
 	tcp_sent(pcb, on_sent);
@@ -559,6 +620,9 @@ int nbd_listen(void)
 		pr_err("nbd: no network interface is up, not listening\n");
 		return -ENETDOWN;
 	}
+	int err = nbd_tls_setup();
+	if (err)
+		return err;
 	struct tcp_pcb *pcb = tcp_new();
 	if (!pcb || tcp_bind(pcb, IP_ANY_TYPE, NBD_PORT) != ERR_OK) {
 		if (pcb)
@@ -576,52 +640,7 @@ int nbd_listen(void)
 	return 0;
 }
 
-/* Drop one client (nbd-disconnect): one line; -ENOENT if there is none by that id. */
-static int client_disconnect(struct client *cl)
+bool nbd_listening(void)
 {
-	pr_info("nbd: client %u %s:%u disconnected%s%s\n", cl->id, ipaddr_ntoa(&cl->pcb->remote_ip),
-		cl->pcb->remote_port, cl->conn.exp ? " from " : " (in the handshake)",
-		cl->conn.exp ? cl->conn.exp->name : "");
-	client_drop(cl, NULL);
-	return 0;
-}
-
-int nbd_disconnect(unsigned int id)
-{
-	for (unsigned int i = 0; i < NBD_MAX_CLIENTS; i++)
-		if (clients[i].used && clients[i].id == id)
-			return client_disconnect(&clients[i]);
-	pr_err("nbd: no client %u (nbd-list shows them)\n", id);
-	return -ENOENT;
-}
-
-unsigned int nbd_disconnect_all(void)
-{
-	unsigned int n = 0;
-
-	for (unsigned int i = 0; i < NBD_MAX_CLIENTS; i++)
-		if (clients[i].used && !client_disconnect(&clients[i]))
-			n++;
-	return n;
-}
-
-void nbd_connections_list(void)
-{
-	if (!listener)
-		kprintf("not listening (the boot's lines say why)\n");
-	nbd_admit_list(refused);
-	kprintf("closed connections: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy); zero copy %s\n",
-		totals.reads, totals.bytes_read, totals.bytes_by_ref, totals.writes, totals.bytes_written,
-		totals.bytes_direct, nbd_zero_copy ? "on" : "off");
-	for (unsigned int i = 0; i < NBD_MAX_CLIENTS; i++) {
-		const struct client *cl = &clients[i];
-		if (!cl->used)
-			continue;
-		const struct nbd_stats *s = &cl->conn.stats;
-		kprintf("client %u %s:%u %s%s: %llu reads (%llu bytes, %llu without a copy), %llu writes (%llu bytes, %llu in one copy), %llu flushes, %llu errors\n",
-			cl->id, ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port,
-			cl->conn.exp ? cl->conn.exp->name : "(haggling)", cl->closing ? " closing" : "",
-			s->reads, s->bytes_read, s->bytes_by_ref, s->writes, s->bytes_written,
-			s->bytes_direct, s->flushes, s->errors);
-	}
+	return listener != NULL;
 }

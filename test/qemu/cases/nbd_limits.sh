@@ -116,3 +116,25 @@ case_nbd_params_fail_closed() {
 	expect_not 'nbd: listening on port'
 	expect_not 'panic'
 }
+
+# One WRITE_ZEROES over a whole 4 GiB export while another client reads
+# (test/qemu/nbd_zeroes.py): the zeroing goes NBD_ZERO_SLICE at a time
+# across poll passes, so the reads keep completing, and zeros read back.
+# Before: the 4 GiB were zeroed inside one poll pass and every other
+# client, lwIP's timers and the shell waited for it.
+case_nbd_write_zeroes_does_not_stall() {
+	local name=nbd_zeroes port dir=build/qemu/nbd_zeroes t0=$SECONDS
+	port=$(net_free_port)
+	rm -rf "$dir"
+	nbd_boot_bg "$name" "$dir" --nic virtio --hostfwd "$port:10809" --ram 512M --nvdimm 4G --fresh \
+		--timeout 400 --cmdline 'nbd.export=pmem0'
+	if nbd_clients_listening "$name"; then
+		timeout 300 python3 test/qemu/nbd_zeroes.py "$port" pmem0 $((4 << 30)) | sed 's/^/    /'
+		[ "${PIPESTATUS[0]}" = 0 ] || CASE_FAILED=1
+	fi
+	nbd_clients_kill
+	rm -rf "$dir"
+	expect '\] nbd: exporting pmem0 \(4294967296 bytes, read-write'
+	expect_not 'panic|assert'
+	echo "    $name: $((SECONDS - t0))s (log $LOG)"
+}
