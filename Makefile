@@ -408,7 +408,8 @@ test-boot: deps $(BUILD)/pmemk.elf $(EFI_LOADER)
 # The Linux interop suite (test/linux): Debian's kernel, busybox and ndctl
 # in an initramfs made from Debian's packages (tools/linux/mkinitramfs, kept
 # in build/linux and made again only when Debian's versions change; the first
-# run downloads about 75 MB), booted on the same nvdimms as pmemk.
+# run downloads about 81 MB, of which qemu-nbd and its libraries for
+# tools/bench-tls are about 6), booted on the same nvdimms as pmemk.
 linux-guest: deps
 	@tools/linux/mkinitramfs --out $(BUILD)/linux
 
