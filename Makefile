@@ -16,7 +16,8 @@
 #   make test-linux pmemk and Debian's Linux 6.1 + ndctl on the same nvdimms
 #   make fuzz-long  each fuzz target for an hour (FUZZ_SECONDS=...), with a report
 #   make test-boot  only the five boot-path QEMU tests
-#   make bench      benchmarks under QEMU: build/bench/results.{csv,md}, plots
+#   make bench      benchmarks under QEMU: build/bench/results.{csv,md}, plots;
+#                   NBD over TLS against Linux's qemu-nbd: build/bench/tls/
 #   make bench-scale on the host, no QEMU: memremap's page tables, sections
 #                   and altmap at 1 GiB .. 64 TiB: build/bench/scale.{md,png}
 #   make deps       install the Debian packages the build needs
@@ -151,6 +152,9 @@ $(TLS_KOBJS): | $(MBEDTLS_LIB)
 $(TLS_KLIB): $(TLS_KOBJS)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
+# The TLS benchmark's baseline (bench/tls_cipher.c) calls mbedTLS's AEADs directly.
+$(BUILD)/kernel/bench/tls_cipher.c.o: KCFLAGS += $(MBEDTLS_INC)
+$(BUILD)/kernel/bench/tls_cipher.c.o: | $(MBEDTLS_LIB)
 
 # drivers/acpica compiles against ACPICA's headers, pmemk's environment
 # header (drivers/acpica/include/acpi/platform/aclinux.h) first; -isystem:
@@ -404,7 +408,8 @@ test-boot: deps $(BUILD)/pmemk.elf $(EFI_LOADER)
 # The Linux interop suite (test/linux): Debian's kernel, busybox and ndctl
 # in an initramfs made from Debian's packages (tools/linux/mkinitramfs, kept
 # in build/linux and made again only when Debian's versions change; the first
-# run downloads about 75 MB), booted on the same nvdimms as pmemk.
+# run downloads about 81 MB, of which qemu-nbd and its libraries for
+# tools/bench-tls are about 6), booted on the same nvdimms as pmemk.
 linux-guest: deps
 	@tools/linux/mkinitramfs --out $(BUILD)/linux
 
@@ -425,14 +430,19 @@ fuzz-long: $(FUZZ_BINS)
 
 # Benchmarks (tools/bench, docs/PERFORMANCE.md): nvdimms of 1-256 GiB on 2 vCPUs, map=dev
 # and map=mem, fresh and written backing files; BENCH_ARGS='--sizes "1 4"'.
-# Then NBD and raw TCP from the host (tools/bench-net), BENCH_NET_ARGS='--reps 1';
-# then struct page init on 1..N CPUs (tools/bench-smp), BENCH_SMP_ARGS='--smp 2'.
+# Then NBD and raw TCP from the host, with TLS after each plaintext copy
+# (tools/bench-net --tls), BENCH_NET_ARGS='--reps 1'; then pmemk against
+# Linux's qemu-nbd over TLS-PSK and plaintext, a ratio per round (tools/bench-tls,
+# the Linux guest of test-linux), BENCH_TLS_ARGS='--reps 3'; then struct page
+# init on 1..N CPUs (tools/bench-smp), BENCH_SMP_ARGS='--smp 2'.
 BENCH_ARGS ?=
 BENCH_NET_ARGS ?=
+BENCH_TLS_ARGS ?=
 BENCH_SMP_ARGS ?=
-bench: deps $(BUILD)/pmemk.elf
+bench: deps linux-guest $(BUILD)/pmemk.elf
 	tools/bench $(BENCH_ARGS)
-	tools/bench-net $(BENCH_NET_ARGS)
+	tools/bench-net --tls $(BENCH_NET_ARGS)
+	tools/bench-tls $(BENCH_TLS_ARGS)
 	tools/bench-smp $(BENCH_SMP_ARGS)
 
 # The dependency rule, the media path rule (docs/ARCHITECTURE.md) and the
