@@ -5,6 +5,13 @@
  * becomes the fragment list and is held (pbuf_ref) until the NIC reports
  * it done; lwIP then does not rewrite a TCP segment still in flight
  * (tcp_output_segment_busy). Received frames are copied into a pool pbuf.
+ *
+ * Checksums: on a NIC that inserts them (NETDEV_F_TX_CSUM) lwIP leaves the
+ * IPv4 header and TCP checksums out (its per-netif flags) and linkoutput
+ * has the NIC fill them in, so data sent by reference (a zero-copy NBD
+ * READ) is never read by the CPU; on one that checks them
+ * (NETDEV_F_RX_CSUM) lwIP skips, frame by frame, the checks the NIC made.
+ * Elsewhere (virtio-net on QEMU's user network) lwIP computes them all.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -75,12 +82,57 @@ static bool frag_phys(const void *va, u64 *pa)
 
 static err_t net_output_copy(struct net_if *ni, struct pbuf *p);
 
+/* Bytes of the chain lwIP holds by reference (PBUF_ROM, PBUF_REF: zero-copy data). */
+static u64 by_ref_bytes(const struct pbuf *p)
+{
+	u64 n = 0;
+
+	for (; p; p = p->next)
+		if (pbuf_match_allocsrc(p, PBUF_ROM))
+			n += p->len;
+	return n;
+}
+
+/*
+ * On a NIC that inserts checksums: the frame's headers readied for it
+ * (netdev_csum_prepare); true if csum is to be used, false for a frame
+ * with none to insert (ARP). A frame whose headers do not lie in its first
+ * pbuf is copied into one (ERR_OK and *copied, the copy sent); one that is
+ * malformed is dropped (ERR_IF and *copied): lwIP has left its checksums out.
+ */
+static bool tx_csum_ready(struct net_if *ni, struct pbuf *p, struct netdev_csum *csum,
+			  bool *copied, err_t *e)
+{
+	*copied = false;
+	if (!(ni->nd->features & NETDEV_F_TX_CSUM))
+		return false;
+	int rc = netdev_csum_prepare(p->payload, p->len, p->tot_len, csum);
+	if (rc == 0 || rc == -ENOENT)
+		return rc == 0;
+	*copied = true;
+	if (p->next) {
+		ni->tx_linearized++;
+		*e = net_output_copy(ni, p);
+	} else {
+		ni->tx_dropped++;
+		*e = ERR_IF;
+	}
+	return false;
+}
+
 /* lwIP's linkoutput: the pbuf chain as the frame's fragments. */
 static err_t linkoutput(struct netif *netif, struct pbuf *p)
 {
 	struct net_if *ni = netif->state;
 	struct netdev_frag frags[NETDEV_MAX_FRAGS];
+	struct netdev_csum csum;
 	unsigned int n = 0;
+	bool copied;
+	err_t e = ERR_OK;
+	bool offload = tx_csum_ready(ni, p, &csum, &copied, &e);
+
+	if (copied)
+		return e;
 
 	for (struct pbuf *q = p; q; q = q->next) {
 		if (!q->len)
@@ -98,9 +150,16 @@ static err_t linkoutput(struct netif *netif, struct pbuf *p)
 	}
 	pbuf_ref(p);
 	for (int tries = 0; tries < 1000; tries++) {
-		int rc = ni->nd->ops->xmit(ni->nd, frags, n, p);
-		if (rc == 0)
+		int rc = offload ? ni->nd->ops->xmit_csum(ni->nd, frags, n, &csum, p)
+				 : ni->nd->ops->xmit(ni->nd, frags, n, p);
+		if (rc == 0) {
+			/* Without the NIC's TCP checksum, lwIP's read every byte of the segment. */
+			if (offload && csum.tcp)
+				ni->tx_ref_untouched += by_ref_bytes(p);
+			else
+				ni->tx_ref_read += by_ref_bytes(p);
 			return ERR_OK;
+		}
 		if (rc != -EAGAIN)
 			break;
 		ni->nd->ops->poll(ni->nd, 0);	/* reap finished sends, then again */
@@ -119,6 +178,7 @@ static err_t net_output_copy(struct net_if *ni, struct pbuf *p)
 		ni->tx_dropped++;
 		return ERR_MEM;
 	}
+	ni->tx_ref_read += by_ref_bytes(p);	/* copied by the CPU */
 	err_t e = linkoutput(&ni->netif, c);
 	pbuf_free(c);
 	return e;
@@ -138,6 +198,37 @@ static void rx(struct netdev *nd, const void *frame, u32 len)
 		pbuf_free(p);
 }
 
+#define RX_CHECKS (NETIF_CHECKSUM_CHECK_IP | NETIF_CHECKSUM_CHECK_TCP | NETIF_CHECKSUM_CHECK_UDP)
+
+/*
+ * A frame from a NIC that checks checksums: lwIP skips the checks the NIC
+ * made and found good (it dropped those it found bad) while it handles
+ * this frame, which it does before ethernet_input returns (NO_SYS).
+ */
+static void rx_csum(struct netdev *nd, const void *frame, u32 len, unsigned int good)
+{
+	struct net_if *ni = nd->stack;
+	u16 flags = ni->netif.chksum_flags | RX_CHECKS;
+
+	if (good & NETDEV_RX_IP_GOOD)
+		flags &= (u16)~NETIF_CHECKSUM_CHECK_IP;
+	if (good & NETDEV_RX_L4_GOOD)
+		flags &= (u16)~(NETIF_CHECKSUM_CHECK_TCP | NETIF_CHECKSUM_CHECK_UDP);
+	NETIF_SET_CHECKSUM_CTRL(&ni->netif, flags);
+	rx(nd, frame, len);
+	NETIF_SET_CHECKSUM_CTRL(&ni->netif, ni->netif.chksum_flags | RX_CHECKS);
+}
+
+/* lwIP computes the checksums the NIC does not insert (UDP, ICMP: always). */
+static u16 tx_checksum_flags(const struct netdev *nd)
+{
+	u16 flags = NETIF_CHECKSUM_ENABLE_ALL;
+
+	if (nd->features & NETDEV_F_TX_CSUM)
+		flags &= (u16)~(NETIF_CHECKSUM_GEN_IP | NETIF_CHECKSUM_GEN_TCP);
+	return flags;
+}
+
 static err_t netif_setup(struct netif *netif)
 {
 	struct net_if *ni = netif->state;
@@ -150,6 +241,7 @@ static err_t netif_setup(struct netif *netif)
 	netif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET;
 	netif->output = etharp_output;
 	netif->linkoutput = linkoutput;
+	NETIF_SET_CHECKSUM_CTRL(netif, tx_checksum_flags(ni->nd));
 	netif_set_hostname(netif, ipcfg.hostname[0] ? ipcfg.hostname : "pmemk");
 	return ERR_OK;
 }
@@ -209,6 +301,7 @@ static void if_add(struct netdev *nd)
 	ni->nd = nd;
 	nd->stack = ni;
 	nd->rx = rx;
+	nd->rx_csum = rx_csum;
 	nd->tx_done = tx_done;
 	if (!netif_add(&ni->netif, &zero, &zero, &zero, ni, netif_setup, ethernet_input)) {
 		pr_err("%s: lwIP refused the interface\n", nd->name);

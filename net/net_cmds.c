@@ -22,6 +22,19 @@
 #include "printk.h"
 #include "shell.h"
 
+/* Who computes the checksums, and what the CPU did with the data sent by reference (zero copy). */
+static void ip_show_checksums(const struct netdev *nd, const struct net_if *ni)
+{
+	if (nd->features & (NETDEV_F_TX_CSUM | NETDEV_F_RX_CSUM))
+		kprintf("    checksum offload: TX %llu frames by the NIC; RX %llu checked good by the NIC, %llu bad\n",
+			nd->stats.tx_csum, nd->stats.rx_csum_good, nd->stats.rx_csum_bad);
+	else
+		kprintf("    checksum offload: none (checksums in software)\n");
+	if (ni)
+		kprintf("    TX by reference: %llu bytes not touched by the CPU, %llu read by it\n",
+			ni->tx_ref_untouched, ni->tx_ref_read);
+}
+
 static int cmd_ip(int argc, char **argv)
 {
 	static const char *const objects[] = { "addr", "a", NULL };
@@ -51,6 +64,7 @@ static int cmd_ip(int argc, char **argv)
 		kprintf("    RX %llu frames %llu bytes %llu dropped; TX %llu frames %llu bytes %llu ring-full\n",
 			nd->stats.rx_frames, nd->stats.rx_bytes, nd->stats.rx_dropped + (ni ? ni->rx_nomem : 0),
 			nd->stats.tx_frames, nd->stats.tx_bytes, nd->stats.tx_busy);
+		ip_show_checksums(nd, ni);
 	}
 	return 0;
 }

@@ -13,7 +13,10 @@ struct net_if {
 	enum ipconfig_mode mode;
 	bool link;
 	u32 announced;		/* the address last printed (DHCP) */
-	u64 tx_linearized;	/* frames with too many fragments, copied once */
+	u64 tx_linearized;	/* frames with too many fragments (or headers split), copied once */
+	/* Bytes sent by reference (zero copy: PBUF_ROM/REF), per frame sent: */
+	u64 tx_ref_untouched;	/* the NIC computed the checksum: the CPU never read them */
+	u64 tx_ref_read;	/* the CPU read them: lwIP's checksum, or a linearizing copy */
 	u64 tx_dropped;		/* the NIC's ring stayed full, or no memory */
 	u64 rx_nomem;		/* no pbuf for a received frame */
 };

@@ -4,14 +4,28 @@
  * Developer's Manual, 317453: §13 registers, §3.2 receive and §3.3
  * transmit descriptors, §14 initialisation; QEMU's model in FACTS-2 §5.3).
  * Polled, with every interrupt masked: poll() reads the descriptors' DD
- * bits. Legacy descriptors, 2 KiB receive buffers (a frame of at most 1518
- * bytes fits one), one transmit descriptor per fragment.
+ * bits. Legacy receive descriptors, 2 KiB receive buffers (a frame of at
+ * most 1518 bytes fits one), one transmit descriptor per fragment.
+ *
+ * Checksum offload (e1000.csum=on, the default): an IPv4 frame goes out
+ * as TCP/IP data descriptors (§3.3.7) whose POPTS ask the device to insert
+ * the IPv4 header checksum (IXSM) and the TCP checksum (TXSM), at the
+ * offsets of the last TCP/IP context descriptor (§3.3.6), which is queued
+ * again only when they change; other frames go as legacy descriptors
+ * (§3.3.3). On receive, RXCSUM has the device check IPv4 and TCP/UDP
+ * checksums (§13.4.20) and each descriptor says which it checked and
+ * whether they were good (§3.2.5, §3.2.6). QEMU's model honours the
+ * context's IPCSS/IPCSO/IPCSE and TUCSS/TUCSO/TUCSE and the POPTS of a
+ * frame's first data descriptor; it checks nothing on receive and says so
+ * (IXSM, "ignore checksum indication"), so there the stack checks
+ * received checksums itself.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "arch.h"
 #include "netdev.h"
+#include "params.h"
 #include "pci.h"
 #include "printk.h"
 
@@ -33,6 +47,7 @@
 #define E1000_TDLEN 0x3808
 #define E1000_TDH 0x3810
 #define E1000_TDT 0x3818
+#define E1000_RXCSUM 0x5000
 #define E1000_MTA 0x5200
 #define E1000_RAL0 0x5400
 #define E1000_RAH0 0x5404
@@ -52,13 +67,26 @@
 #define TCTL_CT(x) ((u32)(x) << 4)
 #define TCTL_COLD(x) ((u32)(x) << 12)
 #define TIPG_82540 (10u | 8u << 10 | 6u << 20)	/* IPGT, IPGR1, IPGR2 for copper (§13.4.34) */
+#define RXCSUM_IPOFLD (1u << 8)
+#define RXCSUM_TUOFLD (1u << 9)
 
 #define RXD_STAT_DD 0x01
 #define RXD_STAT_EOP 0x02
+#define RXD_STAT_IXSM 0x04	/* ignore the checksum bits (QEMU sets it on every frame) */
+#define RXD_STAT_TCPCS 0x20	/* TCP/UDP checksum checked */
+#define RXD_STAT_IPCS 0x40	/* IPv4 header checksum checked */
+#define RXD_ERR_TCPE 0x20	/* ... and found bad */
+#define RXD_ERR_IPE 0x40
 #define TXD_CMD_EOP 0x01
 #define TXD_CMD_IFCS 0x02
 #define TXD_CMD_RS 0x08
+#define TXD_CMD_DEXT 0x20	/* an extended descriptor: context or data, by DTYP */
 #define TXD_STAT_DD 0x01
+#define TXD_DTYP_DATA (1u << 20)	/* context: DTYP 0 */
+#define TXD_CTX_TCP (1u << 24)	/* TUCMD: TCP (not UDP), IPv4 (not IPv6) */
+#define TXD_CTX_IP (1u << 25)
+#define TXD_POPTS_IXSM 0x01	/* insert the IPv4 header checksum */
+#define TXD_POPTS_TXSM 0x02	/* insert the TCP/UDP checksum */
 
 struct e1000_rx_desc {
 	u64 addr;
@@ -79,6 +107,29 @@ struct e1000_tx_desc {
 	u16 special;
 };
 
+/* TCP/IP context descriptor (§3.3.6): where the checksums of the frames after it go. */
+struct e1000_ctx_desc {
+	u8 ipcss, ipcso;	/* IPv4 header: start, checksum field */
+	u16 ipcse;		/* ... its last byte (inclusive) */
+	u8 tucss, tucso;	/* TCP: start, checksum field */
+	u16 tucse;		/* ... last byte; 0: the end of the frame */
+	u32 cmd_len;		/* PAYLEN (TSO only), DTYP 0, TUCMD */
+	u8 status, hdrlen;	/* status at the same byte as every descriptor's */
+	u16 mss;
+};
+
+/* TCP/IP data descriptor (§3.3.7): a legacy descriptor's fields, DTYP 1, and POPTS. */
+struct e1000_data_desc {
+	u64 addr;
+	u32 cmd_len;		/* DTALEN 19:0, DTYP 23:20, DCMD 31:24 (legacy CMD's bits + DEXT) */
+	u8 status, popts;
+	u16 special;
+};
+
+_Static_assert(sizeof(struct e1000_tx_desc) == 16 && sizeof(struct e1000_ctx_desc) == 16 &&
+		       sizeof(struct e1000_data_desc) == 16,
+	       "transmit descriptors are 16 bytes");
+
 #define E1000_NDESC 128		/* both rings; 128 x 16 bytes, a multiple of 128 (§13.4.27) */
 #define E1000_RXBUF 2048
 
@@ -96,10 +147,17 @@ struct e1000 {
 	unsigned int tx_used;
 	u16 tx_last[E1000_NDESC];	/* per frame's first descriptor: its last one */
 	void *tx_cookie[E1000_NDESC];
+	struct netdev_csum ctx;		/* the offsets of the last context descriptor queued */
+	bool ctx_valid;
 };
 
 static struct e1000 e1000s[NETDEV_MAX];
 static unsigned int nr_e1000s;
+
+static int e1000_csum = 1;	/* e1000.csum=: 0 off, 1 on */
+KERNEL_PARAM_CHOICE("e1000.csum", e1000_csum, 1,
+		    "on (default): the e1000 inserts and checks IPv4 and TCP checksums; off: the stack computes them",
+		    "off", "on");
 
 static inline u32 rd(struct e1000 *e, u32 reg)
 {
@@ -135,45 +193,129 @@ static void e1000_flush(struct netdev *nd)
 	e->tx_kicked = e->tx_tail;
 }
 
-static int e1000_xmit(struct netdev *nd, const struct netdev_frag *frags, unsigned int nr,
-		      void *cookie)
+/* The frame's length, or 0 for fragments the device cannot take. */
+static u64 frags_len(const struct netdev_frag *frags, unsigned int nr)
 {
-	struct e1000 *e = nd->priv;
 	u64 total = 0;
 
 	if (!nr || nr > NETDEV_MAX_FRAGS)
-		return -EINVAL;
+		return 0;
 	for (unsigned int i = 0; i < nr; i++) {
 		if (!frags[i].len || frags[i].len > ETH_FRAME_MAX)
-			return -EINVAL;
+			return 0;
 		total += frags[i].len;
 	}
-	if (total > ETH_FRAME_MAX || total < 14)
-		return -EINVAL;
-	if (E1000_NDESC - 1 - e->tx_used < nr) {	/* one slot stays empty: TDT == TDH means idle */
-		nd->stats.tx_busy++;
-		e1000_flush(nd);	/* the device must see what fills the ring before a poll can reap it */
-		return -EAGAIN;
-	}
-	unsigned int first = e->tx_tail, t = first;
+	return total > ETH_FRAME_MAX || total < 14 ? 0 : total;
+}
+
+/* Room for n more descriptors; else count it, hand the device what is queued, and false. */
+static bool tx_room(struct e1000 *e, unsigned int n)
+{
+	if (E1000_NDESC - 1 - e->tx_used >= n)	/* one slot stays empty: TDT == TDH means idle */
+		return true;
+	e->nd.stats.tx_busy++;
+	e1000_flush(&e->nd);	/* the device must see what fills the ring before a poll can reap it */
+	return false;
+}
+
+/* Whether frames with csum need a context descriptor other than the last one queued. */
+static bool ctx_differs(const struct e1000 *e, const struct netdev_csum *c)
+{
+	if (!e->ctx_valid || e->ctx.ip_start != c->ip_start || e->ctx.ip_len != c->ip_len)
+		return true;
+	return c->tcp && (!e->ctx.tcp || e->ctx.tcp_start != c->tcp_start ||
+			  e->ctx.tcp_sum != c->tcp_sum);
+}
+
+/* The context descriptor at slot t for csum's offsets (§3.3.6). */
+static void ctx_write(struct e1000 *e, unsigned int t, const struct netdev_csum *c)
+{
+	volatile struct e1000_ctx_desc *d = (volatile struct e1000_ctx_desc *)&e->tx[t];
+
+	d->ipcss = (u8)c->ip_start;
+	d->ipcso = (u8)(c->ip_start + 10);
+	d->ipcse = (u16)(c->ip_start + c->ip_len - 1);
+	d->tucss = (u8)c->tcp_start;
+	d->tucso = (u8)c->tcp_sum;
+	d->tucse = 0;
+	d->cmd_len = (u32)TXD_CMD_DEXT << 24 | TXD_CTX_IP | (c->tcp ? TXD_CTX_TCP : 0);
+	d->status = 0;
+	d->hdrlen = 0;
+	d->mss = 0;
+	e->ctx = *c;
+	e->ctx_valid = true;
+}
+
+/* One descriptor per fragment from slot first on; the first slot after them. */
+static unsigned int frags_write(struct e1000 *e, unsigned int first, unsigned int t,
+				const struct netdev_frag *frags, unsigned int nr, u8 popts)
+{
 	for (unsigned int i = 0; i < nr; i++) {
-		volatile struct e1000_tx_desc *d = &e->tx[t];
-		d->addr = frags[i].pa;
-		d->length = (u16)frags[i].len;
-		d->cso = 0;
-		d->css = 0;
-		d->special = 0;
-		d->status = 0;
-		d->cmd = TXD_CMD_IFCS | (i + 1 == nr ? TXD_CMD_EOP | TXD_CMD_RS : 0);
+		u8 cmd = TXD_CMD_IFCS | (i + 1 == nr ? TXD_CMD_EOP | TXD_CMD_RS : 0);
+		if (popts) {
+			volatile struct e1000_data_desc *d = (volatile struct e1000_data_desc *)&e->tx[t];
+			d->addr = frags[i].pa;
+			d->cmd_len = frags[i].len | TXD_DTYP_DATA | (u32)(cmd | TXD_CMD_DEXT) << 24;
+			d->status = 0;
+			d->popts = popts;	/* the device reads it from a frame's first data descriptor */
+			d->special = 0;
+		} else {
+			volatile struct e1000_tx_desc *d = &e->tx[t];
+			d->addr = frags[i].pa;
+			d->length = (u16)frags[i].len;
+			d->cso = 0;
+			d->css = 0;
+			d->special = 0;
+			d->status = 0;
+			d->cmd = cmd;
+		}
 		e->tx_last[first] = (u16)t;
 		t = (t + 1) % E1000_NDESC;
 	}
+	return t;
+}
+
+/* Queue a frame; csum NULL: legacy descriptors, the checksums are the stack's. */
+static int tx_queue(struct netdev *nd, const struct netdev_frag *frags, unsigned int nr,
+		    const struct netdev_csum *csum, void *cookie)
+{
+	struct e1000 *e = nd->priv;
+	u64 total = frags_len(frags, nr);
+
+	if (!total)
+		return -EINVAL;
+	bool ctx = csum && ctx_differs(e, csum);
+	if (!tx_room(e, nr + ctx))
+		return -EAGAIN;
+	unsigned int first = e->tx_tail, t = first;
+	if (ctx) {
+		ctx_write(e, t, csum);
+		t = (t + 1) % E1000_NDESC;
+	}
+	u8 popts = csum ? (u8)(TXD_POPTS_IXSM | (csum->tcp ? TXD_POPTS_TXSM : 0)) : 0;
+	t = frags_write(e, first, t, frags, nr, popts);
 	e->tx_cookie[first] = cookie;
-	e->tx_used += nr;
+	e->tx_used += nr + ctx;
 	e->tx_tail = t;		/* handed over at the next flush */
 	nd->stats.tx_frames++;
 	nd->stats.tx_bytes += total;
+	if (csum)
+		nd->stats.tx_csum++;
 	return 0;
+}
+
+static int e1000_xmit(struct netdev *nd, const struct netdev_frag *frags, unsigned int nr,
+		      void *cookie)
+{
+	return tx_queue(nd, frags, nr, NULL, cookie);
+}
+
+static int e1000_xmit_csum(struct netdev *nd, const struct netdev_frag *frags, unsigned int nr,
+			   const struct netdev_csum *csum, void *cookie)
+{
+	if (csum->ip_start + 10 > 255 || (csum->tcp && (csum->tcp_start > 255 || csum->tcp_sum > 255)))
+		return -EINVAL;	/* IPCSS, IPCSO, TUCSS and TUCSO are bytes */
+	return tx_queue(nd, frags, nr, csum, cookie);
 }
 
 /* Frames whose last descriptor has DD are done (RS asks for the write-back, §3.3.3). */
@@ -199,6 +341,25 @@ static unsigned int tx_reap(struct e1000 *e)
 	return reaped;
 }
 
+/* A good frame to the stack, with the checksums the device checked (none under IXSM). */
+static void rx_deliver(struct e1000 *e, const void *frame, u16 len, u8 status)
+{
+	struct netdev *nd = &e->nd;
+	unsigned int good = 0;
+
+	nd->stats.rx_frames++;
+	nd->stats.rx_bytes += len;
+	if ((nd->features & NETDEV_F_RX_CSUM) && !(status & RXD_STAT_IXSM))
+		good = (status & RXD_STAT_IPCS ? NETDEV_RX_IP_GOOD : 0) |
+		       (status & RXD_STAT_TCPCS ? NETDEV_RX_L4_GOOD : 0);
+	if (good)
+		nd->stats.rx_csum_good++;
+	if (nd->rx_csum && (nd->features & NETDEV_F_RX_CSUM))
+		nd->rx_csum(nd, frame, len, good);
+	else if (nd->rx)
+		nd->rx(nd, frame, len);
+}
+
 static unsigned int e1000_poll(struct netdev *nd, unsigned int budget)
 {
 	struct e1000 *e = nd->priv;
@@ -213,13 +374,13 @@ static unsigned int e1000_poll(struct netdev *nd, unsigned int budget)
 			break;
 		arch_dma_rmb();	/* DD before the length and the data */
 		u16 len = d->length;
-		if (!(status & RXD_STAT_EOP) || d->errors || len < 14 || len > E1000_RXBUF) {
+		u8 errors = d->errors;
+		if (errors & (RXD_ERR_IPE | RXD_ERR_TCPE))
+			nd->stats.rx_csum_bad++;
+		if (!(status & RXD_STAT_EOP) || errors || len < 14 || len > E1000_RXBUF) {
 			nd->stats.rx_dropped++;
 		} else {
-			nd->stats.rx_frames++;
-			nd->stats.rx_bytes += len;
-			if (nd->rx)
-				nd->rx(nd, (u8 *)e->rxbuf.va + (u64)e->rx_next * E1000_RXBUF, len);
+			rx_deliver(e, (u8 *)e->rxbuf.va + (u64)e->rx_next * E1000_RXBUF, len, status);
 			e1000_flush(nd);	/* what that frame made lwIP send (an ACK) goes at once */
 		}
 		d->status = 0;
@@ -238,6 +399,7 @@ static unsigned int e1000_poll(struct netdev *nd, unsigned int budget)
  */
 static const struct netdev_ops e1000_ops = {
 	.xmit = e1000_xmit,
+	.xmit_csum = e1000_xmit_csum,
 	.flush = e1000_flush,
 	.poll = e1000_poll,
 	.link_up = e1000_link_up,
@@ -292,6 +454,8 @@ static int rings_setup(struct e1000 *e)
 	wr(e, E1000_RDLEN, E1000_NDESC * sizeof(struct e1000_rx_desc));
 	wr(e, E1000_RDH, 0);
 	wr(e, E1000_RDT, E1000_NDESC - 1);
+	/* Checksums checked on receive (RXCSUM before RCTL.EN, §13.4.20). */
+	wr(e, E1000_RXCSUM, e1000_csum ? RXCSUM_IPOFLD | RXCSUM_TUOFLD : 0);
 	wr(e, E1000_RCTL, RCTL_EN | RCTL_BAM | RCTL_SECRC);
 	/* Transmit (§14.5): full duplex collision distance. */
 	wr(e, E1000_TDBAL, (u32)tx_pa);
@@ -328,6 +492,7 @@ static int e1000_probe(struct pci_dev *d)
 	e->nd.ops = &e1000_ops;
 	e->nd.priv = e;
 	e->nd.mtu = 1500;
+	e->nd.features = e1000_csum ? NETDEV_F_TX_CSUM | NETDEV_F_RX_CSUM : 0;
 	pci_name(d, name);
 	if (d->bar[0].type != PCI_BAR_MEM32 && d->bar[0].type != PCI_BAR_MEM64) {
 		pr_err("e1000 %s: BAR0 is not a memory BAR\n", name);
@@ -369,8 +534,9 @@ static int e1000_probe(struct pci_dev *d)
 		return rc;
 	}
 	nr_e1000s++;
-	pr_info("%s: e1000 at %s, MAC %s, %u-entry rings, link %s\n", e->nd.name, name,
-		netdev_mac_str(e->nd.mac, mac), E1000_NDESC, e1000_link_up(&e->nd) ? "up" : "down");
+	pr_info("%s: e1000 at %s, MAC %s, %u-entry rings, checksum offload %s, link %s\n",
+		e->nd.name, name, netdev_mac_str(e->nd.mac, mac), E1000_NDESC,
+		e1000_csum ? "on" : "off (e1000.csum=off)", e1000_link_up(&e->nd) ? "up" : "down");
 	return 0;
 }
 

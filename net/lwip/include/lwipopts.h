@@ -92,7 +92,12 @@
 /* Per-PCB keepalive times (keep_idle, keep_intvl, keep_cnt): NBD clients set 60 s, 10 s, 6. */
 #define LWIP_TCP_KEEPALIVE 1
 
-/* Checksums in software (neither NIC is asked to offload). */
+/*
+ * Checksums: lwIP's, unless the NIC inserts or checks them (per netif:
+ * net.c sets each netif's flags from its netdev's features, the e1000's
+ * offload; virtio-net's VIRTIO_NET_F_CSUM is not negotiated).
+ */
+#define LWIP_CHECKSUM_CTRL_PER_NETIF 1
 #define LWIP_CHKSUM_ALGORITHM 3
 
 #define LWIP_STATS 0

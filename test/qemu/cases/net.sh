@@ -113,6 +113,7 @@ case_net_virtio() {
 	expect '^        caps: MSI-X\([0-9]+ vectors\)@[0-9a-f]+ vendor@'
 	expect '^\[.*\] eth0: virtio-net at 00:[0-9a-f]{2}\.0, MAC 52:54:00:12:34:56, 128-entry queues, MSI-X wake-up, link up$'
 	expect '^1: eth0: UP link/ether 52:54:00:12:34:56 mtu 1500 \(virtio-net\)$'
+	expect '^    checksum offload: none \(checksums in software\)$'
 	# The boot CPU halted while it waited, and the NIC's MSI-X message woke it.
 	expect '^idle[[:space:]]+: halt \(APIC timer [0-9]+ kHz\), [1-9][0-9]* halts, ended by the timer [0-9]+, by a device [1-9][0-9]*$'
 	net_expect_common
@@ -122,8 +123,11 @@ case_net_e1000() {
 	net_boot_echo net_e1000 e1000 "$NET_RUN"
 	expect '^00:[0-9a-f]{2}\.0 8086:100e class 0200 ethernet rev [0-9a-f]+ driver e1000$'
 	expect '^        BAR0 mem32 0x[0-9a-f]+ size 128K$'
-	expect '^\[.*\] eth0: e1000 at 00:[0-9a-f]{2}\.0, MAC 52:54:00:12:34:56, 128-entry rings, link up$'
+	expect '^\[.*\] eth0: e1000 at 00:[0-9a-f]{2}\.0, MAC 52:54:00:12:34:56, 128-entry rings, checksum offload on, link up$'
 	expect '^1: eth0: UP link/ether 52:54:00:12:34:56 mtu 1500 \(e1000\)$'
+	# The NIC inserted the checksums of what net-echo and ping sent; QEMU's
+	# model checks none on receive (it says "ignore checksum"): lwIP does.
+	expect '^    checksum offload: TX [1-9][0-9]* frames by the NIC; RX 0 checked good by the NIC, 0 bad$'
 	# No MSI on the 82540EM: the boot CPU polls while an e1000 is up.
 	expect '^idle[[:space:]]+: halt \(APIC timer [0-9]+ kHz\), 0 halts, '
 	net_expect_common
