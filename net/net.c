@@ -153,7 +153,7 @@ static err_t linkoutput(struct netif *netif, struct pbuf *p)
 		int rc = offload ? ni->nd->ops->xmit_csum(ni->nd, frags, n, &csum, p)
 				 : ni->nd->ops->xmit(ni->nd, frags, n, p);
 		if (rc == 0) {
-			/* Without the NIC's TCP checksum, lwIP's read every byte of the segment. */
+			/* Without the NIC's TCP checksum, lwIP read every byte of the segment for its own. */
 			if (offload && csum.tcp)
 				ni->tx_ref_untouched += by_ref_bytes(p);
 			else
