@@ -446,3 +446,23 @@ bool arch_wake_msi(u64 *addr, u32 *data)
 void arch_irq_drain(void)
 {
 }
+
+/* No I/O APIC either: devices without MSI are polled. */
+int arch_isa_irq_line(u8 irq, struct arch_intx *line)
+{
+	(void)irq;
+	(void)line;
+	return -ENODEV;
+}
+
+int arch_wake_intx(const struct arch_intx *line)
+{
+	(void)line;
+	return -ENODEV;
+}
+
+void arch_intx_mask(u32 gsi, bool masked)
+{
+	(void)gsi;
+	(void)masked;
+}
