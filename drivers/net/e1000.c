@@ -283,6 +283,22 @@ static void e1000_wake_disarm(struct netdev *nd)
 	arch_intx_mask(e->intx.gsi, true);
 }
 
+/*
+ * The INTx line as the wake-up (pci_intx_wake), and the boot line's part
+ * that says so: "INTx wake-up (GSI n)", or "polled (why)".
+ */
+static const char *e1000_wake_setup(struct e1000 *e, char *how, size_t len)
+{
+	int rc = pci_intx_wake(e->pci, &e->intx);
+
+	e->can_wake = !rc;
+	if (rc)
+		snprintf(how, len, "polled (%s)", pci_intx_why(rc));
+	else
+		snprintf(how, len, "INTx wake-up (GSI %u)", e->intx.gsi);
+	return how;
+}
+
 static const struct netdev_ops e1000_ops = {
 	.xmit = e1000_xmit,
 	.flush = e1000_flush,
@@ -418,15 +434,9 @@ static int e1000_probe(struct pci_dev *d)
 		return rc;
 	}
 	nr_e1000s++;
-	int wake = pci_intx_wake(d, &e->intx);
-	e->can_wake = !wake;
 	char how[80];
-	if (wake)
-		snprintf(how, sizeof(how), "polled (%s)", pci_intx_why(wake));
-	else
-		snprintf(how, sizeof(how), "INTx wake-up (GSI %u)", e->intx.gsi);
 	pr_info("%s: e1000 at %s, MAC %s, %u-entry rings, %s, link %s\n", e->nd.name, name,
-		netdev_mac_str(e->nd.mac, mac), E1000_NDESC, how,
+		netdev_mac_str(e->nd.mac, mac), E1000_NDESC, e1000_wake_setup(e, how, sizeof(how)),
 		e1000_link_up(&e->nd) ? "up" : "down");
 	return 0;
 }
