@@ -277,6 +277,41 @@ void arch_idle_kick(void);
 bool arch_idle(u64 max_ns);
 bool arch_wake_msi(u64 *addr, u32 *data);
 /*
+ * The same wake-up for a device without MSI: its legacy INTx line, through
+ * an I/O APIC (x86: arch/x86_64/ioapic.c; the host fake has none). A line
+ * is a GSI (the I/O APICs' input numbering, ACPI §5.2.13) and how it
+ * signals.
+ *
+ * arch_isa_irq_line: the line a PCI function's INTx arrives on when the
+ * firmware routed it to ISA IRQ `irq` (its Interrupt Line register): the
+ * GSI and signalling of the MADT's interrupt source override for irq,
+ * else GSI irq; a field the override leaves "as the bus says" is PCI's
+ * (level, active low). -ENODEV without an I/O APIC, -EINVAL for irq > 15.
+ *
+ * arch_wake_intx: point the line at the vector that ends the boot CPU's
+ * idle halt (the boot CPU's local APIC), masked. 0; -ENODEV when no I/O
+ * APIC has that GSI; -EOPNOTSUPP when the boot CPU does not halt
+ * (arch_wake_msi's reasons: idle=poll, no APIC timer); -EBUSY when the GSI is already a wake-up line that signals
+ * otherwise, or too many lines are. Routing one line twice is fine
+ * (devices sharing a line).
+ *
+ * arch_intx_mask: mask or unmask a line arch_wake_intx routed. The
+ * interrupt itself masks every wake-up line before its EOI, since a
+ * level-triggered line stays asserted until the driver quiets its device:
+ * so a driver's wake_arm quiets the device's old causes, enables the new
+ * ones, then unmasks; its wake_disarm quiets the device, then masks.
+ */
+struct arch_intx {
+	u32 gsi;
+	bool level;		/* else edge */
+	bool active_low;	/* else active high */
+};
+
+int arch_isa_irq_line(u8 irq, struct arch_intx *line);
+int arch_wake_intx(const struct arch_intx *line);
+void arch_intx_mask(u32 gsi, bool masked);
+
+/*
  * Take every interrupt that came while interrupts were off (wake-ups that
  * lost the race with the disarm): call after turning the sources off.
  * Under QEMU TCG an interrupt left pending while interrupts are off makes

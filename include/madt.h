@@ -1,7 +1,7 @@
 /*
  * The Multiple APIC Description Table, signature "APIC" (ACPI 6.4 §5.2.12):
- * the CPUs (local APIC and local x2APIC entries), the I/O APICs and the
- * local APIC's address. madt_parse() is a pure function of the bytes it is
+ * the CPUs (local APIC and local x2APIC entries), the I/O APICs, the ISA
+ * interrupt source overrides and the local APIC's address. madt_parse() is a pure function of the bytes it is
  * given (no mapping, no heap), so the host tests and the fuzzer run it as
  * is; madt_init() reads the table pmemk's ACPI walk listed.
  */
@@ -19,6 +19,7 @@
 enum madt_type {
 	MADT_TYPE_LAPIC = 0,
 	MADT_TYPE_IOAPIC = 1,
+	MADT_TYPE_OVERRIDE = 2,
 	MADT_TYPE_LAPIC_ADDR = 5,
 	MADT_TYPE_X2APIC = 9,
 };
@@ -26,6 +27,7 @@ enum madt_type {
 /* Entry lengths (each entry starts with u8 type, u8 length). */
 #define MADT_LAPIC_LEN 8	/* §5.2.12.2: u8 UID, u8 APIC ID, u32 flags */
 #define MADT_IOAPIC_LEN 12	/* §5.2.12.3: u8 id, u8 0, u32 address, u32 GSI base */
+#define MADT_OVERRIDE_LEN 10	/* §5.2.12.5: u8 bus (0 = ISA), u8 source IRQ, u32 GSI, u16 flags */
 #define MADT_LAPIC_ADDR_LEN 12	/* §5.2.12.8: u16 0, u64 address */
 #define MADT_X2APIC_LEN 16	/* §5.2.12.12: u16 0, u32 x2APIC ID, u32 flags, u32 UID */
 
@@ -35,6 +37,7 @@ enum madt_type {
 
 #define MADT_MAX_CPUS 256
 #define MADT_MAX_IOAPICS 16
+#define MADT_MAX_OVERRIDES 16	/* one per ISA IRQ at most */
 /* 0xFF is the xAPIC broadcast ID, 0xFFFFFFFF the x2APIC one: never a CPU. */
 #define MADT_APIC_ID_BROADCAST 0xFFu
 #define MADT_X2APIC_ID_BROADCAST 0xFFFFFFFFu
@@ -54,6 +57,18 @@ struct madt_ioapic {
 	u32 offset;
 };
 
+/*
+ * An ISA IRQ that does not arrive on the GSI of its number, or not as ISA
+ * signals (§5.2.12.5). flags: the MPS INTI flags (table 5.50), bits 1:0
+ * polarity, 3:2 trigger mode; 0 in a field means "as the bus says".
+ */
+struct madt_override {
+	u8 irq;
+	u32 gsi;
+	u16 flags;
+	u32 offset;
+};
+
 struct madt_info {
 	/*
 	 * The walk: bytes parsed (min(header length, buffer)), whether it
@@ -67,9 +82,11 @@ struct madt_info {
 	u32 nr_cpus;		/* entries kept, enabled or not */
 	u32 nr_enabled;		/* of those, with MADT_CPU_ENABLED */
 	u32 nr_ioapics;
+	u32 nr_overrides;
 	u32 nr_other;		/* well framed entries of types not read */
 	struct madt_cpu cpu[MADT_MAX_CPUS];
 	struct madt_ioapic ioapic[MADT_MAX_IOAPICS];
+	struct madt_override override[MADT_MAX_OVERRIDES];
 };
 
 /*

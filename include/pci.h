@@ -13,6 +13,7 @@
 #ifndef PMEMK_PCI_H
 #define PMEMK_PCI_H
 
+#include "arch.h"
 #include "types.h"
 
 /* Type 0/1 header registers (PCI 3.0 §6.1, bridge 1.2 §3.2). */
@@ -136,6 +137,18 @@ volatile void *pci_map_bar(const struct pci_dev *d, unsigned int bar);
  * no MSI-X capability, an entry past the table, a table outside its BAR.
  */
 int pci_msix_enable(const struct pci_dev *d, u16 entry, u64 addr, u32 data);
+
+/*
+ * Route the function's INTx to the wake-up of the boot CPU's idle halt
+ * (pci_intx.c): the pin, the Interrupt Line the firmware programmed, then
+ * arch_isa_irq_line and arch_wake_intx; the line comes back masked in
+ * *line, and the function's INTx is turned on (Command bit 10 cleared).
+ * 0, or: -ENOENT no pin, -EINVAL a bad pin, -ENXIO no IRQ routed, -ENODEV
+ * no I/O APIC line, -EOPNOTSUPP the boot CPU does not halt, -EBUSY the
+ * line is taken. pci_intx_why says which for a boot line.
+ */
+int pci_intx_wake(const struct pci_dev *d, struct arch_intx *line);
+const char *pci_intx_why(int err);
 
 /* "00:03.0" into buf (at least 8 bytes). */
 const char *pci_name(const struct pci_dev *d, char *buf);

@@ -43,6 +43,25 @@ struct smp_cpu_desc {
 	bool enabled;	/* may be started; else a slot for a CPU not there (hot plug) */
 };
 
+/* An I/O APIC (the MADT's): its registers and the first GSI of its pins. */
+struct smp_ioapic_desc {
+	u8 id;
+	u32 address;
+	u32 gsi_base;
+};
+
+/*
+ * An ISA IRQ the MADT routes elsewhere or signals otherwise (an interrupt
+ * source override): its GSI and the MPS INTI flags (ACPI 6.4 §5.2.12.5
+ * table 5.50: bits 1:0 polarity, 01 high, 11 low; bits 3:2 trigger, 01
+ * edge, 11 level; 00 in either: as the bus says).
+ */
+struct smp_irq_override {
+	u8 irq;
+	u32 gsi;
+	u16 flags;
+};
+
 /*
  * What smp_init needs to know of the machine: kmain fills it from the
  * firmware's tables, so that arch/ reads none itself (as paging_init gets
@@ -52,6 +71,11 @@ struct smp_config {
 	const struct smp_cpu_desc *cpus;	/* the firmware's order, the boot CPU among them */
 	u32 nr_cpus;
 	u64 lapic_address;	/* where the MADT says the local APIC is; 0: not said */
+	/* For device interrupts without MSI (arch/x86_64/ioapic.c): */
+	const struct smp_ioapic_desc *ioapics;
+	u32 nr_ioapics;
+	const struct smp_irq_override *overrides;
+	u32 nr_overrides;
 	/*
 	 * For the AP trampoline: the RAM ranges of the firmware's map, and the
 	 * ranges the loader handed over (still in use). smp_init takes pages

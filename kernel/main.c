@@ -136,18 +136,40 @@ static u32 smp_cpu_list(struct smp_cpu_desc *cpus)
 	return madt.nr_cpus;
 }
 
+/* The MADT's I/O APICs and ISA IRQ overrides, for the interrupts of NICs without MSI. */
+static void smp_irq_list(struct smp_config *cfg, struct smp_ioapic_desc *io,
+			 struct smp_irq_override *ov)
+{
+	for (u32 i = 0; i < madt.nr_ioapics; i++)
+		io[i] = (struct smp_ioapic_desc){ .id = madt.ioapic[i].id,
+						  .address = madt.ioapic[i].address,
+						  .gsi_base = madt.ioapic[i].gsi_base };
+	for (u32 i = 0; i < madt.nr_overrides; i++)
+		ov[i] = (struct smp_irq_override){ .irq = madt.override[i].irq,
+						   .gsi = madt.override[i].gsi,
+						   .flags = madt.override[i].flags };
+	cfg->ioapics = io;
+	cfg->nr_ioapics = madt.nr_ioapics;
+	cfg->overrides = ov;
+	cfg->nr_overrides = madt.nr_overrides;
+}
+
 /*
- * The other CPUs, from what the firmware says: the MADT's CPUs and local
- * APIC, and for the AP trampoline the e820 RAM and the loader's ranges.
+ * The other CPUs, from what the firmware says: the MADT's CPUs, local
+ * APIC and I/O APICs, and for the AP trampoline the e820 RAM and the
+ * loader's ranges.
  */
 static void smp_setup(const struct boot_info *bi)
 {
 	static struct smp_cpu_desc cpus[MADT_MAX_CPUS];
+	static struct smp_ioapic_desc ioapics[MADT_MAX_IOAPICS];
+	static struct smp_irq_override overrides[MADT_MAX_OVERRIDES];
 	static struct phys_range ram[E820_MAX_ENTRIES], in_use[BOOT_MAX_RESERVED];
 	struct smp_config cfg = { .cpus = cpus, .lapic_address = madt.lapic_address,
 				  .ram = ram, .in_use = in_use };
 
 	cfg.nr_cpus = smp_cpu_list(cpus);
+	smp_irq_list(&cfg, ioapics, overrides);
 	for (u32 i = 0; i < e820_table.nr; i++) {
 		const struct e820_entry *e = &e820_table.entries[i];
 		if (e->type == E820_TYPE_RAM)

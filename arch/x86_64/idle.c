@@ -3,7 +3,8 @@
  * (Intel SDM vol. 3A §11.5.4; lapic.c measures its rate), bounds each
  * halt; any other
  * interrupt ends it sooner, such as a NIC's MSI-X message sent to
- * WAKE_VECTOR (arch_wake_msi; MSI address format §11.11.1). Both
+ * WAKE_VECTOR (arch_wake_msi; MSI address format §11.11.1) or a NIC's
+ * INTx line through an I/O APIC (ioapic.c). Both
  * vectors only count and acknowledge: the work is found by polling once
  * awake. `cpuinfo` shows the counts.
  *
@@ -96,9 +97,14 @@ void arch_irq_drain(void)
 	__asm__ volatile("sti; nop; cli" ::: "memory");
 }
 
+bool idle_can_halt(void)
+{
+	return timer_per_ms && !idle_poll;
+}
+
 bool arch_wake_msi(u64 *addr, u32 *data)
 {
-	if (!timer_per_ms || idle_poll || boot_apic_id > 0xFF)
+	if (!idle_can_halt() || boot_apic_id > 0xFF)
 		return false;
 	*addr = MSI_ADDR_BASE | (u64)boot_apic_id << 12;
 	*data = WAKE_VECTOR;	/* fixed delivery, edge */
@@ -114,5 +120,5 @@ void idle_info_print(void)
 	else
 		kprintf("idle\t\t: halt (APIC timer %llu kHz), %llu halts, ended by the timer %llu, "
 			"by a device %llu\n", timer_per_ms * 16, halts, idle_timer_wakes,
-			idle_device_wakes);
+			idle_device_wakes + ioapic_wakes);
 }

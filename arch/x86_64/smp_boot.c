@@ -179,7 +179,7 @@ void smp_boot_cpu_init(void)
 	smp_nr_listed = 1;
 }
 
-/* The boot CPU's part: PICs masked, vectors, its local APIC, the CPU table, the idle timer. */
+/* The boot CPU's part: PICs masked, vectors, its local APIC, the CPU table, the idle timer, the I/O APICs. */
 static int bsp_init(const struct smp_config *cfg)
 {
 	/*
@@ -200,6 +200,7 @@ static int bsp_init(const struct smp_config *cfg)
 	smp_cpus[0].seen_apic_id = bsp_id;
 	smp_cpus[0].seen_cpu = smp_processor_id();
 	idle_timer_init();
+	ioapic_init(cfg, bsp_id);
 	return 0;
 }
 

@@ -131,6 +131,13 @@ void idt_load(void);
 void idle_timer_init(void);
 /* cpuinfo's idle line: poll or halt, and the halts counted. */
 void idle_info_print(void);
+/* Can the boot CPU halt while idle (an APIC timer, and not idle=poll)? */
+bool idle_can_halt(void);
+
+struct smp_config;
+/* The I/O APICs (ioapic.c; after lapic_map): mapped, every pin masked; wake-ups to boot_apic_id. */
+void ioapic_init(const struct smp_config *cfg, u32 boot_apic_id);
+extern u64 ioapic_wakes;	/* halts ended by a device's INTx line */
 
 /* x86 bring-up steps, called in order by multiboot2_entry/kmain. */
 void serial_init(void);

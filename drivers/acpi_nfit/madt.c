@@ -1,6 +1,6 @@
 /*
  * The MADT (ACPI 6.4 §5.2.12; QEMU's form in ../shared/docs/FACTS-2.md
- * §6.1): CPUs, I/O APICs and the local APIC address, parsed from untrusted
+ * §6.1): CPUs, I/O APICs, ISA IRQ overrides and the local APIC address, parsed from untrusted
  * firmware bytes. subtable.c walks the entries and checks every length; an
  * entry shorter than its type's fields, or bad (ID, duplicate, override),
  * prints one line and is skipped, the rest is kept.
@@ -29,6 +29,8 @@ static u16 min_len(u16 type)
 		return MADT_LAPIC_LEN;
 	case MADT_TYPE_IOAPIC:
 		return MADT_IOAPIC_LEN;
+	case MADT_TYPE_OVERRIDE:
+		return MADT_OVERRIDE_LEN;
 	case MADT_TYPE_LAPIC_ADDR:
 		return MADT_LAPIC_ADDR_LEN;
 	case MADT_TYPE_X2APIC:
@@ -92,6 +94,28 @@ static int parse_ioapic(struct walk *w, u32 off, const u8 *e)
 	return 0;
 }
 
+/* §5.2.12.5: bus 0 (ISA) is the only one defined; one override per IRQ 0-15. */
+static int parse_override(struct madt_info *m, u32 off, const u8 *e)
+{
+	u8 bus = e[2], irq = e[3];
+
+	if (bus != 0 || irq > 15) {
+		pr_warn("madt: interrupt override at offset %#x names bus %u IRQ %u, not an ISA IRQ: skipped\n",
+			off, bus, irq);
+		return -EINVAL;
+	}
+	for (u32 i = 0; i < m->nr_overrides; i++)
+		if (m->override[i].irq == irq) {
+			pr_warn("madt: interrupt override at offset %#x: IRQ %u already overridden at offset %#x, skipped\n",
+				off, irq, m->override[i].offset);
+			return -EINVAL;
+		}
+	m->override[m->nr_overrides++] = (struct madt_override){
+		.irq = irq, .gsi = get_le32(e + 4), .flags = get_le16(e + 8), .offset = off
+	};
+	return 0;
+}
+
 /* §5.2.12.8: a 64-bit address replaces the header's 32-bit one; one is enough. */
 static int parse_lapic_addr(struct madt_info *m, u32 off, const u8 *e)
 {
@@ -124,6 +148,8 @@ static int parse_entry(void *ctx, u16 type, u32 off, const u8 *e, u16 length)
 		return add_cpu(w, off, get_le32(e + 4), get_le32(e + 12), get_le32(e + 8), true);
 	case MADT_TYPE_IOAPIC:
 		return parse_ioapic(w, off, e);
+	case MADT_TYPE_OVERRIDE:
+		return parse_override(w->out, off, e);
 	case MADT_TYPE_LAPIC_ADDR:
 		return parse_lapic_addr(w->out, off, e);
 	default:

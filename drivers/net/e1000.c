@@ -3,9 +3,13 @@
  * (Intel PCI/PCI-X Family of Gigabit Ethernet Controllers Software
  * Developer's Manual, 317453: §13 registers, §3.2 receive and §3.3
  * transmit descriptors, §14 initialisation; QEMU's model in FACTS-2 §5.3).
- * Polled, with every interrupt masked: poll() reads the descriptors' DD
- * bits. Legacy receive descriptors, 2 KiB receive buffers (a frame of at
- * most 1518 bytes fits one), one transmit descriptor per fragment.
+ * Polled: poll() reads the descriptors' DD bits. The 82540EM has no MSI,
+ * so the wake-up of the boot CPU's idle halt is its INTx line (through
+ * the I/O APIC, pci_intx_wake): e1000_wake_arm enables the receive,
+ * transmit and link causes only around a halt; every other time every
+ * cause is masked. Legacy receive descriptors, 2 KiB receive buffers (a
+ * frame of at most 1518 bytes fits one), one transmit descriptor per
+ * fragment.
  *
  * Checksum offload (e1000.csum=on, the default): an IPv4 frame goes out
  * as TCP/IP data descriptors (§3.3.7) whose POPTS ask the device to insert
@@ -21,6 +25,7 @@
  * received checksums itself.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "arch.h"
@@ -33,6 +38,7 @@
 #define E1000_STATUS 0x0008
 #define E1000_EERD 0x0014
 #define E1000_ICR 0x00C0
+#define E1000_IMS 0x00D0
 #define E1000_IMC 0x00D8
 #define E1000_RCTL 0x0100
 #define E1000_TCTL 0x0400
@@ -69,6 +75,13 @@
 #define TIPG_82540 (10u | 8u << 10 | 6u << 20)	/* IPGT, IPGR1, IPGR2 for copper (§13.4.34) */
 #define RXCSUM_IPOFLD (1u << 8)
 #define RXCSUM_TUOFLD (1u << 9)
+
+/* Interrupt causes (§13.4.17-13.4.21): ICR reads and clears them, IMS enables, IMC disables. */
+#define ICR_TXDW (1u << 0)	/* transmit descriptor written back */
+#define ICR_LSC (1u << 2)	/* link status change */
+#define ICR_RXO (1u << 6)	/* receiver overrun */
+#define ICR_RXT0 (1u << 7)	/* receiver timer: a frame arrived (RDTR 0: at once) */
+#define E1000_WAKE_CAUSES (ICR_TXDW | ICR_LSC | ICR_RXO | ICR_RXT0)
 
 #define RXD_STAT_DD 0x01
 #define RXD_STAT_EOP 0x02
@@ -149,6 +162,8 @@ struct e1000 {
 	void *tx_cookie[E1000_NDESC];
 	struct netdev_csum ctx;		/* the offsets of the last context descriptor queued */
 	bool ctx_valid;
+	struct arch_intx intx;		/* the INTx line, when can_wake */
+	bool can_wake;
 };
 
 static struct e1000 e1000s[NETDEV_MAX];
@@ -392,17 +407,68 @@ static unsigned int e1000_poll(struct netdev *nd, unsigned int budget)
 	return done + reaped;
 }
 
+/* Would a poll find work: a received frame, or a frame in flight that is done? */
+static bool e1000_work_waiting(struct e1000 *e)
+{
+	if (e->rx[e->rx_next].status & RXD_STAT_DD)
+		return true;
+	return e->tx_used && (e->tx[e->tx_last[e->tx_clean]].status & TXD_STAT_DD);
+}
+
 /*
- * No wake_arm: the 82540EM has no MSI, and its INTx line would need the
- * I/O APIC and the ACPI _PRT routing it. The boot CPU polls while an
- * e1000 is up.
+ * The INTx line is level-triggered: asserted while ICR & IMS is not 0.
+ * Old causes are read away first, then the wanted ones enabled and the
+ * line unmasked; a frame that came before the ICR read is found by the
+ * look at the rings, one after it asserts the line.
  */
+static bool e1000_wake_arm(struct netdev *nd)
+{
+	struct e1000 *e = nd->priv;
+
+	if (!e->can_wake)
+		return false;
+	(void)rd(e, E1000_ICR);
+	wr(e, E1000_IMS, E1000_WAKE_CAUSES);
+	arch_intx_mask(e->intx.gsi, false);
+	return !e1000_work_waiting(e);
+}
+
+/* Every cause masked and read away (the line drops), then the line masked. */
+static void e1000_wake_disarm(struct netdev *nd)
+{
+	struct e1000 *e = nd->priv;
+
+	if (!e->can_wake)
+		return;
+	wr(e, E1000_IMC, 0xFFFFFFFF);
+	(void)rd(e, E1000_ICR);
+	arch_intx_mask(e->intx.gsi, true);
+}
+
+/*
+ * The INTx line as the wake-up (pci_intx_wake), and the boot line's part
+ * that says so: "INTx wake-up (GSI n)", or "polled (why)".
+ */
+static const char *e1000_wake_setup(struct e1000 *e, char *how, size_t len)
+{
+	int rc = pci_intx_wake(e->pci, &e->intx);
+
+	e->can_wake = !rc;
+	if (rc)
+		snprintf(how, len, "polled (%s)", pci_intx_why(rc));
+	else
+		snprintf(how, len, "INTx wake-up (GSI %u)", e->intx.gsi);
+	return how;
+}
+
 static const struct netdev_ops e1000_ops = {
 	.xmit = e1000_xmit,
 	.xmit_csum = e1000_xmit_csum,
 	.flush = e1000_flush,
 	.poll = e1000_poll,
 	.link_up = e1000_link_up,
+	.wake_arm = e1000_wake_arm,
+	.wake_disarm = e1000_wake_disarm,
 };
 
 static bool e1000_match(const struct pci_dev *d)
@@ -507,7 +573,7 @@ static int e1000_probe(struct pci_dev *d)
 	e->regs = pci_map_bar(d, 0);
 	if (!e->regs)
 		return -ENODEV;
-	/* Reset (§14.3), then every interrupt masked: pmemk polls. */
+	/* Reset (§14.3), then every interrupt masked: pmemk polls, and e1000_wake_arm enables some. */
 	wr(e, E1000_CTRL, rd(e, E1000_CTRL) | CTRL_RST);
 	for (unsigned int i = 0; rd(e, E1000_CTRL) & CTRL_RST; i++)
 		if (i > 1000000) {
@@ -534,9 +600,11 @@ static int e1000_probe(struct pci_dev *d)
 		return rc;
 	}
 	nr_e1000s++;
-	pr_info("%s: e1000 at %s, MAC %s, %u-entry rings, checksum offload %s, link %s\n",
+	char how[80];
+	pr_info("%s: e1000 at %s, MAC %s, %u-entry rings, checksum offload %s, %s, link %s\n",
 		e->nd.name, name, netdev_mac_str(e->nd.mac, mac), E1000_NDESC,
-		e1000_csum ? "on" : "off (e1000.csum=off)", e1000_link_up(&e->nd) ? "up" : "down");
+		e1000_csum ? "on" : "off (e1000.csum=off)", e1000_wake_setup(e, how, sizeof(how)),
+		e1000_link_up(&e->nd) ? "up" : "down");
 	return 0;
 }
 

@@ -3,7 +3,10 @@
  * PCI capabilities, §4.1.4.3 common configuration, §2.4 split virtqueues,
  * §3.1.1 initialisation, §5.1 network device; QEMU's device in FACTS-2
  * §5.3). Polled: the receive queue's used ring is read by poll(), finished
- * sends are reaped there too; the device is asked for no interrupt.
+ * sends are reaped there too; the device is asked for no interrupt except
+ * around the boot CPU's idle halt (wake_arm), which it ends through MSI-X
+ * or, on a device without MSI-X, its INTx line (§4.1.4.5: the ISR status
+ * read deasserts it).
  *
  * Queues: 0 receive, 1 transmit, each of VNET_QSIZE descriptors in one
  * physically contiguous block (descriptor table, available ring, used ring
@@ -19,6 +22,7 @@
  * ends the device's use).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "arch.h"
@@ -80,6 +84,13 @@
 #define VIRTIO_MSI_NO_VECTOR 0xFFFF	/* §4.1.5.1.2 */
 #define VNET_WAKE_ENTRY 0		/* the MSI-X entry both queues use */
 
+/* How the device ends the boot CPU's idle halt. */
+enum vnet_wake {
+	VNET_POLLED,	/* it cannot */
+	VNET_MSIX,	/* both queues signal through MSI-X entry VNET_WAKE_ENTRY */
+	VNET_INTX,	/* through its INTx line, intx */
+};
+
 struct vring_desc {
 	u64 addr;
 	u32 len;
@@ -121,7 +132,10 @@ struct vnet {
 	struct vq rx, tx;
 	struct netdev_dma rxbuf;	/* VNET_QSIZE buffers of VNET_RXBUF */
 	struct netdev_dma txhdr;	/* VNET_QSIZE headers of VNET_HDR_LEN (all zero) */
-	bool can_wake;			/* both queues signal through MSI-X entry VNET_WAKE_ENTRY */
+	enum vnet_wake wake;
+	const char *polled_why;		/* VNET_POLLED: why, for the boot line */
+	struct arch_intx intx;		/* VNET_INTX: the line */
+	volatile u8 *isr;		/* VNET_INTX: the ISR status byte (§4.1.4.5) */
 	bool bad_reported;
 	bool broken;			/* its used ring ran ahead of what it was given: no longer used */
 };
@@ -238,12 +252,13 @@ static int vq_setup(struct vnet *v, struct vq *q, u16 index)
 		return -ENODEV;
 	}
 	q->notify = (volatile u16 *)(v->notify_base + noff);
-	if (v->can_wake) {
+	if (v->wake == VNET_MSIX) {
 		w16(v->common, VCOM_Q_MSIX, VNET_WAKE_ENTRY);
 		if (r16(v->common, VCOM_Q_MSIX) != VNET_WAKE_ENTRY) {	/* §4.1.5.1.2: refused */
 			pr_warn("%s: queue %u takes no MSI-X vector: polled only\n", v->nd.name,
 				index);
-			v->can_wake = false;
+			v->wake = VNET_POLLED;
+			v->polled_why = "a queue took no MSI-X vector";
 		}
 	}
 	w16(v->common, VCOM_Q_ENABLE, 1);
@@ -450,7 +465,8 @@ static unsigned int vnet_poll(struct netdev *nd, unsigned int budget)
  * Interrupts on for both queues (§2.4.7: the available ring's flags), then
  * a look at the used indices: the fence makes the flags visible first, or
  * a buffer the device used in between would bring neither an interrupt
- * nor a look.
+ * nor a look. The INTx line is level-triggered: the ISR read takes away
+ * what asserted it while polled, before the flags let it rise again.
  */
 static bool vnet_wake_arm(struct netdev *nd)
 {
@@ -458,20 +474,29 @@ static bool vnet_wake_arm(struct netdev *nd)
 
 	if (v->broken)
 		return true;	/* nothing more to wait for from it: the halt's timer suffices */
-	if (!v->can_wake)
+	if (v->wake == VNET_POLLED)
 		return false;
+	if (v->wake == VNET_INTX)
+		(void)r8(v->isr, 0);
 	v->rx.avail[0] = 0;
 	v->tx.avail[0] = 0;
 	arch_dma_mb();
+	if (v->wake == VNET_INTX)
+		arch_intx_mask(v->intx.gsi, false);
 	return v->rx.used[1] == v->rx.last_used && v->tx.used[1] == v->tx.last_used;
 }
 
+/* Interrupts off; for INTx the ISR read drops the line, then it is masked. */
 static void vnet_wake_disarm(struct netdev *nd)
 {
 	struct vnet *v = nd->priv;
 
 	v->rx.avail[0] = VRING_AVAIL_F_NO_INTERRUPT;
 	v->tx.avail[0] = VRING_AVAIL_F_NO_INTERRUPT;
+	if (v->wake == VNET_INTX) {
+		(void)r8(v->isr, 0);
+		arch_intx_mask(v->intx.gsi, true);
+	}
 }
 
 static const struct netdev_ops vnet_ops = {
@@ -562,19 +587,47 @@ static int vnet_map(struct vnet *v)
 /*
  * MSI-X entry VNET_WAKE_ENTRY sends the message that ends the boot CPU's
  * idle halt (§4.1.4.3 vectors; configuration changes get none: the link
- * is polled). False, and the device is polled only, without MSI-X or a
- * wake-up message.
+ * is polled). Without MSI-X (QEMU's vectors=0), the INTx line: virtio's
+ * ISR status register then says why it is asserted (§4.1.4.5), and the
+ * queues keep VIRTIO_MSI_NO_VECTOR. Sets v->wake, and v->polled_why when
+ * it is VNET_POLLED.
  */
-static bool vnet_msix(struct vnet *v)
+static void vnet_wake_setup(struct vnet *v)
 {
 	u64 addr;
 	u32 data;
 
-	if (!v->pci->msix_vectors || !arch_wake_msi(&addr, &data) ||
-	    pci_msix_enable(v->pci, VNET_WAKE_ENTRY, addr, data))
-		return false;
-	w16(v->common, VCOM_MSIX_CONFIG, VIRTIO_MSI_NO_VECTOR);
-	return true;
+	if (v->pci->msix_vectors) {
+		if (!arch_wake_msi(&addr, &data)) {
+			v->polled_why = "the boot CPU does not halt";
+		} else if (pci_msix_enable(v->pci, VNET_WAKE_ENTRY, addr, data)) {
+			v->polled_why = "MSI-X not usable";
+		} else {
+			w16(v->common, VCOM_MSIX_CONFIG, VIRTIO_MSI_NO_VECTOR);
+			v->wake = VNET_MSIX;
+		}
+		return;
+	}
+	v->isr = find_cfg(v, VIRTIO_PCI_CAP_ISR_CFG, 1, NULL, NULL);
+	int rc = v->isr ? pci_intx_wake(v->pci, &v->intx) : -ENODEV;
+	if (!v->isr)
+		v->polled_why = "no ISR status";
+	else if (rc)
+		v->polled_why = pci_intx_why(rc);
+	else
+		v->wake = VNET_INTX;
+}
+
+/* The boot line's part on the wake-up: "MSI-X wake-up", "INTx wake-up (GSI n)", "polled (why)". */
+static const char *vnet_wake_str(const struct vnet *v, char *buf, size_t len)
+{
+	if (v->wake == VNET_MSIX)
+		snprintf(buf, len, "MSI-X wake-up");
+	else if (v->wake == VNET_INTX)
+		snprintf(buf, len, "INTx wake-up (GSI %u)", v->intx.gsi);
+	else
+		snprintf(buf, len, "polled (%s)", v->polled_why);
+	return buf;
 }
 
 static int vnet_probe(struct pci_dev *d)
@@ -596,7 +649,7 @@ static int vnet_probe(struct pci_dev *d)
 		return rc;
 	if (r16(v->common, VCOM_NUM_QUEUES) < 2)
 		return vnet_fail(v, "fewer than 2 queues", -ENODEV);
-	v->can_wake = vnet_msix(v);
+	vnet_wake_setup(v);
 	if ((rc = vq_setup(v, &v->rx, 0)) || (rc = vq_setup(v, &v->tx, 1)))
 		return vnet_fail(v, "queue setup failed", rc);
 	if (netdev_dma_alloc(&v->rxbuf, (u64)VNET_QSIZE * VNET_RXBUF) ||
@@ -614,10 +667,10 @@ static int vnet_probe(struct pci_dev *d)
 	if ((rc = netdev_register(&v->nd)))
 		return vnet_fail(v, "not registered", rc);
 	nr_vnets++;
-	char mac[18], name[8];
+	char mac[18], name[8], how[80];
 	pr_info("%s: virtio-net at %s, MAC %s, %u-entry queues, %s, link %s\n", v->nd.name,
 		pci_name(d, name), netdev_mac_str(v->nd.mac, mac), VNET_QSIZE,
-		v->can_wake ? "MSI-X wake-up" : "polled", vnet_link_up(&v->nd) ? "up" : "down");
+		vnet_wake_str(v, how, sizeof(how)), vnet_link_up(&v->nd) ? "up" : "down");
 	return 0;
 }
 

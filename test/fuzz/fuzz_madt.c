@@ -93,6 +93,14 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	check_cpus();
 	for (u32 i = 0; i < m.nr_ioapics; i++)
 		CHECK(m.ioapic[i].offset + MADT_IOAPIC_LEN <= m.walk.length);
+	/* Overrides: ISA IRQs only, one each, inside the walk. */
+	CHECK(m.nr_overrides <= MADT_MAX_OVERRIDES);
+	for (u32 i = 0; i < m.nr_overrides; i++) {
+		CHECK(m.override[i].irq <= 15);
+		CHECK(m.override[i].offset + MADT_OVERRIDE_LEN <= m.walk.length);
+		for (u32 j = 0; j < i; j++)
+			CHECK(m.override[j].irq != m.override[i].irq);
+	}
 	CHECK(!m.lapic_override || (m.lapic_address && !(m.lapic_address & 0xfff)));
 	CHECK(m.lapic_override || m.lapic_address <= 0xffffffffu);
 	return 0;

@@ -446,3 +446,30 @@ bool arch_wake_msi(u64 *addr, u32 *data)
 void arch_irq_drain(void)
 {
 }
+
+/*
+ * No I/O APIC either, unless a test gives one: host_intx_rc 0 makes ISA
+ * IRQ n GSI n, level, active low, and arch_wake_intx record the line.
+ */
+int host_intx_rc = -ENODEV;
+struct arch_intx host_intx_routed;
+
+int arch_isa_irq_line(u8 irq, struct arch_intx *line)
+{
+	if (host_intx_rc)
+		return host_intx_rc;
+	*line = (struct arch_intx){ .gsi = irq, .level = true, .active_low = true };
+	return 0;
+}
+
+int arch_wake_intx(const struct arch_intx *line)
+{
+	host_intx_routed = *line;
+	return 0;
+}
+
+void arch_intx_mask(u32 gsi, bool masked)
+{
+	(void)gsi;
+	(void)masked;
+}

@@ -152,6 +152,14 @@ void pci_fake_bar(struct pci_fake_fn *f, unsigned int i, u32 value, u32 mask);
 void pci_fake_cap(struct pci_fake_fn *f, u8 off, u8 id, u8 next, u16 ctl);
 
 /*
+ * The I/O APIC fake (arch_host.c): host_intx_rc is what arch_isa_irq_line
+ * returns (-ENODEV unless a test sets 0: then ISA IRQ n is GSI n, level,
+ * active low); host_intx_routed, the last line arch_wake_intx was given.
+ */
+extern int host_intx_rc;
+extern struct arch_intx host_intx_routed;
+
+/*
  * What mm owns, for "nothing leaked" checks: free RAM pages, page-table
  * pages and every mm_stat counter.
  */

@@ -77,8 +77,20 @@ static void check_qemu_one_cpu(const char *path)
 	assert_int_equal(m.ioapic[0].id, 0);
 	assert_int_equal(m.ioapic[0].address, 0xfec00000);
 	assert_int_equal(m.ioapic[0].gsi_base, 0);
-	/* 5 interrupt source overrides and 1 local APIC NMI. */
-	assert_int_equal(m.nr_other, 6);
+	/*
+	 * 5 interrupt source overrides: IRQ 0 on GSI 2 as ISA says, and the
+	 * PCI IRQs 5, 9, 10, 11 on their own GSIs, level, active high (0xd);
+	 * then 1 local APIC NMI.
+	 */
+	static const u8 irqs[5] = { 0, 5, 9, 10, 11 };
+	assert_int_equal(m.nr_overrides, 5);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(m.override[i].irq, irqs[i]);
+		assert_int_equal(m.override[i].gsi, i ? irqs[i] : 2);
+		assert_int_equal(m.override[i].flags, i ? 0xd : 0);
+		assert_int_equal(m.override[i].offset, 64 + 10 * i);
+	}
+	assert_int_equal(m.nr_other, 1);
 	assert_int_equal(m.walk.nr_rejected + m.walk.nr_dropped, 0);
 	assert_false(m.walk.truncated);
 	assert_string_equal(host_console_text(), "");
@@ -193,6 +205,40 @@ static void test_x2apic_and_override(void **state)
 	assert_int_equal(m.cpu[2].flags, MADT_CPU_ONLINE_CAPABLE);
 	assert_true(m.lapic_override);
 	assert_int_equal(m.lapic_address, 0x1fee00000ULL);
+}
+
+static void irq_override(u8 bus, u8 irq, u32 gsi, u16 flags)
+{
+	u8 e[10] = { MADT_TYPE_OVERRIDE, 10, bus, irq };
+	memcpy(e + 4, &gsi, 4);
+	memcpy(e + 8, &flags, 2);
+	put(e, sizeof(e));
+}
+
+/* An override of a bus other than ISA, of an IRQ above 15, or twice of one IRQ is skipped. */
+static void test_irq_overrides(void **state)
+{
+	(void)state;
+	begin();
+	lapic(0, 0, MADT_CPU_ENABLED);
+	irq_override(0, 9, 20, 0xf);
+	irq_override(1, 10, 10, 0);
+	irq_override(0, 16, 16, 0);
+	irq_override(0, 9, 9, 0);
+	irq_override(0, 0, 2, 0);
+	u8 shorto[8] = { MADT_TYPE_OVERRIDE, 8, 0, 5 };
+	put(shorto, sizeof(shorto));
+	assert_int_equal(finish_parse(), -EINVAL);
+	assert_int_equal(m.nr_overrides, 2);
+	assert_int_equal(m.override[0].irq, 9);
+	assert_int_equal(m.override[0].gsi, 20);
+	assert_int_equal(m.override[0].flags, 0xf);
+	assert_int_equal(m.override[1].irq, 0);
+	assert_int_equal(m.override[1].gsi, 2);
+	assert_true(host_console_has("names bus 1 IRQ 10, not an ISA IRQ"));
+	assert_true(host_console_has("bus 0 IRQ 16"));
+	assert_true(host_console_has("IRQ 9 already overridden at offset 0x34"));
+	assert_int_equal(m.walk.nr_rejected, 4);
 }
 
 static void test_not_a_madt(void **state)
@@ -333,6 +379,7 @@ int main(void)
 		cmocka_unit_test_setup(test_qemu_ovmf, reset),
 		cmocka_unit_test_setup(test_hotplug_layout, reset),
 		cmocka_unit_test_setup(test_x2apic_and_override, reset),
+		cmocka_unit_test_setup(test_irq_overrides, reset),
 		cmocka_unit_test_setup(test_not_a_madt, reset),
 		cmocka_unit_test_setup(test_header_lengths, reset),
 		cmocka_unit_test_setup(test_short_entry_skipped, reset),

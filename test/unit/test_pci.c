@@ -3,7 +3,8 @@
  * (test/host/pci_host.c): QEMU's pc machine with virtio-net and e1000
  * (FACTS-2 §5.3), a bridge, and configuration spaces that lie — capability
  * loops, pointers into the header, BAR masks that are no power of two,
- * misaligned bases, 64-bit BARs without an upper half, too many functions.
+ * misaligned bases, 64-bit BARs without an upper half, too many functions;
+ * and the INTx routing from Interrupt Pin and Line (pci_intx.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +30,7 @@ static int reset(void **state)
 	(void)state;
 	pci_fake_reset();
 	host_console_reset();
+	host_intx_rc = -ENODEV;
 	return 0;
 }
 
@@ -378,6 +380,61 @@ static void pci_msix_table_outside_its_bar_is_refused(void **state)
 	assert_int_equal(ctl & PCI_MSIX_CTL_ENABLE, 0);
 }
 
+/* The e1000 at 00:03.0 with INTA# and the Interrupt Line `line`, INTx off in its command register. */
+static struct pci_dev *e1000_with_irq(u8 pin, u8 line)
+{
+	qemu_pc();
+	struct pci_fake_fn *f = &pci_fake[0][3][0];
+	f->cfg[PCI_IRQ_PIN] = pin;
+	f->cfg[PCI_IRQ_LINE] = line;
+	f->cfg[4] = PCI_COMMAND_MEMORY;
+	f->cfg[5] = PCI_COMMAND_INTX_DISABLE >> 8;
+	pci_scan();
+	return pci_find(0x8086, 0x100e, 0);
+}
+
+static u16 command(void)
+{
+	u16 cmd;
+
+	memcpy(&cmd, &pci_fake[0][3][0].cfg[4], 2);
+	return cmd;
+}
+
+/* Interrupt Line 11 (one of the IRQs QEMU's firmware routes PCI to): ISA IRQ 11's line, INTx turned on. */
+static void pci_intx_routes_the_firmware_irq_and_enables_intx(void **state)
+{
+	(void)state;
+	struct pci_dev *d = e1000_with_irq(1, 11);
+	struct arch_intx line;
+
+	host_intx_rc = 0;
+	assert_int_equal(pci_intx_wake(d, &line), 0);
+	assert_int_equal(line.gsi, 11);
+	assert_true(line.level && line.active_low);
+	assert_int_equal(host_intx_routed.gsi, 11);
+	assert_int_equal(command(), PCI_COMMAND_MEMORY);
+}
+
+/* No pin, a pin past INTD#, no IRQ routed (0xFF, 0, 16), no I/O APIC: refused, INTx left off. */
+static void pci_intx_without_pin_line_or_ioapic_is_refused(void **state)
+{
+	(void)state;
+	struct arch_intx line;
+
+	host_intx_rc = 0;
+	assert_int_equal(pci_intx_wake(e1000_with_irq(0, 11), &line), -ENOENT);
+	assert_int_equal(pci_intx_wake(e1000_with_irq(5, 11), &line), -EINVAL);
+	assert_int_equal(pci_intx_wake(e1000_with_irq(1, 0xFF), &line), -ENXIO);
+	assert_int_equal(pci_intx_wake(e1000_with_irq(1, 0), &line), -ENXIO);
+	assert_int_equal(pci_intx_wake(e1000_with_irq(1, 16), &line), -ENXIO);
+	assert_string_equal(pci_intx_why(-ENXIO), "the firmware routed its INTx to no ISA IRQ");
+	host_intx_rc = -ENODEV;
+	assert_int_equal(pci_intx_wake(e1000_with_irq(1, 11), &line), -ENODEV);
+	assert_string_equal(pci_intx_why(-ENODEV), "no I/O APIC has its line");
+	assert_int_equal(command(), PCI_COMMAND_MEMORY | PCI_COMMAND_INTX_DISABLE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +456,8 @@ int main(void)
 		cmocka_unit_test_setup(pci_enable_sets_memory_and_bus_master, reset),
 		cmocka_unit_test_setup(pci_msix_entry_is_written_and_enabled, reset),
 		cmocka_unit_test_setup(pci_msix_table_outside_its_bar_is_refused, reset),
+		cmocka_unit_test_setup(pci_intx_routes_the_firmware_irq_and_enables_intx, reset),
+		cmocka_unit_test_setup(pci_intx_without_pin_line_or_ioapic_is_refused, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
