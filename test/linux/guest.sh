@@ -277,3 +277,54 @@ ext4_check() {
 	echo "==== ext4 $1 read back: $(wc -l </data/SHA256SUMS) files, every hash right"
 	step umount "/mnt/$1"
 }
+
+# ext4_acked_writes PORT N: on /dev/nbd0 (attached, its nbd-client with -p
+# in the background): a new ext4 with /data/tree, then N files of 1 MiB
+# (random), each with fsync, a line each saying whether it returned; the
+# server is killed and rebooted meanwhile. Then, whatever the client did:
+# unmount, detach, attach again (up to a minute), mount (the journal
+# replayed), unmount, fsck -fn, and every hash of the tree and of the files
+# whose fsync returned.
+ext4_acked_writes() {
+	local i=0 n
+	step mkfs.ext4 -q -F /dev/nbd0
+	mkdir -p /mnt/nbd0
+	step mount -t ext4 /dev/nbd0 /mnt/nbd0
+	step cp -a /data/tree/. /mnt/nbd0/
+	step sync
+	: >/tmp/acked
+	while [ $i -lt "$2" ]; do
+		dd if=/dev/urandom of=/tmp/w bs=65536 count=16 2>/dev/null
+		if dd if=/tmp/w of="/mnt/nbd0/w$i" bs=65536 conv=fsync 2>/tmp/dd.err; then
+			echo "$(sha256sum </tmp/w | cut -d' ' -f1)  w$i" >>/tmp/acked
+			echo "==== persist: w$i fsync returned"
+		else
+			echo "==== persist: w$i failed: $(tail -1 /tmp/dd.err)"
+		fi
+		sleep 0.3
+		i=$((i + 1))
+	done
+	if pidof nbd-client >/dev/null; then
+		echo "==== NOTE persist: nbd-client -p still running, /dev/nbd0 $(cat /sys/block/nbd0/size) sectors"
+	else
+		echo "==== NOTE persist: nbd-client -p has quit"
+	fi
+	echo "==== NOTE persist: the kernel said: $(dmesg | grep -E 'nbd0: |Aborting journal|Remounting filesystem read-only' | sed 's/^\[[ 0-9.]*\] //' | sort -u | tr '\n' ';')"
+	step umount /mnt/nbd0 || true
+	step nbd-client -d /dev/nbd0 || true
+	n=0
+	until nbd-client 10.0.2.2 "$1" /dev/nbd0 -N pmem0 -b 4096 >/tmp/attach.out 2>&1; do
+		n=$((n + 1))
+		[ $n -lt 60 ] || { cat /tmp/attach.out; return 1; }
+		sleep 1
+	done
+	echo "==== NOTE persist: attached again after $n retries"
+	step mount -t ext4 /dev/nbd0 /mnt/nbd0
+	step umount /mnt/nbd0
+	step fsck.ext4 -fn /dev/nbd0
+	step mount -t ext4 -o ro /dev/nbd0 /mnt/nbd0
+	(cd /mnt/nbd0 && sha256sum -c -s /data/SHA256SUMS && sha256sum -c -s /tmp/acked)
+	echo "==== persist: after attaching again: the tree and $(wc -l </tmp/acked) files whose fsync returned read back, fsck clean"
+	step umount /mnt/nbd0
+	step nbd-client -d /dev/nbd0
+}
