@@ -247,6 +247,7 @@ nbd_no_discard() {
 # block layer sent on it: /sys/block/DEV/stat's reads, writes, discards
 # and flushes (requests, each one NBD command).
 nbd_detach() {
+	# shellcheck disable=SC2046
 	set -- "$1" $(cat "/sys/block/$1/stat")
 	echo "==== nbd $1 requests: $2 reads ($4 sectors), $6 writes ($8 sectors)," \
 		"${13} discards, ${17} flushes"

@@ -50,6 +50,7 @@ nbdc_scenario() {
 		echo '. /guest.sh'
 		echo 'net_up'
 		for p in "${NBDC_PLAN[@]}"; do
+			# shellcheck disable=SC2086
 			set -- $p
 			echo "nbd_attach $2 $port $1 ${!col} $5"
 			if [ "$2" = nbd0 ] && [ "$fn" = ext4_fill ]; then echo "nbd_no_discard $2"; fi
