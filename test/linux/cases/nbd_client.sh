@@ -135,6 +135,8 @@ case_nbd_client_ext4() {
 # 6.1 and nbd-client 3.24 then do is reported, not required (here: the
 # kernel fails the connection's requests with EIO and NBD_DO_IT returns 0,
 # which nbd-client takes as "quit", so persist mode does not reconnect;
+# through netlink, its default, nbd-client exits once the device is set up
+# and the kernel fails the requests all the same;
 # ext4 aborts its journal and goes read-only). What pmemk guarantees is
 # checked: attached again by hand, the ext4 mounts (its journal replayed),
 # fsck -fn is clean, and the tree and every file whose fsync returned read
