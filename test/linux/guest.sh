@@ -213,6 +213,13 @@ net_up() {
 	ip route add default via 10.0.2.2
 }
 
+# guest_tools: the versions of the client side's tools, one line, and the md
+# personalities the kernel has (raid1 for mirrors over /dev/nbdN).
+guest_tools() {
+	echo "==== NOTE tools: $(nbd-client -V 2>&1 | head -1); $(e2fsck -V 2>&1 | head -1);" \
+		"$(mdadm --version 2>&1); md $(grep Personalities /proc/mdstat)"
+}
+
 # nbd_attach DEV PORT EXPORT CONNS BLOCK: /dev/DEV on pmemk's EXPORT at
 # 10.0.2.2:PORT with CONNS connections and BLOCK-byte blocks (-: nbd-client's
 # default); then what the driver made of it (the queue's limits, the flags

@@ -49,6 +49,7 @@ nbdc_scenario() {
 	{
 		echo '. /guest.sh'
 		echo 'net_up'
+		echo 'guest_tools'
 		for p in "${NBDC_PLAN[@]}"; do
 			# shellcheck disable=SC2086
 			set -- $p
@@ -68,7 +69,7 @@ nbdc_linux() {
 	cp -a "$NBDC_DIR/tree/data" "$scen/data"
 	nbdc_scenario "$scen" "$4" "$2" "$3"
 	linux_boot "$1" 0 "$scen" --nic virtio --ram 512M --smp 4 --timeout 300
-	grep '^==== nbd' "$LOG" | sed 's/^==== /    /'
+	grep -E '^==== (nbd|NOTE)' "$LOG" | sed 's/^==== /    /'
 }
 
 # nbdc_served WHAT MIN_CONNS: pmemk's per-connection lines in PMEMK_LOG
