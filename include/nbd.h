@@ -164,6 +164,8 @@ enum nbd_state {
 
 struct nbd_stats {
 	u64 reads, writes, flushes, zeroes, errors; /* errors: requests answered with one */
+	u64 fua;		/* WRITEs and WRITE_ZEROES with FUA */
+	u32 max_len;		/* the longest READ or WRITE asked for (bytes) */
 	u64 bytes_read, bytes_written;
 	u64 bytes_by_ref;	/* READ data handed out by reference (zero copy), part of bytes_read */
 	u64 bytes_direct;	/* WRITE data copied straight from the input (write_bytes), part of bytes_written */

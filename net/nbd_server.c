@@ -94,6 +94,10 @@ static void client_report(const struct client *cl)
 		  cl->id, ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port, st->reads,
 		  st->bytes_read, st->bytes_by_ref, st->writes, st->bytes_written,
 		  st->bytes_direct, ns / 1000000, ns / 1000 % 1000, kib_s);
+	/* What else the client asked for (issue 31: what Linux's driver sends). */
+	conn_line(pr_info, "nbd: client %u %s:%u also: %llu flushes, %llu with FUA, %llu write-zeroes, %llu failed; longest request %u bytes\n",
+		  cl->id, ipaddr_ntoa(&cl->pcb->remote_ip), cl->pcb->remote_port, st->flushes,
+		  st->fua, st->zeroes, st->errors, st->max_len);
 }
 
 static void client_free(struct client *cl)

@@ -251,6 +251,8 @@ static void cmd_write(struct nbd_conn *c, u64 off, u32 len)
 	const struct nbd_export *e = c->exp;
 
 	c->stats.writes++;
+	c->stats.fua += c->cmd_flags & CMD_FLAG_FUA;
+	c->stats.max_len = MAX(c->stats.max_len, len);
 	c->w_err = 0;
 	if (c->cmd_flags & ~CMD_FLAG_FUA)
 		c->w_err = NBD_EINVAL;
@@ -376,6 +378,7 @@ static void cmd_write_zeroes(struct nbd_conn *c, u64 off, u32 len)
 	u32 err;
 
 	c->stats.zeroes++;
+	c->stats.fua += c->cmd_flags & CMD_FLAG_FUA;
 	if (c->cmd_flags & ~(CMD_FLAG_FUA | CMD_FLAG_NO_HOLE))
 		err = NBD_EINVAL;
 	else if (e->ro)
@@ -441,6 +444,7 @@ static void cmd_read(struct nbd_conn *c, u64 off, u32 len)
 	u32 err = c->cmd_flags || !len ? NBD_EINVAL : check_range(e, off, len, NBD_EINVAL);
 
 	c->stats.reads++;
+	c->stats.max_len = MAX(c->stats.max_len, len);
 	if (err) {
 		read_error(c, err, c->cmd_flags ? "unknown flag" : !len ? "empty read" :
 				   err == NBD_EOVERFLOW ? "longer than 32 MiB" :

@@ -201,3 +201,138 @@ linux_to_pmemk() {
 	fi
 	json "$row.l2p" nslist "$ns"
 }
+
+# Linux's NBD client against pmemk (test/linux/cases/nbd_client.sh).
+
+# net_up: eth0 at 10.0.2.15/24, the gateway 10.0.2.2 (QEMU's user network;
+# pmemk's forwarded port is on the host's loopback, which 10.0.2.2 reaches).
+net_up() {
+	ip link set lo up
+	ip link set eth0 up
+	ip addr add 10.0.2.15/24 dev eth0
+	ip route add default via 10.0.2.2
+}
+
+# guest_tools: the versions of the client side's tools, one line, and the md
+# personalities the kernel has (raid1 for mirrors over /dev/nbdN).
+guest_tools() {
+	echo "==== NOTE tools: $(nbd-client -V 2>&1 | head -1); $(e2fsck -V 2>&1 | head -1);" \
+		"$(mdadm --version 2>&1); md $(grep Personalities /proc/mdstat)"
+}
+
+# nbd_attach DEV PORT EXPORT CONNS BLOCK: /dev/DEV on pmemk's EXPORT at
+# 10.0.2.2:PORT with CONNS connections and BLOCK-byte blocks (-: nbd-client's
+# default); then what the driver made of it (the queue's limits, the flags
+# pmemk sent), two lines.
+nbd_attach() {
+	local q=/sys/block/$1/queue c= b=
+	[ "$4" -gt 1 ] && c="-C $4"
+	[ "$5" = - ] || b="-b $5"
+	# shellcheck disable=SC2086
+	step nbd-client 10.0.2.2 "$2" "/dev/$1" -N "$3" $b $c
+	echo "==== nbd $1 $3: $(cat "/sys/block/$1/size") sectors, $4 connections," \
+		"logical_block_size $(cat $q/logical_block_size)," \
+		"max_hw_sectors_kb $(cat $q/max_hw_sectors_kb)," \
+		"max_sectors_kb $(cat $q/max_sectors_kb)," \
+		"discard_max_bytes $(cat $q/discard_max_bytes)," \
+		"write_cache $(cat $q/write_cache), fua $(cat $q/fua)"
+	[ -d /sys/kernel/debug/nbd ] || mount -t debugfs debugfs /sys/kernel/debug
+	echo "==== nbd $1 flags: $(tr '\n' ' ' <"/sys/kernel/debug/nbd/$1/flags")"
+}
+
+# nbd_no_discard DEV: pmemk does not offer TRIM, so the driver has no
+# discard: blkdiscard fails in Linux, before anything reaches the server.
+nbd_no_discard() {
+	if blkdiscard "/dev/$1" 2>/tmp/blkdiscard.err; then
+		echo "==== nbd $1: blkdiscard went through"
+		return 1
+	fi
+	echo "==== nbd $1: blkdiscard refused by Linux: $(cat /tmp/blkdiscard.err)"
+}
+
+# nbd_detach DEV: disconnect (DISC on every connection), and what the
+# block layer sent on it: /sys/block/DEV/stat's reads, writes, discards
+# and flushes (requests, each one NBD command).
+nbd_detach() {
+	# shellcheck disable=SC2046
+	set -- "$1" $(cat "/sys/block/$1/stat")
+	echo "==== nbd $1 requests: $2 reads ($4 sectors), $6 writes ($8 sectors)," \
+		"${13} discards, ${17} flushes"
+	step nbd-client -d "/dev/$1"
+}
+
+# ext4_fill DEV: a new ext4 on /dev/DEV with /data/tree on it, its hashes
+# checked as the page cache has them, unmounted, checked with fsck.
+ext4_fill() {
+	step mkfs.ext4 -q -F "/dev/$1"
+	mkdir -p "/mnt/$1"
+	step mount -t ext4 "/dev/$1" "/mnt/$1"
+	step cp -a /data/tree/. "/mnt/$1/"
+	step sync
+	(cd "/mnt/$1" && sha256sum -c -s /data/SHA256SUMS)
+	step umount "/mnt/$1"
+	step fsck.ext4 -fn "/dev/$1"
+	echo "==== ext4 $1 written"
+}
+
+# ext4_check DEV: fsck the ext4 on /dev/DEV (nothing changed), mount it and
+# check every file's hash against /data/SHA256SUMS; unmount.
+ext4_check() {
+	step fsck.ext4 -fn "/dev/$1"
+	mkdir -p "/mnt/$1"
+	step mount -t ext4 -o ro "/dev/$1" "/mnt/$1"
+	(cd "/mnt/$1" && sha256sum -c -s /data/SHA256SUMS)
+	echo "==== ext4 $1 read back: $(wc -l </data/SHA256SUMS) files, every hash right"
+	step umount "/mnt/$1"
+}
+
+# ext4_acked_writes PORT N: on /dev/nbd0 (attached, its nbd-client with -p
+# in the background): a new ext4 with /data/tree, then N files of 1 MiB
+# (random), each with fsync, a line each saying whether it returned; the
+# server is killed and rebooted meanwhile. Then, whatever the client did:
+# unmount, detach, attach again (up to a minute), mount (the journal
+# replayed), unmount, fsck -fn, and every hash of the tree and of the files
+# whose fsync returned.
+ext4_acked_writes() {
+	local i=0 n
+	step mkfs.ext4 -q -F /dev/nbd0
+	mkdir -p /mnt/nbd0
+	step mount -t ext4 /dev/nbd0 /mnt/nbd0
+	step cp -a /data/tree/. /mnt/nbd0/
+	step sync
+	: >/tmp/acked
+	while [ $i -lt "$2" ]; do
+		dd if=/dev/urandom of=/tmp/w bs=65536 count=16 2>/dev/null
+		if dd if=/tmp/w of="/mnt/nbd0/w$i" bs=65536 conv=fsync 2>/tmp/dd.err; then
+			echo "$(sha256sum </tmp/w | cut -d' ' -f1)  w$i" >>/tmp/acked
+			echo "==== persist: w$i fsync returned"
+		else
+			echo "==== persist: w$i failed: $(tail -1 /tmp/dd.err)"
+		fi
+		sleep 0.3
+		i=$((i + 1))
+	done
+	if pidof nbd-client >/dev/null; then
+		echo "==== NOTE persist: nbd-client -p still running, /dev/nbd0 $(cat /sys/block/nbd0/size) sectors"
+	else
+		echo "==== NOTE persist: nbd-client -p has quit"
+	fi
+	echo "==== NOTE persist: the kernel said: $(dmesg | grep -E 'nbd0: |Aborting journal|Remounting filesystem read-only' | sed 's/^\[[ 0-9.]*\] //' | sort -u | tr '\n' ';')"
+	step umount /mnt/nbd0 || true
+	step nbd-client -d /dev/nbd0 || true
+	n=0
+	until nbd-client 10.0.2.2 "$1" /dev/nbd0 -N pmem0 -b 4096 >/tmp/attach.out 2>&1; do
+		n=$((n + 1))
+		[ $n -lt 60 ] || { cat /tmp/attach.out; return 1; }
+		sleep 1
+	done
+	echo "==== NOTE persist: attached again after $n retries"
+	step mount -t ext4 /dev/nbd0 /mnt/nbd0
+	step umount /mnt/nbd0
+	step fsck.ext4 -fn /dev/nbd0
+	step mount -t ext4 -o ro /dev/nbd0 /mnt/nbd0
+	(cd /mnt/nbd0 && sha256sum -c -s /data/SHA256SUMS && sha256sum -c -s /tmp/acked)
+	echo "==== persist: after attaching again: the tree and $(wc -l </tmp/acked) files whose fsync returned read back, fsck clean"
+	step umount /mnt/nbd0
+	step nbd-client -d /dev/nbd0
+}

@@ -86,3 +86,51 @@ want_sha() {
 		CASE_FAILED=1
 	fi
 }
+
+# pmemk as the NBD server of a Linux guest: booted in the background, its
+# port forwarded from 127.0.0.1 (the Linux guest reaches it as its gateway,
+# 10.0.2.2, QEMU's user network mapping that to the host's loopback).
+# PMEMK_LOG is its plain-text log once pmemk_bg_kill has run.
+PMEMK_LOG='' PMEMK_RUNNER=''
+
+# free_port: a TCP port on 127.0.0.1 that nothing listens on now.
+free_port() {
+	"$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# pmemk_bg_boot NAME PORT [run-qemu options...]: boot pmemk with a virtio NIC,
+# 127.0.0.1:PORT forwarded to its port 10809; returns once it listens (the
+# case fails if it never does, within two minutes).
+pmemk_bg_boot() {
+	local name=$1 port=$2 polls=0
+	shift 2
+	PMEMK_LOG=$LOGDIR/$name.log
+	mkdir -p "$LOGDIR"
+	rm -f "$PMEMK_LOG" "$PMEMK_LOG.raw" "$PMEMK_LOG.pid"
+	tools/run-qemu --log "$PMEMK_LOG.raw" --pidfile "$PMEMK_LOG.pid" --nic virtio \
+		--hostfwd "$port:10809" "$@" </dev/null 2>"$PMEMK_LOG.stderr" &
+	PMEMK_RUNNER=$!
+	until grep -q 'nbd: listening on port 10809' "$PMEMK_LOG.raw" 2>/dev/null; do
+		if ! kill -0 "$PMEMK_RUNNER" 2>/dev/null || [ $polls -ge 1200 ]; then
+			echo "    FAIL: $name: pmemk's NBD server never listened"
+			sed 's/^/    | /' "$PMEMK_LOG.stderr"
+			CASE_FAILED=1
+			return 1
+		fi
+		sleep 0.1
+		polls=$((polls + 1))
+	done
+	echo "    pmemk $name listening, 127.0.0.1:$port forwarded to it"
+}
+
+# pmemk_bg_kill: SIGKILL the pmemk pmemk_bg_boot started (only that QEMU:
+# its command line names the pidfile), keep its log as text.
+pmemk_bg_kill() {
+	local pid
+	pid=$(cat "$PMEMK_LOG.pid" 2>/dev/null) || pid=
+	if [ -n "$pid" ] && grep -qF -- "$PMEMK_LOG.pid" "/proc/$pid/cmdline" 2>/dev/null; then
+		kill -9 "$pid"
+	fi
+	wait "$PMEMK_RUNNER" 2>/dev/null
+	sed -e 's/\r$//' -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$PMEMK_LOG.raw" >"$PMEMK_LOG" 2>/dev/null || true
+}

@@ -131,6 +131,19 @@ static void nbd_write_zeroes_and_large_read_write(void **state)
 	free(pat);
 	assert_int_equal(conn.stats.bytes_read, n);
 	assert_int_equal(conn.stats.bytes_written, n);
+	/* A FUA WRITE and a FLUSH: counted with the WRITE_ZEROES's FUA above. */
+	u8 data[4096] = { 7 };
+	send_req(1, 1, 4, 0, sizeof(data));
+	feed(data, sizeof(data));
+	assert_int_equal(simple_reply(4), 0);
+	send_req(3, 0, 5, 0, 0);
+	assert_int_equal(simple_reply(5), 0);
+	assert_int_equal(conn.stats.fua, 2);
+	assert_int_equal(conn.stats.zeroes, 1);
+	assert_int_equal(conn.stats.flushes, 1);
+	assert_int_equal(conn.stats.writes, 2);
+	assert_int_equal(conn.stats.max_len, n);
+	assert_int_equal(conn.stats.errors, 0);
 }
 
 /*
