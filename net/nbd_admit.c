@@ -70,9 +70,11 @@ bool nbd_allowed(u32 addr)
 bool nbd_line_ok(void)
 {
 	static u32 window, printed, left_out;
+	static bool started;	/* a window starts at its first line, not at boot */
 	u32 now = sys_now();
 
-	if (now - window >= 10000) {
+	if (!started || now - window >= 10000) {
+		started = true;
 		if (left_out)
 			pr_warn("nbd: %u lines about connections left out (at most 20 in 10 s)\n",
 				left_out);
