@@ -336,3 +336,133 @@ ext4_acked_writes() {
 	step umount /mnt/nbd0
 	step nbd-client -d /dev/nbd0
 }
+
+# md RAID1 over two pmemk appliances (test/linux/cases/nbd_mirror.sh).
+
+# mirror_attach DEV PORT: /dev/DEV on pmem0 of the pmemk at 10.0.2.2:PORT,
+# 4 KiB blocks, requests timing out after 5 s (-t) so that a dead appliance
+# fails them in seconds; retried for up to two minutes while it boots.
+mirror_attach() {
+	local n=0
+	echo "linux# nbd-client 10.0.2.2 $2 /dev/$1 -N pmem0 -b 4096 -t 5"
+	until nbd-client 10.0.2.2 "$2" "/dev/$1" -N pmem0 -b 4096 -t 5 >/tmp/attach.out 2>&1; do
+		n=$((n + 1))
+		[ $n -lt 120 ] || { cat /tmp/attach.out; return 1; }
+		sleep 1
+	done
+	[ $n = 0 ] || echo "==== NOTE mirror: /dev/$1 attached after $n retries"
+}
+
+# uptime_cs: hundredths of a second since Linux booted.
+uptime_cs() {
+	sed 's/^\([0-9]*\)\.\([0-9][0-9]\).*/\1\2/' /proc/uptime
+}
+
+# md_sync_wait WHAT: until md0 runs no resync or recovery and has both
+# members in sync (up to 90 s), then one line saying how long it took.
+md_sync_wait() {
+	local t0 t n=0 md=/sys/block/md0/md
+	t0=$(uptime_cs)
+	sleep 0.2
+	while [ "$(cat $md/sync_action)" != idle ] || [ "$(cat $md/degraded)" != 0 ]; do
+		n=$((n + 1))
+		[ $n -lt 900 ] || { echo "==== mirror: $1 still running after 90 s"; cat /proc/mdstat; return 1; }
+		sleep 0.1
+	done
+	t=$(($(uptime_cs) - t0 + 20))
+	echo "==== mirror: $1 done in $((t / 100)).$((t / 10 % 10)) s"
+}
+
+# mirror_write NAME: 256 KiB of random bytes to /mnt/md0/NAME with fsync;
+# its hash goes to /tmp/acked if the fsync returned, else to /tmp/failed.
+mirror_write() {
+	dd if=/dev/urandom of=/tmp/w bs=65536 count=4 2>/dev/null
+	if dd if=/tmp/w of="/mnt/md0/$1" bs=65536 conv=fsync 2>/tmp/dd.err; then
+		echo "$(sha256sum </tmp/w | cut -d' ' -f1)  $1" >>/tmp/acked
+	else
+		echo "$1: $(tail -1 /tmp/dd.err)" >>/tmp/failed
+	fi
+}
+
+# mirror_check WHEN: the page cache dropped, every hash of /data/tree and
+# of the files whose fsync returned read back from /mnt/md0.
+mirror_check() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	(cd /mnt/md0 && sha256sum -c -s /data/SHA256SUMS)
+	[ ! -s /tmp/acked ] || (cd /mnt/md0 && sha256sum -c -s /tmp/acked)
+	echo "==== mirror: $1: the tree and $(wc -l </tmp/acked) files read back, every hash right"
+}
+
+# mirror_up PORT_A PORT_B: /dev/nbd0 on appliance A, /dev/nbd1 on B, md
+# RAID1 over them (metadata 1.2, an internal bitmap of 1 MiB chunks: a
+# member that comes back resyncs only the chunks written while it was
+# away), the initial resync awaited, an ext4 on /dev/md0 with /data/tree.
+mirror_up() {
+	mirror_attach nbd0 "$1"
+	mirror_attach nbd1 "$2"
+	echo 200000 >/proc/sys/dev/raid/speed_limit_min
+	step mdadm --create /dev/md0 --run --level=1 --raid-devices=2 --metadata=1.2 \
+		--bitmap=internal --bitmap-chunk=1024 /dev/nbd0 /dev/nbd1
+	md_sync_wait "initial resync of $(capacity md0) bytes"
+	echo "==== mirror: data offset $(mdadm --examine /dev/nbd1 |
+		sed -n 's/.*Data Offset : \([0-9]*\) sectors.*/\1/p') sectors"
+	step mkfs.ext4 -q -F /dev/md0
+	mkdir -p /mnt/md0
+	step mount -t ext4 /dev/md0 /mnt/md0
+	step cp -a /data/tree/. /mnt/md0/
+	step sync
+	: >/tmp/acked
+	: >/tmp/failed
+	mirror_check "both appliances up"
+}
+
+# mirror_degrade: '==== mirror: ready-to-kill' (the host then kills
+# appliance B), files written with fsync every quarter second until md
+# fails /dev/nbd1 (up to a minute), eight more on the degraded array, and
+# every hash checked; a failed fsync fails the scenario.
+mirror_degrade() {
+	local i=0 t0 t
+	t0=$(uptime_cs)
+	echo "==== mirror: ready-to-kill"
+	while [ "$(cat /sys/block/md0/md/degraded)" = 0 ]; do
+		[ $i -lt 240 ] || { echo "==== mirror: md never failed /dev/nbd1"; return 1; }
+		mirror_write "k$i"
+		sleep 0.25
+		i=$((i + 1))
+	done
+	t=$(($(uptime_cs) - t0))
+	echo "==== mirror: degraded $((t / 100)).$((t / 10 % 10)) s after ready-to-kill, $i files written meanwhile"
+	echo "==== NOTE mirror: the kernel said: $(dmesg | grep -E 'nbd1|raid1' | sed 's/^\[[ 0-9.]*\] //' |
+		head -6 | tr '\n' ';')"
+	echo "==== NOTE mirror: $(grep -A1 '^md0' /proc/mdstat | tr -s ' \n' ' ')"
+	i=0
+	while [ $i -lt 8 ]; do
+		mirror_write "g$i"
+		i=$((i + 1))
+	done
+	if [ -s /tmp/failed ]; then
+		echo "==== mirror: an fsync failed: $(tr '\n' ';' </tmp/failed)"
+		return 1
+	fi
+	mirror_check "degraded"
+}
+
+# mirror_readd PORT_B: /dev/nbd1 detached from the dead appliance, attached
+# again once B is back (same file, same port), --re-add to md0, the
+# recovery awaited; every hash; then md0 stopped and both detached.
+mirror_readd() {
+	step mdadm /dev/md0 --remove /dev/nbd1
+	step nbd-client -d /dev/nbd1
+	mirror_attach nbd1 "$1"
+	step mdadm /dev/md0 --re-add /dev/nbd1
+	md_sync_wait "recovery after --re-add"
+	echo "==== NOTE mirror: the kernel said: $(dmesg | grep -E 'md: (recovery|md0)' | sed 's/^\[[ 0-9.]*\] //' |
+		tail -3 | tr '\n' ';')"
+	mirror_check "both again"
+	step umount /mnt/md0
+	step mdadm --stop /dev/md0
+	step nbd-client -d /dev/nbd0
+	step nbd-client -d /dev/nbd1
+	echo "==== mirror: stopped clean"
+}
