@@ -455,13 +455,14 @@ test-deps:
 	@tools/check-size
 	@tools/check-size --self-test
 
+# Each stage ends with its wall time (CI's limit is 30 minutes for all).
+TEST_STAGES := test-deps test-unit test-tsan test-fuzz test-qemu test-linux
 test: deps
-	@$(MAKE) --no-print-directory test-deps
-	@$(MAKE) --no-print-directory test-unit
-	@$(MAKE) --no-print-directory test-tsan
-	@$(MAKE) --no-print-directory test-fuzz
-	@$(MAKE) --no-print-directory test-qemu
-	@$(MAKE) --no-print-directory test-linux
+	@for s in $(TEST_STAGES); do \
+		t=$$(date +%s); \
+		$(MAKE) --no-print-directory $$s || exit 1; \
+		echo "$$s: $$(( $$(date +%s) - t )) s"; \
+	done
 
 clean:
 	rm -rf $(BUILD)/kernel $(BUILD)/host $(BUILD)/tsan $(BUILD)/fuzz $(BUILD)/iso-cache $(BUILD)/pmemk.* $(BUILD)/iso $(BUILD)/test-logs

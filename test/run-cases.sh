@@ -1,6 +1,6 @@
 # The case loop of test/qemu/run-all and test/linux/run-all (sourced):
 # run_cases SUITE runs every case_NAME function defined (or those CASES
-# names), prints "ok"/"FAIL" per case and a summary, and returns non-zero
+# names), prints "ok"/"FAIL" per case with its seconds and a summary, and returns non-zero
 # when a case failed or CASES names one that does not exist.
 run_cases() {
 	local suite=$1 c passed=0 failed=0 failed_names=
@@ -9,6 +9,7 @@ run_cases() {
 	for c in ${CASES:-$all_cases}; do
 		echo "$suite: $c"
 		CASE_FAILED=0
+		local started=$SECONDS
 		if declare -F "case_$c" >/dev/null; then
 			"case_$c"
 		else
@@ -17,11 +18,11 @@ run_cases() {
 		fi
 		if [ $CASE_FAILED = 0 ]; then
 			passed=$((passed + 1))
-			echo "ok   $c"
+			echo "ok   $c ($((SECONDS - started)) s)"
 		else
 			failed=$((failed + 1))
 			failed_names+=" $c"
-			echo "FAIL $c"
+			echo "FAIL $c ($((SECONDS - started)) s)"
 		fi
 	done
 	[ -n "$failed_names" ] && echo "$suite: failed:$failed_names"
