@@ -264,6 +264,7 @@ UNIT_LINK_test_nbd_structured := $(NBD_TEST_HELPERS)
 UNIT_LINK_test_nbd_media := $(NBD_TEST_HELPERS)
 UNIT_LINK_test_nbd_tls := $(NBD_TEST_HELPERS)
 UNIT_LINK_test_nbd_steps := $(NBD_TEST_HELPERS)
+UNIT_LINK_test_nbd_wcache := $(NBD_TEST_HELPERS)
 # Tests of the TLS layer: mbedTLS's headers (its client too) and the host's library.
 UNIT_CFLAGS_test_tls_psk := $(MBEDTLS_INC) -DPMEMK_TLS_TEST_CLIENT
 UNIT_LIBS_test_tls_psk := $(MBEDTLS_HOST_LIB)

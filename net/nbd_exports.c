@@ -23,6 +23,36 @@ KERNEL_PARAM_CHOICE("nbd.zerocopy", nbd_zero_copy, 1,
 		    "on (default): READ data goes from pmem to the NIC without a copy; off: copied",
 		    "off", "on");
 
+/* nbd.test-cache=: enum nbd_wcache_mode, in the order of its words. */
+static int test_cache = NBD_WCACHE_OFF;
+KERNEL_PARAM_CHOICE("nbd.test-cache", test_cache, NBD_WCACHE_WRITEBACK,
+		    "for crash tests only: writeback holds acknowledged WRITEs in 4 MiB of RAM "
+		    "until FLUSH or FUA; writeback-ignore-flush (a mutation) loses them in a crash",
+		    "off", "writeback", "writeback-ignore-flush");
+
+/*
+ * nbd.test-cache= in front of a writable export (include/nbd_wcache.h): a
+ * line saying what it puts at risk. Without the memory: served without it.
+ */
+static void test_cache_wrap(struct srv_export *e)
+{
+	if (test_cache == NBD_WCACHE_OFF || e->exp.ro)
+		return;
+	if (nbd_wcache_wrap(&e->wcache, &e->exp, (enum nbd_wcache_mode)test_cache)) {
+		pr_err("nbd: %s: no memory for nbd.test-cache, served without it\n", e->name);
+		return;
+	}
+	if (test_cache == NBD_WCACHE_IGNORE_FLUSH) {
+		e->how = "copied (nbd.test-cache=writeback-ignore-flush)";
+		pr_warn("nbd: %s: nbd.test-cache=writeback-ignore-flush: FLUSH and FUA are "
+			"acknowledged without writing back, a crash loses acknowledged writes\n", e->name);
+	} else {
+		e->how = "copied (nbd.test-cache=writeback)";
+		pr_warn("nbd: %s: nbd.test-cache=writeback: acknowledged writes wait in RAM until "
+			"FLUSH or FUA (a crash test's server)\n", e->name);
+	}
+}
+
 static struct srv_export *export_find(const char *name)
 {
 	for (unsigned int i = 0; i < NBD_MAX_EXPORTS; i++)
@@ -51,7 +81,7 @@ static const struct nbd_export *tab_nth(void *arg, unsigned int i)
 static bool tab_may_open(void *arg, const struct nbd_export *e, const char *identity)
 {
 	(void)arg;
-	return nbd_id_list_allows(&((const struct srv_export *)e->ctx)->ids, identity);
+	return nbd_id_list_allows(&srv_export_of(e)->ids, identity);
 }
 
 const struct nbd_exports nbd_exports_ops = {
@@ -146,6 +176,7 @@ int nbd_export_add(const char *spec)
 	memcpy(e->name, sp.dev, sizeof(e->name));
 	e->ids = sp.ids;
 	nbd_pmem_export(e, sp.ro);
+	test_cache_wrap(e);
 	e->used = true;
 	char ids[NBD_EXPORT_SPEC_MAX + 1];
 	nbd_id_list_format(&e->ids, ids, sizeof(ids));
@@ -173,6 +204,8 @@ int nbd_export_remove(const char *name)
 		return -EBUSY;
 	}
 	/* Clients still haggling hold no pointer to it; connected ones are counted above. */
+	if (e->wcache.mode != NBD_WCACHE_OFF && nbd_wcache_unwrap(&e->wcache))
+		pr_err("nbd: %s: writing back nbd.test-cache failed: data lost\n", name);
 	dax_unmap(&e->map);
 	pmem_release(&e->hold);
 	e->used = false;
@@ -215,5 +248,10 @@ void nbd_exports_list(void)
 		kprintf("%s %llu bytes %s, READ %s, %u client%s%s%s\n", e->name, e->exp.size,
 			e->exp.ro ? "ro" : "rw", e->how, e->clients, e->clients == 1 ? "" : "s",
 			e->ids.n ? ", for TLS identities " : "", ids);
+		const struct nbd_wcache *wc = &e->wcache;
+		if (wc->mode != NBD_WCACHE_OFF)
+			kprintf("%s test cache: %u writes held now, %llu held, %llu written back, "
+				"%llu flushes ignored\n", e->name, wc->n, wc->held, wc->written_back,
+				wc->flushes_ignored);
 	}
 }

@@ -7,7 +7,10 @@
 #ifndef PMEMK_NBD_PRIV_H
 #define PMEMK_NBD_PRIV_H
 
+#include <stddef.h>
+
 #include "nbd.h"
+#include "nbd_wcache.h"
 #include "nd_dax.h"
 #include "pmem.h"
 
@@ -43,7 +46,14 @@ struct srv_export {
 	struct nbd_id_list ids;	/* who may open it (the engine's may_open) */
 	char who[PMEM_HOLDER_LEN];	/* how its hold names it */
 	unsigned int clients;
+	struct nbd_wcache wcache;	/* nbd.test-cache=: in front of exp when its mode is not OFF */
 };
+
+/* The export whose engine view is x (its callbacks' ctx may be a cache's). */
+static inline struct srv_export *srv_export_of(const struct nbd_export *x)
+{
+	return (struct srv_export *)((char *)x - offsetof(struct srv_export, exp));
+}
 
 /* nbd_exports.c */
 extern struct srv_export nbd_exports_tab[NBD_MAX_EXPORTS];

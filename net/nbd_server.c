@@ -190,7 +190,7 @@ static err_t client_close(struct client *cl, const char *why)
  */
 static int client_count(struct client *cl)
 {
-	struct srv_export *e = (struct srv_export *)cl->conn.exp->ctx;
+	struct srv_export *e = srv_export_of(cl->conn.exp);
 
 	snprintf(cl->who, sizeof(cl->who), "nbd client %s:%u", ipaddr_ntoa(&cl->pcb->remote_ip),
 		 cl->pcb->remote_port);
@@ -284,7 +284,7 @@ static bool client_output(struct client *cl)
 		 * export's pmem; linkoutput hands their physical addresses to
 		 * the NIC. The client's hold keeps the pages there.
 		 */
-		const struct srv_export *e = cl->conn.exp->ctx;
+		const struct srv_export *e = srv_export_of(cl->conn.exp);
 		n = MIN(n, room);
 		if (!client_send(cl, e->base + roff, n, true))
 			return false;

@@ -290,11 +290,11 @@ ext4_check() {
 # in the background): a new ext4 with /data/tree, then N files of 1 MiB
 # (random), each with fsync, a line each saying whether it returned; the
 # server is killed and rebooted meanwhile. Then, whatever the client did:
-# unmount, detach, attach again (up to a minute), mount (the journal
+# unmount, detach, attach again (up to two minutes), mount (the journal
 # replayed), unmount, fsck -fn, and every hash of the tree and of the files
 # whose fsync returned.
 ext4_acked_writes() {
-	local i=0 n
+	local i=0
 	step mkfs.ext4 -q -F /dev/nbd0
 	mkdir -p /mnt/nbd0
 	step mount -t ext4 /dev/nbd0 /mnt/nbd0
@@ -320,13 +320,8 @@ ext4_acked_writes() {
 	echo "==== NOTE persist: the kernel said: $(dmesg | grep -E 'nbd0: |Aborting journal|Remounting filesystem read-only' | sed 's/^\[[ 0-9.]*\] //' | sort -u | tr '\n' ';')"
 	step umount /mnt/nbd0 || true
 	step nbd-client -d /dev/nbd0 || true
-	n=0
-	until nbd-client 10.0.2.2 "$1" /dev/nbd0 -N pmem0 -b 4096 >/tmp/attach.out 2>&1; do
-		n=$((n + 1))
-		[ $n -lt 60 ] || { cat /tmp/attach.out; return 1; }
-		sleep 1
-	done
-	echo "==== NOTE persist: attached again after $n retries"
+	nbd_attach_retry nbd0 "$1" pmem0
+	echo "==== NOTE persist: attached again after $ATTACH_RETRIES retries"
 	step mount -t ext4 /dev/nbd0 /mnt/nbd0
 	step umount /mnt/nbd0
 	step fsck.ext4 -fn /dev/nbd0
@@ -339,18 +334,27 @@ ext4_acked_writes() {
 
 # md RAID1 over two pmemk appliances (test/linux/cases/nbd_mirror.sh).
 
-# mirror_attach DEV PORT: /dev/DEV on pmem0 of the pmemk at 10.0.2.2:PORT,
-# 4 KiB blocks, requests timing out after 5 s (-t) so that a dead appliance
-# fails them in seconds; retried for up to two minutes while it boots.
-mirror_attach() {
-	local n=0
-	echo "linux# nbd-client 10.0.2.2 $2 /dev/$1 -N pmem0 -b 4096 -t 5"
-	until nbd-client 10.0.2.2 "$2" "/dev/$1" -N pmem0 -b 4096 -t 5 >/tmp/attach.out 2>&1; do
-		n=$((n + 1))
-		[ $n -lt 120 ] || { cat /tmp/attach.out; return 1; }
-		sleep 1
+# nbd_attach_retry DEV PORT EXPORT [OPTION...]: /dev/DEV on EXPORT of the
+# pmemk at 10.0.2.2:PORT with 4 KiB blocks, retried every half second for up
+# to two minutes while it boots; ATTACH_RETRIES says how many retries it took.
+nbd_attach_retry() {
+	local dev=$1 port=$2 exp=$3
+	shift 3
+	ATTACH_RETRIES=0
+	echo "linux# nbd-client 10.0.2.2 $port /dev/$dev -N $exp -b 4096 $*"
+	until nbd-client 10.0.2.2 "$port" "/dev/$dev" -N "$exp" -b 4096 "$@" >/tmp/attach.out 2>&1; do
+		ATTACH_RETRIES=$((ATTACH_RETRIES + 1))
+		[ $ATTACH_RETRIES -lt 240 ] || { cat /tmp/attach.out; return 1; }
+		sleep 0.5
 	done
-	[ $n = 0 ] || echo "==== NOTE mirror: /dev/$1 attached after $n retries"
+}
+
+# mirror_attach DEV PORT: /dev/DEV on pmem0 of the pmemk at 10.0.2.2:PORT,
+# requests timing out after 5 s (-t) so that a dead appliance fails them in
+# seconds.
+mirror_attach() {
+	nbd_attach_retry "$1" "$2" pmem0 -t 5
+	[ $ATTACH_RETRIES = 0 ] || echo "==== NOTE mirror: /dev/$1 attached after $ATTACH_RETRIES retries"
 }
 
 # uptime_cs: hundredths of a second since Linux booted.
@@ -465,4 +469,99 @@ mirror_readd() {
 	step nbd-client -d /dev/nbd0
 	step nbd-client -d /dev/nbd1
 	echo "==== mirror: stopped clean"
+}
+
+# Crash consistency (test/linux/cases/nbd_crash.sh): ext4 on /dev/nbd0 and
+# /dev/nbd1 while the host SIGKILLs the pmemk serving them, round after
+# round. /tmp/acked.DEV lists the sha256 of every file whose fsync returned.
+
+# crash_writer DEV ROUND: files of 4-32 KiB (random bytes) in ROUND's
+# directory, each written with fsync, until one fails (the server died) or
+# 300 are written; each whose fsync returned is added to /tmp/acked.DEV.
+crash_writer() {
+	local dev=$1 i=0
+	while [ $i -lt 300 ]; do
+		dd if=/dev/urandom of="/tmp/w.$dev" bs=4096 count=$((1 + RANDOM % 8)) 2>/dev/null
+		dd if="/tmp/w.$dev" of="/mnt/$dev/r$2/f$i" bs=65536 conv=fsync 2>/dev/null || break
+		echo "$(sha256sum <"/tmp/w.$dev" | cut -d' ' -f1)  r$2/f$i" >>"/tmp/acked.$dev"
+		i=$((i + 1))
+	done
+	echo $i >"/tmp/written.$dev"
+}
+
+# crash_verify DEV ROUND: after a crash, mount (the journal replayed),
+# unmount, fsck -fn, mount and check every file in /tmp/acked.DEV. One line
+# either way; non-zero when something is lost.
+crash_verify() {
+	local dev=$1 n bad=0 sum name got
+	n=$(wc -l <"/tmp/acked.$dev")
+	if ! mount -t ext4 "/dev/$dev" "/mnt/$dev" 2>/tmp/mount.err; then
+		echo "==== crash: round $2 $dev: LOST: mount failed: $(tail -1 /tmp/mount.err)"
+		return 1
+	fi
+	umount "/mnt/$dev"
+	if ! fsck.ext4 -fn "/dev/$dev" >/tmp/fsck.out 2>&1; then
+		echo "==== crash: round $2 $dev: LOST: fsck -fn found errors: $(grep -v '^Pass\|^e2fsck\|^/dev' /tmp/fsck.out | head -3 | tr '\n' ';')"
+		return 1
+	fi
+	mount -t ext4 -o ro "/dev/$dev" "/mnt/$dev"
+	if ! (cd "/mnt/$dev" && sha256sum -c -s "/tmp/acked.$dev" 2>/dev/null); then
+		while read -r sum name; do
+			got=$(sha256sum <"/mnt/$dev/$name" 2>/dev/null | cut -d' ' -f1) || got=
+			[ "$got" = "$sum" ] || bad=$((bad + 1))
+		done <"/tmp/acked.$dev"
+	fi
+	umount "/mnt/$dev"
+	if [ $bad != 0 ]; then
+		echo "==== crash: round $2 $dev: LOST: $bad of the $n files whose fsync returned are missing or changed"
+		return 1
+	fi
+	echo "==== crash: round $2 $dev: fsck clean, all $n files whose fsync returned intact"
+}
+
+# crash_rounds PORT ROUNDS MODE: /dev/nbd0 on pmem0m (fsdax) and /dev/nbd1
+# on pmem1s (sector); a new ext4 on each, then ROUNDS times: write with
+# crash_writer on both ('==== crash: round R writing', the host's cue to
+# kill), unmount and detach once the writers stop, attach again (pmemk
+# booted again), crash_verify both. MODE strict: a loss fails the scenario;
+# mutation: it ends it, with '==== crash: caught in round R'.
+crash_rounds() {
+	local port=$1 r=0 dev
+	for dev in nbd0 nbd1; do
+		mkdir -p "/mnt/$dev"
+		: >"/tmp/acked.$dev"
+	done
+	nbd_attach_retry nbd0 "$port" pmem0m -t 5
+	nbd_attach_retry nbd1 "$port" pmem1s -t 5
+	step mkfs.ext4 -q -F /dev/nbd0
+	step mkfs.ext4 -q -F /dev/nbd1
+	while [ $r -lt "$2" ]; do
+		for dev in nbd0 nbd1; do
+			mount -t ext4 "/dev/$dev" "/mnt/$dev"
+			mkdir "/mnt/$dev/r$r"
+		done
+		sync
+		echo "==== crash: round $r writing"
+		crash_writer nbd0 $r &
+		crash_writer nbd1 $r &
+		wait
+		echo "==== crash: round $r: the writers stopped after $(cat /tmp/written.nbd0) and $(cat /tmp/written.nbd1) files"
+		for dev in nbd0 nbd1; do
+			umount "/mnt/$dev" 2>/dev/null || umount -l "/mnt/$dev"
+			nbd-client -d "/dev/$dev" >/dev/null 2>&1 || true
+		done
+		nbd_attach_retry nbd0 "$port" pmem0m -t 5
+		nbd_attach_retry nbd1 "$port" pmem1s -t 5
+		for dev in nbd0 nbd1; do
+			if ! crash_verify $dev $r; then
+				[ "$3" = mutation ] || return 1
+				echo "==== crash: caught in round $r"
+				return 0
+			fi
+		done
+		r=$((r + 1))
+	done
+	nbd-client -d /dev/nbd0
+	nbd-client -d /dev/nbd1
+	echo "==== crash: $2 rounds, nothing lost"
 }

@@ -87,6 +87,17 @@ want_sha() {
 	fi
 }
 
+# wait_line FILE REGEX SECONDS: until a line of FILE matches (grep -E); 1 if
+# none did within SECONDS.
+wait_line() {
+	local n=0
+	until grep -qE "$2" "$1" 2>/dev/null; do
+		[ $n -lt $(($3 * 10)) ] || return 1
+		sleep 0.1
+		n=$((n + 1))
+	done
+}
+
 # pmemk as the NBD server of a Linux guest: booted in the background, its
 # port forwarded from 127.0.0.1 (the Linux guest reaches it as its gateway,
 # 10.0.2.2, QEMU's user network mapping that to the host's loopback).

@@ -164,11 +164,7 @@ case_nbd_client_persist() {
 	EOF
 	rm -f "$LOGDIR/linux_nbd_persist.log.raw"
 	(
-		log=$LOGDIR/linux_nbd_persist.log.raw n=0
-		until grep -q '^==== persist: w3 fsync returned' "$log" 2>/dev/null || [ $n -gt 2400 ]; do
-			sleep 0.1
-			n=$((n + 1))
-		done
+		wait_line "$LOGDIR/linux_nbd_persist.log.raw" '^==== persist: w3 fsync returned' 240
 		pmemk_bg_kill
 		echo "    pmemk SIGKILLed after the fourth fsync returned; booted again in 2 s"
 		sleep 2

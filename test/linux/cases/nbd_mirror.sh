@@ -32,18 +32,11 @@ nbdm_scenario() {
 # the guest says ready-to-kill, booted again once the guest has checked the
 # degraded array (up to four minutes for each).
 nbdm_restarter() {
-	local n=0
-	until grep -q '^==== mirror: ready-to-kill' "$1" 2>/dev/null || [ $n -gt 2400 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
+	wait_line "$1" '^==== mirror: ready-to-kill' 240
 	PMEMK_LOG=$3 PMEMK_RUNNER=
 	pmemk_bg_kill
 	echo "    pmemk B SIGKILLed at the guest's ready-to-kill"
-	until grep -q '^==== mirror: degraded: ' "$1" 2>/dev/null || [ $n -gt 4800 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
+	wait_line "$1" '^==== mirror: degraded: ' 240
 	pmemk_bg_boot linux_mirror_b_again "$2" --dir "$NBDM_DIR/b" "${NBDM_PMEMK[@]}"
 }
 
