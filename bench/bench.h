@@ -64,6 +64,11 @@ void bench_report_one(const struct bench_ctx *c, const char *name, const char *m
 void bench_error(struct bench_ctx *c, const char *name, const char *what, int err);
 /* report.c: a size as "4G", or "768M" when not a whole number of GiB; returns buf. */
 const char *bench_fmt_size(char *buf, size_t n, u64 bytes);
+/*
+ * memmap.c: let the idle CPUs and this one finish pfn's deferred init;
+ * returns the cycle count when its last section was ready.
+ */
+u64 bench_wait_ready(struct nd_pfn *pfn);
 /* report.c: ns since arch_cycles() returned t0_cycles. */
 u64 bench_ns_since(u64 t0_cycles);
 /* report.c: GiB/s, in thousandths, for `bytes` moved in `ns`; 0 if ns is 0. */

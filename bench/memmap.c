@@ -115,8 +115,7 @@ static struct nd_pfn *deferred_up(struct bench_ctx *c, bool scrub, u64 *t0, u64 
 	return pfn;
 }
 
-/* Let the idle CPUs and this one finish pfn's deferred init; when the last section was ready. */
-static u64 wait_ready(struct nd_pfn *pfn)
+u64 bench_wait_ready(struct nd_pfn *pfn)
 {
 	struct memmap_progress p;
 
@@ -152,13 +151,13 @@ static int bench_memmap_deferred(struct bench_ctx *c)
 		bench_add(&usable, bench_ms_milli(ns_usable));
 		bench_add(&reg, bench_ms_milli(arch_cycles_to_ns(pfn->memmap_stats.total_cycles)));
 		bench_add(&sparse, bench_ms_milli(arch_cycles_to_ns(pfn->memmap_stats.sparse_cycles)));
-		wait_ready(pfn);
+		bench_wait_ready(pfn);
 	}
 	for (u32 r = 0; r < c->reps && !err; r++) {
 		struct nd_pfn *pfn = deferred_up(c, dev, &t0, &ns_usable, &err);
 		if (!pfn)
 			break;
-		done = wait_ready(pfn);
+		done = bench_wait_ready(pfn);
 		bench_add(&ready, bench_ms_milli(done ? arch_cycles_to_ns(done - t0) : ns_usable));
 	}
 	if (err)
@@ -221,7 +220,7 @@ void bench_usable(struct bench_ctx *c0)
 			bench_add(&reg[i], bench_ms_milli(arch_cycles_to_ns(pfn->memmap_stats.total_cycles)));
 			bench_add(&sparse[i],
 				  bench_ms_milli(arch_cycles_to_ns(pfn->memmap_stats.sparse_cycles)));
-			wait_ready(pfn);
+			bench_wait_ready(pfn);
 		}
 	for (u32 i = 0; i < n; i++) {
 		bench_report(&cs[i], "usable", "usable_time", &usable[i], "ms");
