@@ -17,7 +17,9 @@
 #   make fuzz-long  each fuzz target for an hour (FUZZ_SECONDS=...), with a report
 #   make test-boot  only the five boot-path QEMU tests
 #   make bench      benchmarks under QEMU: build/bench/results.{csv,md}, plots;
-#                   NBD over TLS against Linux's qemu-nbd: build/bench/tls/
+#                   NBD over TLS against Linux's qemu-nbd: build/bench/tls/;
+#                   creating/re-enabling map=dev against ndctl: build/bench/ndctl/
+#   make bench-ndctl only that last one (BENCH_NDCTL_ARGS='--quick')
 #   make bench-scale on the host, no QEMU: memremap's page tables, sections
 #                   and altmap at 1 GiB .. 64 TiB: build/bench/scale.{md,png}
 #   make deps       install the Debian packages the build needs
@@ -111,7 +113,7 @@ CORE_UNIT_TESTS := test_altmap test_workqueue test_memmap_parallel test_btt test
 	test_media_errors
 
 .PHONY: all tools iso run run-net test test-deps test-unit test-tsan test-qemu test-fuzz fuzz clean deps newlib help \
-	efi netboot test-boot bench bench-scale fuzz-long test-linux linux-guest FORCE
+	efi netboot test-boot bench bench-ndctl bench-scale fuzz-long test-linux linux-guest FORCE
 all: $(BUILD)/pmemk.elf $(TOOLS)
 
 help:
@@ -435,16 +437,23 @@ fuzz-long: $(FUZZ_BINS)
 # (tools/bench-net --tls), BENCH_NET_ARGS='--reps 1'; then pmemk against
 # Linux's qemu-nbd over TLS-PSK and plaintext, a ratio per round (tools/bench-tls,
 # the Linux guest of test-linux), BENCH_TLS_ARGS='--reps 3'; then struct page
-# init on 1..N CPUs (tools/bench-smp), BENCH_SMP_ARGS='--smp 2'.
+# init on 1..N CPUs (tools/bench-smp), BENCH_SMP_ARGS='--smp 2'; then creating and
+# re-enabling a map=dev device against Linux 6.1's ndctl at 4, 16, 64 GiB, a ratio per
+# round (tools/bench-ndctl, also alone as bench-ndctl), BENCH_NDCTL_ARGS='--quick'.
 BENCH_ARGS ?=
 BENCH_NET_ARGS ?=
 BENCH_TLS_ARGS ?=
 BENCH_SMP_ARGS ?=
+BENCH_NDCTL_ARGS ?=
 bench: deps linux-guest $(BUILD)/pmemk.elf
 	tools/bench $(BENCH_ARGS)
 	tools/bench-net --tls $(BENCH_NET_ARGS)
 	tools/bench-tls $(BENCH_TLS_ARGS)
 	tools/bench-smp $(BENCH_SMP_ARGS)
+	tools/bench-ndctl $(BENCH_NDCTL_ARGS)
+
+bench-ndctl: deps linux-guest $(BUILD)/pmemk.elf
+	tools/bench-ndctl $(BENCH_NDCTL_ARGS)
 
 # The dependency rule, the media path rule (docs/ARCHITECTURE.md) and the
 # size limits (docs/STYLE.md): the checks, and proof that each fails.
