@@ -18,8 +18,10 @@
 #   make test-boot  only the five boot-path QEMU tests
 #   make bench      benchmarks under QEMU: build/bench/results.{csv,md}, plots;
 #                   NBD over TLS against Linux's qemu-nbd: build/bench/tls/;
-#                   Linux's NBD client on pmemk and on qemu-nbd: build/bench/nbd-client/
-#   make bench-nbd-client  only that last one (BENCH_NBDC_ARGS='--quick')
+#                   Linux's NBD client on pmemk and on qemu-nbd: build/bench/nbd-client/;
+#                   creating/re-enabling map=dev against ndctl: build/bench/ndctl/
+#   make bench-nbd-client  only the NBD client one (BENCH_NBDC_ARGS='--quick')
+#   make bench-ndctl only the ndctl one (BENCH_NDCTL_ARGS='--quick')
 #   make bench-scale on the host, no QEMU: memremap's page tables, sections
 #                   and altmap at 1 GiB .. 64 TiB: build/bench/scale.{md,png}
 #   make deps       install the Debian packages the build needs
@@ -113,7 +115,7 @@ CORE_UNIT_TESTS := test_altmap test_workqueue test_memmap_parallel test_btt test
 	test_media_errors
 
 .PHONY: all tools iso run run-net test test-deps test-unit test-tsan test-qemu test-fuzz fuzz clean deps newlib help \
-	efi netboot test-boot bench bench-nbd-client bench-scale fuzz-long test-linux linux-guest FORCE
+	efi netboot test-boot bench bench-nbd-client bench-ndctl bench-scale fuzz-long test-linux linux-guest FORCE
 all: $(BUILD)/pmemk.elf $(TOOLS)
 
 help:
@@ -440,18 +442,25 @@ fuzz-long: $(FUZZ_BINS)
 # client (nbd.ko) on pmemk against qemu-nbd in a Linux guest, and md RAID1 over
 # two pmemk against one (tools/bench-nbd-client, also alone as make
 # bench-nbd-client), BENCH_NBDC_ARGS='--quick'; then struct page init on 1..N
-# CPUs (tools/bench-smp), BENCH_SMP_ARGS='--smp 2'.
+# CPUs (tools/bench-smp), BENCH_SMP_ARGS='--smp 2'; then creating and
+# re-enabling a map=dev device against Linux 6.1's ndctl at 4, 16, 64 GiB, a ratio per
+# round (tools/bench-ndctl, also alone as bench-ndctl), BENCH_NDCTL_ARGS='--quick'.
 BENCH_ARGS ?=
 BENCH_NET_ARGS ?=
 BENCH_TLS_ARGS ?=
 BENCH_NBDC_ARGS ?=
 BENCH_SMP_ARGS ?=
+BENCH_NDCTL_ARGS ?=
 bench: deps linux-guest $(BUILD)/pmemk.elf
 	tools/bench $(BENCH_ARGS)
 	tools/bench-net --tls $(BENCH_NET_ARGS)
 	tools/bench-tls $(BENCH_TLS_ARGS)
 	tools/bench-nbd-client $(BENCH_NBDC_ARGS)
 	tools/bench-smp $(BENCH_SMP_ARGS)
+	tools/bench-ndctl $(BENCH_NDCTL_ARGS)
+
+bench-ndctl: deps linux-guest $(BUILD)/pmemk.elf
+	tools/bench-ndctl $(BENCH_NDCTL_ARGS)
 
 bench-nbd-client: deps linux-guest $(BUILD)/pmemk.elf
 	tools/bench-nbd-client $(BENCH_NBDC_ARGS)
