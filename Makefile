@@ -69,6 +69,18 @@ MBEDTLS_DIR      := $(BUILD)/mbedtls
 MBEDTLS_LIB      := $(MBEDTLS_DIR)/libmbedtls.a
 MBEDTLS_HOST_LIB := $(MBEDTLS_DIR)/host/libmbedtls.a
 MBEDTLS_INC      := -Inet/tls -I$(MBEDTLS_DIR)/include '-DMBEDTLS_CONFIG_FILE=<mbedtls_config.h>'
+# The HTTP API's parsers (net/sources.mk api-y) stand on Debian's http-parser
+# 2.9.4 (tools/build-http-parser.sh: built with the kernel's code generation,
+# and again for the host's tests) and jsmn 1.1.0 (tools/fetch-jsmn.sh: one
+# header, compiled inside net/api_json.c with that file's flags). API_INC is
+# what a user of their headers compiles with; -isystem: they are not held to
+# pmemk's warnings.
+HTTP_PARSER_DIR      := $(BUILD)/http-parser
+HTTP_PARSER_LIB      := $(HTTP_PARSER_DIR)/libhttp_parser.a
+HTTP_PARSER_HOST_LIB := $(HTTP_PARSER_DIR)/host/libhttp_parser.a
+JSMN_DIR             := $(BUILD)/jsmn
+JSMN_H               := $(JSMN_DIR)/include/jsmn.h
+API_INC              := -isystem $(HTTP_PARSER_DIR)/include -isystem $(JSMN_DIR)/include
 KASFLAGS := -g -Iinclude -D__ASSEMBLY__ -MMD -MP
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	-T linker.ld --no-warn-rwx-segments
@@ -78,8 +90,9 @@ HOST_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) $(HOST_SANITIZE) -fno-omit-frame-pointer \
 	-Iinclude -Itest/host -DHOST_TEST -MMD -MP
 HOST_LDLIBS := -lcmocka -pthread
-# The host's mbedTLS: the unit tests' code generation, no warnings of ours.
-MBEDTLS_HOST_CFLAGS := -std=gnu11 -O1 -g $(HOST_SANITIZE) -fno-omit-frame-pointer
+# The host's copies of mbedTLS and http-parser: the unit tests' code
+# generation, no warnings of ours.
+HOST_LIB_CFLAGS := -std=gnu11 -O1 -g $(HOST_SANITIZE) -fno-omit-frame-pointer
 
 portable-y :=
 kernel-y   :=
@@ -112,7 +125,7 @@ CORE_UNIT_TESTS := test_altmap test_workqueue test_memmap_parallel test_btt test
 	test_ns_cycles test_nvdimm test_page_alloc test_pfn_dev test_pfn_info test_pgtable test_vmemmap \
 	test_vmemmap_dedup test_vmemmap_lazy test_vmemmap_scale test_devdax test_btt_lanes test_label \
 	test_pmem_hold test_media_ro test_shell_args test_shell_nvdimm test_shell_block test_badblocks \
-	test_media_errors
+	test_media_errors test_api_tokens
 
 .PHONY: all tools iso run run-net test test-deps test-unit test-tsan test-qemu test-fuzz fuzz clean deps newlib help \
 	efi netboot test-boot bench bench-nbd-client bench-ndctl bench-scale fuzz-long test-linux linux-guest FORCE
@@ -144,7 +157,16 @@ $(MBEDTLS_LIB): FORCE | $(NEWLIB)/lib/libc.a
 	@MBEDTLS_CFLAGS='$(KCODEGEN)' tools/build-mbedtls.sh $(MBEDTLS_DIR)
 
 $(MBEDTLS_HOST_LIB): FORCE
-	@MBEDTLS_CFLAGS='$(MBEDTLS_HOST_CFLAGS)' tools/build-mbedtls.sh $(MBEDTLS_DIR) host
+	@MBEDTLS_CFLAGS='$(HOST_LIB_CFLAGS)' tools/build-mbedtls.sh $(MBEDTLS_DIR) host
+
+$(HTTP_PARSER_LIB): FORCE | $(NEWLIB)/lib/libc.a
+	@HTTP_PARSER_CFLAGS='$(KCODEGEN)' tools/build-http-parser.sh $(HTTP_PARSER_DIR)
+
+$(HTTP_PARSER_HOST_LIB): FORCE
+	@HTTP_PARSER_CFLAGS='$(HOST_LIB_CFLAGS)' tools/build-http-parser.sh $(HTTP_PARSER_DIR) host
+
+$(JSMN_H):
+	@tools/fetch-jsmn.sh $(JSMN_DIR)
 
 # The TLS layer (net/sources.mk tls-y) compiles against mbedTLS's headers.
 # The kernel takes its objects from an archive, like a library: nothing of
@@ -154,6 +176,14 @@ TLS_KLIB  := $(BUILD)/kernel/libtls.a
 $(TLS_KOBJS): KCFLAGS += $(MBEDTLS_INC)
 $(TLS_KOBJS): | $(MBEDTLS_LIB)
 $(TLS_KLIB): $(TLS_KOBJS)
+	@rm -f $@
+	$(Q)ar rcs $@ $^
+# The HTTP API's parsers, an archive in the kernel like the TLS layer's.
+API_KOBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(api-y))
+API_KLIB  := $(BUILD)/kernel/libapi.a
+$(API_KOBJS): KCFLAGS += $(API_INC)
+$(API_KOBJS): | $(HTTP_PARSER_LIB) $(JSMN_H)
+$(API_KLIB): $(API_KOBJS)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
 # The TLS benchmark's baseline (bench/tls_cipher.c) calls mbedTLS's AEADs directly.
@@ -183,7 +213,7 @@ $(BUILD)/kernel/%.S.o: %.S
 # Two link passes: the first with an empty symbol table, whose text symbols
 # then fill the table linked into the second (tools/kallsyms.sh). The check
 # proves the table did not move any text symbol.
-KLIBS = --start-group $(TLS_KLIB) $(MBEDTLS_LIB) $(LWIP_LIB) $(ACPICA_LIB) $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a $(LIBGCC) --end-group
+KLIBS = --start-group $(API_KLIB) $(HTTP_PARSER_LIB) $(TLS_KLIB) $(MBEDTLS_LIB) $(LWIP_LIB) $(ACPICA_LIB) $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a $(LIBGCC) --end-group
 
 $(BUILD)/kernel/kallsyms0.S: tools/kallsyms.sh
 	@mkdir -p $(dir $@)
@@ -193,7 +223,7 @@ $(BUILD)/kernel/kallsyms0.o: $(BUILD)/kernel/kallsyms0.S
 	$(Q)gcc $(KASFLAGS) -c $< -o $@
 
 $(BUILD)/pmemk.pass1.elf: $(KOBJS) $(BUILD)/kernel/kallsyms0.o linker.ld $(NEWLIB)/lib/libc.a $(LWIP_LIB) $(ACPICA_LIB) \
-		$(TLS_KLIB) $(MBEDTLS_LIB)
+		$(TLS_KLIB) $(MBEDTLS_LIB) $(API_KLIB) $(HTTP_PARSER_LIB)
 	$(Q)ld $(KLDFLAGS) -o $@ $(KOBJS) $(BUILD)/kernel/kallsyms0.o $(KLIBS)
 
 $(BUILD)/kernel/kallsyms.S: $(BUILD)/pmemk.pass1.elf tools/kallsyms.sh
@@ -222,6 +252,10 @@ $(BUILD)/host/%.S.o: %.S
 TLS_HOST_OBJS := $(patsubst %,$(BUILD)/host/%.o,$(tls-y))
 $(TLS_HOST_OBJS): HOST_CFLAGS += $(MBEDTLS_INC) -DPMEMK_TLS_TEST_CLIENT
 $(TLS_HOST_OBJS): | $(MBEDTLS_HOST_LIB)
+# The host's HTTP API parsers: http-parser's and jsmn's headers.
+API_HOST_OBJS := $(patsubst %,$(BUILD)/host/%.o,$(api-y))
+$(API_HOST_OBJS): HOST_CFLAGS += $(API_INC)
+$(API_HOST_OBJS): | $(HTTP_PARSER_HOST_LIB) $(JSMN_H)
 
 # Host tests link the portable code as an archive: each test pulls in only
 # the objects it uses.
@@ -272,6 +306,8 @@ UNIT_LINK_test_nbd_wcache := $(NBD_TEST_HELPERS)
 # Tests of the TLS layer: mbedTLS's headers (its client too) and the host's library.
 UNIT_CFLAGS_test_tls_psk := $(MBEDTLS_INC) -DPMEMK_TLS_TEST_CLIENT
 UNIT_LIBS_test_tls_psk := $(MBEDTLS_HOST_LIB)
+# The HTTP request reader's test links the host's http-parser.
+UNIT_LIBS_test_http_request := $(HTTP_PARSER_HOST_LIB)
 HOST_UNIT_LINK := $(sort $(foreach v,$(filter UNIT_LINK_%,$(.VARIABLES)),$($(v))))
 unit_objs = $(patsubst %,$(BUILD)/host/%.o,$(UNIT_REAL_ARCH_$(1)) $(UNIT_LINK_$(1)))
 # Objects, not intermediates: keep them between builds.
@@ -489,4 +525,4 @@ clean:
 	rm -rf $(BUILD)/efi $(BUILD)/esp $(BUILD)/BOOTX64.EFI $(BUILD)/netboot $(BUILD)/efi-cache $(BUILD)/netboot-cache
 	rm -rf $(BUILD)/bench $(BUILD)/linux/scenarios
 
--include $(KOBJS:.o=.d) $(TLS_KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d) $(TSAN_CORE:.o=.d) $(SCALE_CORE:.o=.d) $(BUILD)/tools/pmemk-crashcheck.d $(patsubst %,$(BUILD)/host/%.d,$(HOST_REAL_ARCH) $(HOST_UNIT_LINK))
+-include $(KOBJS:.o=.d) $(TLS_KOBJS:.o=.d) $(API_KOBJS:.o=.d) $(HOST_PORTABLE:.o=.d) $(TSAN_CORE:.o=.d) $(SCALE_CORE:.o=.d) $(BUILD)/tools/pmemk-crashcheck.d $(patsubst %,$(BUILD)/host/%.d,$(HOST_REAL_ARCH) $(HOST_UNIT_LINK))

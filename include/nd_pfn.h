@@ -143,12 +143,25 @@ int nd_pfn_read_sb(struct nd_namespace_io *ns, struct nd_pfn_sb *sb);
 void nd_apply_create_param(void);
 
 /*
- * ndctl's words for a request: -m raw|fsdax|memory|devdax|dax|sector with -M mem|dev
- * (not for sector), and -a 4K|2M|1G. Print one line naming the bad word and
- * return -EINVAL.
+ * ndctl's words for a request (nvdimm/create_request.c, shared by the
+ * console, pmem.create= and the HTTP API): -m raw|fsdax|memory|devdax|dax|sector
+ * with -M mem|dev (not for sector; NULL: dev), and -a 4K|2M|1G. The _why
+ * versions put the one line naming the bad word into why[0..len) (len may
+ * be 0) and return -EINVAL (-EOPNOTSUPP: 1G on a CPU without 1 GiB pages);
+ * the others print that line.
  */
+int nd_pfn_mode_why(const char *mode, const char *map, struct nd_pfn_request *req, char *why,
+		    size_t len);
+int nd_pfn_align_why(const char *s, u64 *align, char *why, size_t len);
 int nd_pfn_parse_mode(const char *mode, const char *map, struct nd_pfn_request *req);
 int nd_pfn_parse_align(const char *s, u64 *align);
+/*
+ * create-namespace's rules across its options, after each parsed: NULL, or
+ * why they do not go together (the console prints it after "create-namespace: ").
+ * region: -r given; ns: -e given; size_or_name: -s or -n given.
+ */
+const char *nd_create_args_why(bool region, bool ns, bool size_or_name,
+			       const struct nd_pfn_request *req);
 
 /* A devdax device's compound page order for its align: 9 (2 MiB), 18 (1 GiB), 0 (4 KiB). */
 unsigned int nd_dax_vmemmap_shift(u64 align);

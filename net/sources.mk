@@ -10,3 +10,9 @@ kernel-y += net/net.c net/sys_arch.c net/net_cmds.c net/nbd_server.c net/nbd_cli
 # (Makefile, TLS_KLIB): the image gains them once something calls tls_psk_*.
 tls-y := net/tls_psk.c net/tls_entropy.c
 host-y += $(tls-y)
+# The HTTP API's parsers (include/http_request.h, include/api_json.h):
+# portable, host-tested, over Debian's http-parser and jsmn (Makefile,
+# API_INC). The kernel links them as an archive like tls-y: the image gains
+# them once something calls them.
+api-y := net/http_request.c net/api_json.c
+host-y += $(api-y)

@@ -1,8 +1,8 @@
 /*
  * pfn devices (fsdax pfnN.0, devdax daxN.0) on Linux's on-media format
  * (FACTS §1.6-1.8): their info block, claim and `list` fields, bring-up
- * with struct pages (map=dev or map=mem) and teardown, and ndctl's words
- * for a request. What a namespace is, and when it changes, is
+ * with struct pages (map=dev or map=mem) and teardown. ndctl's words for a
+ * request are create_request.c's; what a namespace is, and when it changes,
  * namespace_devs.c's.
  */
 #include <errno.h>
@@ -410,49 +410,4 @@ void nd_pfn_attach_disabled(struct nd_namespace_io *ns, enum nd_personality pers
 	}
 	snprintf(pfn->reason, sizeof(pfn->reason), fmt, why);
 	nd_pfn_print(pfn);
-}
-
-/* ndctl's spellings of a request, for create-namespace and pmem.create=. */
-int nd_pfn_parse_align(const char *s, u64 *align)
-{
-	const char *end;
-
-	if (parse_size(s, align, &end) || *end ||
-	    (*align != PAGE_SIZE && *align != 2 * MiB && *align != 1 * GiB)) {
-		kprintf("align '%s': expected 4K, 2M or 1G\n", s);
-		return -EINVAL;
-	}
-	if (!nd_pfn_align_supported(*align)) {
-		kprintf("align '%s': this CPU has no 1 GiB pages (pdpe1gb); use 4K or 2M\n", s);
-		return -EOPNOTSUPP;
-	}
-	return 0;
-}
-
-int nd_pfn_parse_mode(const char *m, const char *map, struct nd_pfn_request *req)
-{
-	if (!strcmp(m, "raw") || !strcmp(m, "sector")) {
-		req->mode = PFN_MODE_NONE;
-		req->sector = !strcmp(m, "sector");
-		if (req->sector && map && *map) {
-			kprintf("map '%s': sector mode has no -M\n", map);
-			return -EINVAL;
-		}
-		return 0;
-	}
-	/* ndctl's spellings: fsdax or memory, devdax or dax. */
-	req->devdax = !strcmp(m, "devdax") || !strcmp(m, "dax");
-	if (strcmp(m, "fsdax") && strcmp(m, "memory") && !req->devdax) {
-		kprintf("mode '%s': expected fsdax, devdax, sector or raw\n", m);
-		return -EINVAL;
-	}
-	if (!map || !strcmp(map, "dev")) {
-		req->mode = PFN_MODE_PMEM;
-	} else if (!strcmp(map, "mem")) {
-		req->mode = PFN_MODE_RAM;
-	} else {
-		kprintf("map '%s': expected mem or dev\n", map);
-		return -EINVAL;
-	}
-	return 0;
 }

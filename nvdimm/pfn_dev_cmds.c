@@ -74,13 +74,8 @@ static int create_args(int argc, char **argv, struct create_args *o)
 	}
 	if (nd_pfn_parse_mode(o->mode, o->map, &o->req))
 		return shell_usage(argv[0]);
-	if (o->req.lbasize && !o->req.sector)
-		return shell_arg_error(argv[0],
-				       "-l is for -m sector (other modes use the namespace's 512)");
-	if (!o->region == !o->ns_name || (!o->region && (o->size || o->name)))
-		return shell_arg_error(
-			argv[0], "give -e NS (reconfigure) or -r REGION [-s SIZE] [-n NAME] (new)");
-	return 0;
+	const char *why = nd_create_args_why(o->region, o->ns_name, o->size || o->name, &o->req);
+	return why ? shell_arg_error(argv[0], "%s", why) : 0;
 }
 
 static int cmd_create_namespace(int argc, char **argv)

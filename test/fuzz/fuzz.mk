@@ -128,3 +128,26 @@ $(BUILD)/fuzz/fuzz_psk_file: test/fuzz/fuzz_psk_file.c $(FUZZ_PSK_PARSERS) $(wil
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only $(FUZZ_PSK_PARSERS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_psk_file.c $(FUZZ_PSK_PARSERS) -o $@
+
+# The HTTP API's parsing: requests (http-parser, compiled here from the
+# fetched source so the fuzzer sees its branches), JSON bodies (jsmn), the
+# token table (lib/, with the rest of lib), and the console parsers the
+# bodies go through.
+FUZZ_API_PARSERS := net/http_request.c net/api_json.c lib/api_tokens.c
+FUZZ_API_SRCS := $(filter-out lib/%,$(FUZZ_API_PARSERS)) net/nbd_export_spec.c nvdimm/create_request.c nvdimm/pfn_info.c \
+	nvdimm/pfn_layout.c $(FUZZ_E820_SRCS)
+FUZZ_HTTP_PARSER_OBJ := $(BUILD)/fuzz/obj/http_parser.o
+
+$(FUZZ_HTTP_PARSER_OBJ): | $(HTTP_PARSER_HOST_LIB)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(filter-out $(WARN),$(FUZZ_CFLAGS)) -w -DHTTP_PARSER_STRICT=1 -fsanitize=fuzzer-no-link \
+		-c $(HTTP_PARSER_DIR)/include/http_parser.c -o $@
+
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_api_request
+
+$(BUILD)/fuzz/fuzz_api_request: test/fuzz/fuzz_api_request.c $(FUZZ_API_SRCS) $(FUZZ_HTTP_PARSER_OBJ) \
+		$(wildcard include/*.h) | $(JSMN_H)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(API_INC) -Wconversion -fsyntax-only $(FUZZ_API_PARSERS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(API_INC) test/fuzz/fuzz_api_request.c $(FUZZ_API_SRCS) \
+		$(FUZZ_HTTP_PARSER_OBJ) -o $@
