@@ -8,6 +8,9 @@
 # still varies); the seed is printed. crash_field, crash_delay and the tools'
 # paths are in test/qemu/lib.sh (the Linux suite's crash case uses them).
 
+# Run alone, never beside another case (test/run-cases.sh): kill timing.
+SERIAL_CASES+=" crash_sigkill_during_writes crash_sigkill_during_create_namespace crash_btt_sigkill_during_writes"
+
 # The write each kill interrupts: device bytes [64 MiB, 320 MiB).
 CRASH_SECT=131072 CRASH_COUNT=524288
 

@@ -5,6 +5,9 @@
 # areas on the host (its own decoder) and compares with ndctl's readings in
 # the fixtures.
 
+# Run alone, never beside another case (test/run-cases.sh): kill timing.
+SERIAL_CASES+=" labels_crash_sigkill"
+
 LABELS_PY=test/qemu/labels.py
 LABEL_FIXTURES="linux-6.1-labels-v1.2-create linux-6.1-labels-v1.1-create
 	linux-6.1-labels-v1.2-destroy linux-6.1-labels-v1.1-destroy"

@@ -2,6 +2,9 @@
 # plays the clients, the shell is driven over the serial FIFO). Under
 # QEMU's user network every host client arrives from 10.0.2.2.
 
+# Run alone, never beside another case (test/run-cases.sh): timeouts, line budgets and a reader beside a zeroing are timed.
+SERIAL_CASES+=" nbd_idle_clients_do_not_keep_others_out nbd_clients_released_by_timeout_and_disconnect nbd_write_zeroes_does_not_stall"
+
 # nbd_hold_start MODE ARGS...: nbd_hold.py in the background, its output in $LOG.MODE.
 nbd_hold_start() {
 	local mode=$1

@@ -2,6 +2,9 @@
 # e1000 on QEMU's user network, DHCP, ip=, ping to slirp's gateway, and TCP
 # from the host through hostfwd on 127.0.0.1 (FACTS-2 §5.2). One boot each.
 
+# Run alone, never beside another case (test/run-cases.sh): the idle cases measure QEMU's host CPU; a slow client's stall is timed.
+SERIAL_CASES+=" net_idle_e1000 net_idle_virtio_nomsix nbd_slow_clients_do_not_stall_others"
+
 # nbdsh is python3-libnbd's and runs `python3 -m nbd`: another python3 first
 # in PATH (pyenv) lacks the module, so give it Debian's.
 # (An array, as `timeout` runs it: a shell function would not be found.)

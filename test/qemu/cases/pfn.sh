@@ -2,6 +2,9 @@
 # pfn-mode pmem block layer"): persistence across boots, a crash mid-write,
 # corrupted info blocks, and namespaces formatted by Linux.
 
+# Run alone, never beside another case (test/run-cases.sh): kill timing.
+SERIAL_CASES+=" pfn_crash_mid_write"
+
 INFOBLOCK=build/tools/pmemk-infoblock
 
 # Create map=dev and map=mem devices, write patterns, reboot with no

@@ -1,6 +1,9 @@
 # SMP bring-up (issue 14 item 1): 1, 2, 4 and 8 vCPUs on SeaBIOS, 2 and 8 on
 # OVMF, each with ktest=all; nr_cpus= and nosmp; cpuinfo lists every CPU.
 
+# Run alone, never beside another case (test/run-cases.sh): several vCPUs, and races timed against them.
+SERIAL_CASES+=" smp_bios_4 smp_bios_8 smp_uefi_8 smp_efi_image_4 smp_memmap_parallel smp_btt_writes_on_two_cpus smp_destroy_during_write memmap_deferred"
+
 SMP_CMDLINE='memmap=256M!512M ktest=all'
 
 # boot_smp NAME FIRMWARE N: N vCPUs all online, every ktest passes.
