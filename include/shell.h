@@ -66,9 +66,11 @@ struct shell_command {
  */
 struct shell_lock {
 	void (*lock)(void);
+	bool (*trylock)(void);	/* take it if free: true (shell_run_captured never waits) */
 	void (*unlock)(void);
 };
-#define SHELL_LOCK(_lock, _unlock) REGISTER(shell_lock, struct shell_lock, _lock, _lock, _unlock)
+#define SHELL_LOCK(_lock, _trylock, _unlock)                                    \
+	REGISTER(shell_lock, struct shell_lock, _lock, _lock, _trylock, _unlock)
 
 REGISTRY(shell_lock, struct shell_lock);
 REGISTRY(shell_cmds, struct shell_command);
