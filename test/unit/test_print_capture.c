@@ -233,8 +233,7 @@ static void a_captured_line_prints_what_the_console_would(void **state)
 		int console_rc = shell_exec(lines[i]);
 		const char *stamp = strstr(host_console_text(), "] ");
 		char console[256];
-		snprintf(console, sizeof(console), "%s",
-			 stamp ? stamp + 2 : host_console_text());
+		snprintf(console, sizeof(console), "%s", stamp ? stamp + 2 : host_console_text());
 		host_console_reset();
 		assert_int_equal(shell_run_captured(lines[i], &cap), console_rc);
 		assert_string_equal(buf, console);
@@ -251,10 +250,12 @@ static void the_network_loop_neither_waits_nor_runs_net_commands(void **state)
 	(void)state;
 	setup();
 	assert_int_equal(shell_run_captured("t-net", &cap), -EPERM);
-	assert_string_equal(buf, "t-net: uses the network, whose loop this runs in; only from the console\n");
+	assert_string_equal(
+		buf, "t-net: uses the network, whose loop this runs in; only from the console\n");
 	lock_taken_elsewhere = true;
 	assert_int_equal(shell_run_captured("t-refuse", &cap), -EBUSY);
-	assert_string_equal(buf, "t-refuse: busy: a command on another CPU holds the device model; try again\n");
+	assert_string_equal(
+		buf, "t-refuse: busy: a command on another CPU holds the device model; try again\n");
 	assert_int_equal(runs, 0);
 	assert_int_equal(lock_depth, 0);
 	assert_int_equal(shell_exec("t-net"), 0);	/* the console runs it */
