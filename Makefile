@@ -125,7 +125,7 @@ CORE_UNIT_TESTS := test_altmap test_workqueue test_memmap_parallel test_btt test
 	test_ns_cycles test_nvdimm test_page_alloc test_pfn_dev test_pfn_info test_pgtable test_vmemmap \
 	test_vmemmap_dedup test_vmemmap_lazy test_vmemmap_scale test_devdax test_btt_lanes test_label \
 	test_pmem_hold test_media_ro test_shell_args test_shell_nvdimm test_shell_block test_badblocks \
-	test_media_errors test_api_tokens
+	test_media_errors test_api_tokens test_print_capture
 
 .PHONY: all tools iso run run-net test test-deps test-unit test-tsan test-qemu test-fuzz fuzz clean deps newlib help \
 	efi netboot test-boot bench bench-nbd-client bench-ndctl bench-scale fuzz-long test-linux linux-guest FORCE
@@ -286,6 +286,7 @@ UNIT_LINK_test_shell_nvdimm := nvdimm/pfn_dev_cmds.c nvdimm/list.c nvdimm/dax_cm
 	nvdimm/media_error_cmds.c
 UNIT_LINK_test_shell_block := nvdimm/pmem_cmds.c nvdimm/memremap_cmds.c nvdimm/memmap_cmds.c \
 	nvdimm/pfn_dev_cmds.c
+UNIT_LINK_test_print_capture := lib/shell_capture.c
 NFIT_TEST_HELPERS := test/unit/nfit_tests.c
 UNIT_LINK_test_nfit := $(NFIT_TEST_HELPERS)
 UNIT_LINK_test_nfit_subtables := $(NFIT_TEST_HELPERS)

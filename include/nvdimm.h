@@ -318,6 +318,7 @@ void nd_list(unsigned int what, const char *region, const char *dimm);
  * SHELL_COMMAND_CONCURRENT; boot runs on one CPU before anything else can.
  */
 void nd_lock(void);
+bool nd_trylock(void);	/* take it if free (or held here): true */
 void nd_unlock(void);
 
 #endif

@@ -66,9 +66,11 @@ struct shell_command {
  */
 struct shell_lock {
 	void (*lock)(void);
+	bool (*trylock)(void);	/* take it if free: true (shell_run_captured never waits) */
 	void (*unlock)(void);
 };
-#define SHELL_LOCK(_lock, _unlock) REGISTER(shell_lock, struct shell_lock, _lock, _lock, _unlock)
+#define SHELL_LOCK(_lock, _trylock, _unlock)                                    \
+	REGISTER(shell_lock, struct shell_lock, _lock, _lock, _trylock, _unlock)
 
 REGISTRY(shell_lock, struct shell_lock);
 REGISTRY(shell_cmds, struct shell_command);
@@ -86,6 +88,18 @@ bool shell_interrupted(void);
  * command, -E2BIG for a line or argument list too long (each after one line).
  */
 int shell_exec(const char *line);
+/*
+ * Run one command line as shell_exec does, with its output captured into
+ * cap (include/print_capture.h: its buf, size and echo filled in; begun and
+ * ended here), for the HTTPS API, which runs in the network loop: so no
+ * lock is waited for (-EBUSY after one line when a command on another CPU
+ * holds one) and a SHELL_COMMAND_NET command is refused (-EPERM after one
+ * line). Returns the command's result, or print_capture_begin's error
+ * (-EBUSY: this CPU already captures) with nothing run. Which commands
+ * may be run from there (those that answer at once) is the caller's to say.
+ */
+struct print_capture;
+int shell_run_captured(const char *line, struct print_capture *cap);
 /* The command registered as name, or NULL. */
 const struct shell_command *shell_find(const char *name);
 /* Run a ';'-separated list (the run= parameter); stops at nothing. */

@@ -108,6 +108,8 @@ struct rlock {
 #define RLOCK_INIT(_name, _rank) { .lock = SPINLOCK_INIT(_name, _rank), .depth = 0 }
 
 void rlock_lock(struct rlock *r);
+/* Take r if it is free or this CPU holds it: true when taken (depth counted). */
+bool rlock_trylock(struct rlock *r);
 void rlock_unlock(struct rlock *r);
 
 #endif

@@ -1,8 +1,13 @@
-/* printk: format with newlib's vsnprintf, prefix a boot-relative timestamp. */
+/*
+ * printk: format with newlib's vsnprintf, prefix a boot-relative timestamp;
+ * a CPU's capture (lib/print_capture.c) takes its kprintf output and its
+ * error and warning lines.
+ */
 #include <stdio.h>
 #include <string.h>
 
 #include "arch.h"
+#include "print_capture.h"
 #include "printk.h"
 #include "spinlock.h"
 
@@ -25,30 +30,40 @@ static void console_puts(const char *s, size_t n)
 	spin_unlock(&console_lock);
 }
 
+/* The levels a capture takes: the reasons a command gives from the layers below it. */
+static bool level_captured(int level)
+{
+	return level == LOGLEVEL_ERR || level == LOGLEVEL_WARNING;
+}
+
 void vprintk(int level, const char *fmt, va_list ap)
 {
 	char buf[512];
-	int len;
+	bool to_console = level < console_loglevel;
 
-	if (level >= console_loglevel)
+	if (!to_console && !level_captured(level))
 		return;
 	if (!boot_cycles)
 		boot_cycles = arch_cycles();
 	u64 ns = arch_cycles_to_ns(arch_cycles() - boot_cycles);
-	len = snprintf(buf, sizeof(buf), "[%5llu.%06llu] ", (ns / 1000000000),
-		       (ns / 1000 % 1000000));
-	if (len < 0)
+	int stamp = snprintf(buf, sizeof(buf), "[%5llu.%06llu] ", (ns / 1000000000),
+			     (ns / 1000 % 1000000));
+	if (stamp < 0)
 		return;
 	/* Leave room for the newline a truncated or unterminated message needs. */
-	int body = vsnprintf(buf + len, sizeof(buf) - 1 - (size_t)len, fmt, ap);
+	int body = vsnprintf(buf + stamp, sizeof(buf) - 1 - (size_t)stamp, fmt, ap);
 	if (body < 0)
 		return;
-	len += body;
+	int len = stamp + body;
 	if ((size_t)len > sizeof(buf) - 2)
 		len = sizeof(buf) - 2;
 	if (buf[len - 1] != '\n')
 		buf[len++] = '\n';
-	console_puts(buf, (size_t)len);
+	/* The capture gets the line as the shell's reason, without the timestamp. */
+	if (level_captured(level) && print_capture_take(buf + stamp, (size_t)(len - stamp)))
+		return;
+	if (to_console)
+		console_puts(buf, (size_t)len);
 }
 
 void printk(int level, const char *fmt, ...)
@@ -72,5 +87,7 @@ void kprintf(const char *fmt, ...)
 		return;
 	if ((size_t)len >= sizeof(buf))
 		len = sizeof(buf) - 1;
+	if (print_capture_take(buf, (size_t)len))
+		return;
 	console_puts(buf, (size_t)len);
 }

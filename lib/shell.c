@@ -1,8 +1,12 @@
-/* The shell's dispatcher: argv splitting, command lookup, the lock policy; help and echo. */
+/*
+ * The shell's dispatcher: argv splitting, command lookup, the lock policy,
+ * a line run with its output captured (for the API); help and echo.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "print_capture.h"
 #include "printk.h"
 #include "shell.h"
 
@@ -40,22 +44,50 @@ static int split_args(char *line, char **argv)
 	return argc;
 }
 
-/* Run c holding every registered lock (the device model's), unless it is concurrent. */
-static int run_locked(const struct shell_command *c, int argc, char **argv)
+/* Release the registered locks before end, in reverse order. */
+static void shell_locks_drop(const struct shell_lock *const *end)
 {
-	const struct shell_lock *const *l;
+	while (end-- > __start_shell_lock)
+		(*end)->unlock();
+}
 
+/*
+ * Take every registered lock (the device model's), in order: true. With
+ * nowait each is only tried: false, none held, when one is taken elsewhere.
+ */
+static bool shell_locks_take(bool nowait)
+{
+	for (const struct shell_lock *const *l = __start_shell_lock; l < __stop_shell_lock; l++) {
+		if (!nowait) {
+			(*l)->lock();
+		} else if (!(*l)->trylock()) {
+			shell_locks_drop(l);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Run c holding every registered lock, unless it is concurrent; nowait: -EBUSY rather than wait. */
+static int run_locked(const struct shell_command *c, int argc, char **argv, bool nowait)
+{
 	if (c->concurrent)
 		return c->run(argc, argv);
-	for (l = __start_shell_lock; l < __stop_shell_lock; l++)
-		(*l)->lock();
+	if (!shell_locks_take(nowait)) {
+		kprintf("%s: busy: a command on another CPU holds the device model; try again\n",
+			argv[0]);
+		return -EBUSY;
+	}
 	int rc = c->run(argc, argv);
-	while (l-- > __start_shell_lock)
-		(*l)->unlock();
+	shell_locks_drop(__stop_shell_lock);
 	return rc;
 }
 
-int shell_exec(const char *line)
+/*
+ * shell_exec's work; from_net_loop (shell_run_captured): never wait for a
+ * lock, refuse the commands that would run the network loop inside itself.
+ */
+static int shell_dispatch(const char *line, bool from_net_loop)
 {
 	char buf[SHELL_LINE_MAX];
 	char *argv[SHELL_MAX_ARGS + 1];
@@ -77,7 +109,28 @@ int shell_exec(const char *line)
 		kprintf("%s: command not found (try 'help')\n", argv[0]);
 		return -ENOENT;
 	}
-	return run_locked(c, argc, argv);
+	if (from_net_loop && c->network) {
+		kprintf("%s: uses the network, whose loop this runs in; only from the console\n",
+			argv[0]);
+		return -EPERM;
+	}
+	return run_locked(c, argc, argv, from_net_loop);
+}
+
+int shell_exec(const char *line)
+{
+	return shell_dispatch(line, false);
+}
+
+int shell_run_captured(const char *line, struct print_capture *cap)
+{
+	int err = print_capture_begin(cap);
+
+	if (err)
+		return err;
+	int rc = shell_dispatch(line, true);
+	print_capture_end(cap);
+	return rc;
 }
 
 void shell_run_batch(const char *cmds)

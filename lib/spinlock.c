@@ -118,6 +118,18 @@ void rlock_lock(struct rlock *r)
 	r->depth = 1;
 }
 
+bool rlock_trylock(struct rlock *r)
+{
+	if (spin_held(&r->lock)) {
+		r->depth++;
+		return true;
+	}
+	if (!spin_trylock(&r->lock))
+		return false;
+	r->depth = 1;
+	return true;
+}
+
 void rlock_unlock(struct rlock *r)
 {
 	if (--r->depth == 0)

@@ -136,10 +136,15 @@ void nd_lock(void)
 	rlock_lock(&nd_rlock);
 }
 
+bool nd_trylock(void)
+{
+	return rlock_trylock(&nd_rlock);
+}
+
 void nd_unlock(void)
 {
 	rlock_unlock(&nd_rlock);
 }
 
 /* Shell commands not marked concurrent run under it (lib/shell.c). */
-SHELL_LOCK(nd_lock, nd_unlock);
+SHELL_LOCK(nd_lock, nd_trylock, nd_unlock);

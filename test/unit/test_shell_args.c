@@ -25,11 +25,17 @@ static void fake_lock(void)
 	lock_calls++;
 }
 
+static bool fake_trylock(void)
+{
+	fake_lock();
+	return true;
+}
+
 static void fake_unlock(void)
 {
 	lock_depth--;
 }
-SHELL_LOCK(fake_lock, fake_unlock);
+SHELL_LOCK(fake_lock, fake_trylock, fake_unlock);
 
 static int depth_seen;
 
