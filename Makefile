@@ -314,6 +314,8 @@ UNIT_LINK_test_tls_psk := $(TLS_TEST_HELPERS)
 UNIT_CFLAGS_test_tls_cert := $(MBEDTLS_INC) -DPMEMK_TLS_TEST_CLIENT
 UNIT_LIBS_test_tls_cert := $(MBEDTLS_HOST_LIB)
 UNIT_LINK_test_tls_cert := $(TLS_TEST_HELPERS)
+# The API's boot files parse a certificate with the host's mbedTLS.
+UNIT_LIBS_test_api_files := $(MBEDTLS_HOST_LIB)
 # The HTTP request reader's test links the host's http-parser.
 UNIT_LIBS_test_http_request := $(HTTP_PARSER_HOST_LIB)
 HOST_UNIT_LINK := $(sort $(foreach v,$(filter UNIT_LINK_%,$(.VARIABLES)),$($(v))))
