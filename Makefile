@@ -170,7 +170,7 @@ $(JSMN_H):
 
 # The TLS layer (net/sources.mk tls-y) compiles against mbedTLS's headers.
 # The kernel takes its objects from an archive, like a library: nothing of
-# them (or of mbedTLS) is linked in until a caller of tls_psk_* exists.
+# them (or of mbedTLS) is linked in until a caller of tls_session_* or tls_cert_* exists.
 TLS_KOBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(tls-y))
 TLS_KLIB  := $(BUILD)/kernel/libtls.a
 $(TLS_KOBJS): KCFLAGS += $(MBEDTLS_INC)
@@ -304,9 +304,19 @@ UNIT_LINK_test_nbd_media := $(NBD_TEST_HELPERS)
 UNIT_LINK_test_nbd_tls := $(NBD_TEST_HELPERS)
 UNIT_LINK_test_nbd_steps := $(NBD_TEST_HELPERS)
 UNIT_LINK_test_nbd_wcache := $(NBD_TEST_HELPERS)
-# Tests of the TLS layer: mbedTLS's headers (its client too) and the host's library.
+# Tests of the TLS layer: mbedTLS's headers (its client too) and the host's
+# library; the fake TCP link between a session and mbedTLS's client is shared.
+TLS_TEST_HELPERS := test/unit/tls_tests.c
+$(BUILD)/host/test/unit/tls_tests.c.o: HOST_CFLAGS += $(MBEDTLS_INC) -DPMEMK_TLS_TEST_CLIENT
+$(BUILD)/host/test/unit/tls_tests.c.o: | $(MBEDTLS_HOST_LIB)
 UNIT_CFLAGS_test_tls_psk := $(MBEDTLS_INC) -DPMEMK_TLS_TEST_CLIENT
 UNIT_LIBS_test_tls_psk := $(MBEDTLS_HOST_LIB)
+UNIT_LINK_test_tls_psk := $(TLS_TEST_HELPERS)
+UNIT_CFLAGS_test_tls_cert := $(MBEDTLS_INC) -DPMEMK_TLS_TEST_CLIENT
+UNIT_LIBS_test_tls_cert := $(MBEDTLS_HOST_LIB)
+UNIT_LINK_test_tls_cert := $(TLS_TEST_HELPERS)
+# The API's boot files parse a certificate with the host's mbedTLS.
+UNIT_LIBS_test_api_files := $(MBEDTLS_HOST_LIB)
 # The HTTP request reader's test links the host's http-parser.
 UNIT_LIBS_test_http_request := $(HTTP_PARSER_HOST_LIB)
 HOST_UNIT_LINK := $(sort $(foreach v,$(filter UNIT_LINK_%,$(.VARIABLES)),$($(v))))

@@ -149,9 +149,9 @@ enum nbd_tls nbd_tls_policy(void);
 /* After the boot's exports: one line if anyone who reaches the port can open an export without TLS. */
 void nbd_tls_warn_open(void);
 
-struct tls_psk;
+struct tls_session;
 struct nbd_tls_link {
-	struct tls_psk *t;	/* NULL: plaintext */
+	struct tls_session *t;	/* NULL: plaintext */
 	u8 *plain;		/* decrypted, not yet taken by the engine */
 	u32 plain_off, plain_len;
 	bool up;		/* the glue told the engine (nbd_conn_tls_started) */

@@ -2,8 +2,8 @@
  * The NBD server's TLS (issue 30; FACTS-3 §1): what it offers (nbd.tls=),
  * and each client's link between TCP and its protocol engine once the
  * client has sent STARTTLS. The engine (net/nbd_handshake.c) decides when
- * TLS starts and what a client without it may do; net/tls_psk.c runs TLS
- * 1.2 with pre-shared keys over mbedTLS; the keys are nbd_keys.c's (the
+ * TLS starts and what a client without it may do; a PSK session of
+ * include/tls_server.h runs TLS 1.2 over mbedTLS; the keys are nbd_keys.c's (the
  * boot file nbd.psk). This file joins them for nbd_server.c:
  *
  *   TCP bytes in  -> nbd_tls_in (ciphertext, copied into the session)
@@ -11,7 +11,7 @@
  *   engine output -> nbd_tls_encrypt (a record at a time)
  *   TCP bytes out <- nbd_tls_out / nbd_tls_out_sent (ciphertext)
  *
- * Suites (tls_psk.h): forward-secret ECDHE-PSK first, ChaCha20-Poly1305,
+ * Suites (tls_server.h): forward-secret ECDHE-PSK first, ChaCha20-Poly1305,
  * the suite GnuTLS clients (libnbd, QEMU) offer with ECDHE-PSK and the
  * fastest without AES instructions; DHE-PSK after it. Plain PSK suites
  * (nbd.tls-plain-psk=on) save the key exchange, a few milliseconds a
@@ -30,7 +30,7 @@
 #include "nbd_priv.h"
 #include "params.h"
 #include "printk.h"
-#include "tls_psk.h"
+#include "tls_server.h"
 
 #define PLAIN_BUF (16u << 10)	/* decrypted bytes a client may have waiting: one record */
 
@@ -78,20 +78,20 @@ static int tls_init(void)
 		       mode_names[nbd_tls_mode]);
 		return -ENOENT;
 	}
-	int err = tls_psk_init();
+	int err = tls_server_init();
 	if (err == -ENODEV) {
 		pr_err("nbd: TLS needs RDSEED or RDRAND, which this CPU lacks (QEMU: -cpu max): not serving\n");
 		return err;
 	}
 	if (err) {
 		pr_err("nbd: TLS could not seed its random generator from %s (%d): not serving\n",
-		       tls_psk_entropy() ? tls_psk_entropy() : "the CPU", err);
+		       tls_server_entropy() ? tls_server_entropy() : "the CPU", err);
 		return err;
 	}
 	pr_info("nbd: TLS %s: TLS 1.2 with pre-shared keys (%s), %u identit%s, entropy from %s\n",
 		nbd_tls_mode == NBD_TLS_REQUIRE ? "required" : "offered, not required",
 		plain_psk ? "ECDHE-PSK, DHE-PSK, PSK" : "ECDHE-PSK, DHE-PSK: forward secret", keys,
-		keys == 1 ? "y" : "ies", tls_psk_entropy());
+		keys == 1 ? "y" : "ies", tls_server_entropy());
 	return 0;
 }
 
@@ -136,7 +136,7 @@ static const struct tls_psk_keys psk_keys = { nbd_psk_lookup, NULL };
 int nbd_tls_start(struct nbd_tls_link *l)
 {
 	l->plain = malloc(PLAIN_BUF);
-	l->t = l->plain ? tls_psk_new(&psk_keys, plain_psk) : NULL;
+	l->t = l->plain ? tls_session_new_psk(&psk_keys, plain_psk) : NULL;
 	l->plain_off = l->plain_len = 0;
 	if (!l->t) {
 		free(l->plain);
@@ -148,7 +148,7 @@ int nbd_tls_start(struct nbd_tls_link *l)
 
 void nbd_tls_stop(struct nbd_tls_link *l)
 {
-	tls_psk_free(l->t);
+	tls_session_free(l->t);
 	if (l->plain)
 		memset(l->plain, 0, PLAIN_BUF);
 	free(l->plain);
@@ -157,13 +157,13 @@ void nbd_tls_stop(struct nbd_tls_link *l)
 
 u32 nbd_tls_in(struct nbd_tls_link *l, const u8 *p, u32 n)
 {
-	return (u32)tls_psk_put(l->t, p, n);
+	return (u32)tls_session_put(l->t, p, n);
 }
 
 static int tls_plain(struct nbd_tls_link *l, const u8 **p)
 {
 	if (!l->plain_len) {
-		int n = tls_psk_read(l->t, l->plain, PLAIN_BUF);
+		int n = tls_session_read(l->t, l->plain, PLAIN_BUF);
 		if (n <= 0)
 			return n;
 		l->plain_off = 0;
@@ -182,9 +182,9 @@ int nbd_tls_to_engine(struct nbd_tls_link *l, struct nbd_conn *c)
 		int n = tls_plain(l, &p);
 		if (n < 0)
 			return n;
-		if (!l->up && tls_psk_ready(l->t)) {
+		if (!l->up && tls_session_ready(l->t)) {
 			l->up = true;	/* the engine hears of it before any plaintext */
-			nbd_conn_tls_started(c, tls_psk_identity(l->t));
+			nbd_conn_tls_started(c, tls_session_identity(l->t));
 			moved = NBD_TLS_UP;
 		}
 		if (!n)
@@ -203,7 +203,7 @@ bool nbd_tls_from_engine(struct nbd_tls_link *l, struct nbd_conn *c)
 	const u8 *p;
 	u32 n = nbd_conn_output(c, &p);
 
-	if (!n || !(n = (u32)tls_psk_write(l->t, p, n)))
+	if (!n || !(n = (u32)tls_session_write(l->t, p, n)))
 		return false;
 	nbd_conn_sent(c, n);
 	return true;
@@ -211,30 +211,30 @@ bool nbd_tls_from_engine(struct nbd_tls_link *l, struct nbd_conn *c)
 
 u32 nbd_tls_out(struct nbd_tls_link *l, const u8 **p)
 {
-	return (u32)tls_psk_out(l->t, p);
+	return (u32)tls_session_out(l->t, p);
 }
 
 void nbd_tls_out_sent(struct nbd_tls_link *l, u32 n)
 {
-	tls_psk_sent(l->t, n);
+	tls_session_sent(l->t, n);
 }
 
 const char *nbd_tls_identity(const struct nbd_tls_link *l)
 {
-	return tls_psk_identity(l->t);
+	return tls_session_identity(l->t);
 }
 
 const char *nbd_tls_suite(const struct nbd_tls_link *l)
 {
-	return tls_psk_suite(l->t);
+	return tls_session_suite(l->t);
 }
 
 const char *nbd_tls_why(const struct nbd_tls_link *l)
 {
-	return tls_psk_why(l->t);
+	return tls_session_why(l->t);
 }
 
 void nbd_tls_close_notify(struct nbd_tls_link *l)
 {
-	tls_psk_close_notify(l->t);
+	tls_session_close_notify(l->t);
 }

@@ -26,6 +26,7 @@
 #include <lwip/timeouts.h>
 #include <netif/ethernet.h>
 
+#include "api_files.h"
 #include "arch.h"
 #include "idle.h"
 #include "memlayout.h"
@@ -402,6 +403,7 @@ void net_init(void)
 {
 	/* Whether or not there is a network: a key file must not stay in memory. */
 	nbd_keys_load();
+	api_files_load();
 	if (!netdev_count() || ipcfg.mode == IPCONFIG_OFF) {
 		if (netdev_count())
 			pr_info("net: ip=off, NICs left unconfigured\n");

@@ -1,14 +1,15 @@
 # net/: the glue between netdevs and lwIP (kernel only: lwIP is built for
 # the kernel), the ip= parser, the NBD protocol engine and its view of a
-# block device (portable, host-tested).
+# block device, the HTTPS API's boot files (portable, host-tested).
 portable-y += net/ipconfig.c net/nbd_proto.c net/nbd_handshake.c net/nbd_transmission.c \
-	net/nbd_pmem.c net/nbd_export_spec.c net/nbd_keys.c net/nbd_wcache.c
+	net/nbd_pmem.c net/nbd_export_spec.c net/nbd_keys.c net/nbd_wcache.c net/api_files.c
 kernel-y += net/net.c net/sys_arch.c net/net_cmds.c net/nbd_server.c net/nbd_clients.c net/nbd_admit.c net/nbd_exports.c net/nbd_cmds.c \
 	net/nbd_tls.c
-# TLS 1.2 with pre-shared keys over mbedTLS (include/tls_psk.h): portable,
-# host-tested. The kernel links them as an archive next to mbedTLS's
-# (Makefile, TLS_KLIB): the image gains them once something calls tls_psk_*.
-tls-y := net/tls_psk.c net/tls_entropy.c
+# TLS 1.2 server sessions over mbedTLS (include/tls_server.h), with
+# pre-shared keys or a certificate: portable, host-tested. The kernel links
+# them as an archive next to mbedTLS's (Makefile, TLS_KLIB): the image gains
+# them once something calls them.
+tls-y := net/tls_session.c net/tls_psk.c net/tls_cert.c net/tls_entropy.c
 host-y += $(tls-y)
 # The HTTP API's parsers (include/http_request.h, include/api_json.h):
 # portable, host-tested, over Debian's http-parser and jsmn (Makefile,

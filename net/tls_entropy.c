@@ -2,7 +2,7 @@
  * Randomness for TLS: mbedTLS's hardware entropy source
  * (MBEDTLS_ENTROPY_HARDWARE_ALT: mbedtls_hardware_poll) over the CPU's
  * RDSEED, else RDRAND (include/random.h), and the CTR_DRBG (AES-256) seeded
- * from it once by tls_psk_init; every session draws from it (tls_rng).
+ * from it once by tls_server_init; every session draws from it (tls_rng).
  * mbedTLS's entropy pool hashes at least 32 bytes of the source into each
  * seed (MBEDTLS_ENTROPY_MIN_HARDWARE) and the DRBG reseeds from it every
  * 10,000 requests.
@@ -16,9 +16,9 @@
 
 #include "random.h"
 #include "tls_priv.h"
-#include "tls_psk.h"
+#include "tls_server.h"
 
-static const char *entropy_name;	/* "rdseed", "rdrand"; NULL before tls_psk_init */
+static const char *entropy_name;	/* "rdseed", "rdrand"; NULL before tls_server_init */
 static bool use_rdseed;
 static mbedtls_entropy_context entropy;
 static mbedtls_ctr_drbg_context drbg;
@@ -60,7 +60,7 @@ static const char *entropy_probe(void)
 	return arch_rdrand64(&v) ? "rdrand" : NULL;
 }
 
-int tls_psk_init(void)
+int tls_server_init(void)
 {
 	static const unsigned char personal[] = "pmemk tls-psk";
 
@@ -81,7 +81,7 @@ int tls_psk_init(void)
 	return 0;
 }
 
-const char *tls_psk_entropy(void)
+const char *tls_server_entropy(void)
 {
 	return entropy_name;
 }

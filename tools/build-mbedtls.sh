@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetch mbedTLS 2.28 from Debian's `mbedtls` source package and build the
-# part pmemk's configuration needs (net/tls/mbedtls_config.h: a TLS 1.2 PSK
-# server) into a static library (FACTS-3 §1.3). Nothing of mbedTLS is kept in
+# part pmemk's configuration needs (net/tls/mbedtls_config.h: a TLS 1.2
+# server with pre-shared keys or a certificate) into a static library (FACTS-3 §1.3). Nothing of mbedTLS is kept in
 # the repository; pmemk's configuration and its entropy source are.
 #
 #   tools/build-mbedtls.sh OUTDIR          the kernel's library
@@ -35,10 +35,13 @@ die() {
 }
 
 # library/*.c of what the configuration turns on: ciphers, hashes, the
-# DRBG, bignum, DH and ECDH, the TLS record and handshake layers (server).
+# DRBG, bignum, DH and ECDH, ECDSA and RSA, PEM, keys and X.509
+# certificates, the TLS record and handshake layers (server).
 files=(aes.c bignum.c chacha20.c chachapoly.c cipher.c cipher_wrap.c constant_time.c
 	ctr_drbg.c dhm.c ecdh.c ecp.c ecp_curves.c entropy.c entropy_poll.c gcm.c md.c
-	platform_util.c poly1305.c sha256.c ssl_ciphersuites.c ssl_msg.c ssl_srv.c ssl_tls.c)
+	platform_util.c poly1305.c sha256.c ssl_ciphersuites.c ssl_msg.c ssl_srv.c ssl_tls.c
+	asn1parse.c asn1write.c base64.c ecdsa.c oid.c pem.c pk.c pk_wrap.c pkparse.c
+	rsa.c rsa_internal.c sha512.c x509.c x509_crt.c)
 config=(-I"$here/net/tls" '-DMBEDTLS_CONFIG_FILE=<mbedtls_config.h>')
 case $mode in
 kernel) lib=$out ;;

@@ -15,9 +15,12 @@
 #define FILE_MAX_SIZE (1 * MiB)		/* keys and certificates are small */
 #define PATH_MAX_CHARS 512
 
-/* What the loader looks for. Later: api.crt, api.key, api.tokens. */
+/* What the loader looks for. */
 static const char *const known_files[] = {
 	"nbd.psk",	/* NBD TLS pre-shared keys, psktool's format (net/nbd_keys.c) */
+	"api.crt",	/* the HTTPS API's certificate chain, PEM (net/api_files.c) */
+	"api.key",	/* ... its private key, PEM, unencrypted */
+	"api.tokens",	/* ... its bearer tokens (include/api_tokens.h) */
 };
 
 /* Append src (ASCII, or UCS-2 when wide) to out[*n], bounded by max - 1. */

@@ -1,8 +1,9 @@
 /*
  * pmemk's mbedTLS 2.28 configuration (passed with
  * -DMBEDTLS_CONFIG_FILE=<mbedtls_config.h>): a bare-metal TLS 1.2 server
- * with pre-shared keys, for NBD over TLS (docs/FACTS-3 §1). Everything not
- * named here is off. The same file builds the kernel's library and the
+ * with two credentials: pre-shared keys, for NBD over TLS (docs/FACTS-3 §1),
+ * and an X.509 certificate with its key, for the HTTPS API (issue 32).
+ * Everything not named here is off. The same file builds the kernel's library and the
  * host's copy for unit tests (tools/build-mbedtls.sh); the host copy adds
  * the client side (PMEMK_TLS_TEST_CLIENT) to talk to the server in tests.
  *
@@ -17,7 +18,7 @@
 #define MBEDTLS_HAVE_ASM		/* bignum's multiply in general registers (bn_mul.h) */
 #define MBEDTLS_NO_PLATFORM_ENTROPY
 #define MBEDTLS_ENTROPY_HARDWARE_ALT
-#define MBEDTLS_ENTROPY_FORCE_SHA256	/* no SHA-512 in the build */
+#define MBEDTLS_ENTROPY_FORCE_SHA256	/* as before certificates: the DRBG's seed is unchanged */
 #define MBEDTLS_ENTROPY_MAX_SOURCES 2
 #define MBEDTLS_ENTROPY_C
 #define MBEDTLS_CTR_DRBG_C
@@ -41,6 +42,7 @@
 #define MBEDTLS_CIPHER_C
 #define MBEDTLS_MD_C
 #define MBEDTLS_SHA256_C
+#define MBEDTLS_SHA512_C		/* SHA-384: the AES-256-GCM suites; certificates signed with it */
 
 /* Key exchanges: PSK alone, and PSK with an ephemeral Diffie-Hellman (forward
  * secret): finite field (RFC 3526 2048-bit group, mbedTLS's server default)
@@ -57,16 +59,32 @@
 #define MBEDTLS_KEY_EXCHANGE_ECDHE_PSK_ENABLED
 
 /*
- * TLS 1.2, server side. HTTPS with certificates (a later issue) turns on
- * here: MBEDTLS_X509_CRT_PARSE_C, MBEDTLS_X509_USE_C, MBEDTLS_PK_C,
- * MBEDTLS_PK_PARSE_C, MBEDTLS_ASN1_PARSE_C, MBEDTLS_ASN1_WRITE_C,
- * MBEDTLS_OID_C, MBEDTLS_PEM_PARSE_C + MBEDTLS_BASE64_C, MBEDTLS_ECDSA_C
- * and/or MBEDTLS_RSA_C + MBEDTLS_PKCS1_V15/V21, and the key exchanges
- * MBEDTLS_KEY_EXCHANGE_ECDHE_ECDSA_ENABLED / _ECDHE_RSA_ENABLED (plus
- * MBEDTLS_SHA512_C for the SHA-384 suites browsers prefer); then add those
- * suites to the server's list (net/tls_psk.c) and the source files to
- * tools/build-mbedtls.sh.
+ * Certificates (net/tls_cert.c): X.509 chains and private keys in PEM as
+ * openssl writes them: PKCS#8 "PRIVATE KEY", SEC1 "EC PRIVATE KEY", PKCS#1
+ * "RSA PRIVATE KEY". No PKCS5_C/PKCS12_C and no MD5_C: encrypted keys
+ * cannot be read (tls_cert_parse refuses them by their PEM label first).
+ * No HAVE_TIME_DATE: the server does not check its own certificate's dates.
+ * Keys: EC on the curves enabled above (P-256; X25519 signs nothing in TLS
+ * 1.2) and RSA (PKCS#1 v1.5 signatures, what TLS 1.2 uses for ECDHE-RSA).
+ * Key exchanges: ECDHE with either signature, forward secret only (no
+ * static RSA key transport).
  */
+#define MBEDTLS_ASN1_PARSE_C
+#define MBEDTLS_ASN1_WRITE_C		/* ECDSA's signature encoding */
+#define MBEDTLS_OID_C
+#define MBEDTLS_BASE64_C
+#define MBEDTLS_PEM_PARSE_C
+#define MBEDTLS_PK_C
+#define MBEDTLS_PK_PARSE_C
+#define MBEDTLS_X509_USE_C
+#define MBEDTLS_X509_CRT_PARSE_C
+#define MBEDTLS_ECDSA_C
+#define MBEDTLS_RSA_C
+#define MBEDTLS_PKCS1_V15
+#define MBEDTLS_KEY_EXCHANGE_ECDHE_ECDSA_ENABLED
+#define MBEDTLS_KEY_EXCHANGE_ECDHE_RSA_ENABLED
+
+/* TLS 1.2, server side. */
 #define MBEDTLS_SSL_TLS_C
 #define MBEDTLS_SSL_SRV_C
 #ifdef PMEMK_TLS_TEST_CLIENT
