@@ -110,7 +110,7 @@ $(BUILD)/fuzz/fuzz_label: test/fuzz/fuzz_label.c $(FUZZ_NFIT_SRCS) $(wildcard in
 
 # The bad-sector list against a bitmap model (with the spinlock and the
 # host arch under it).
-FUZZ_BB_SRCS := nvdimm/badblocks.c lib/spinlock.c lib/printk.c test/host/arch_host.c \
+FUZZ_BB_SRCS := nvdimm/badblocks.c lib/spinlock.c lib/printk.c lib/print_capture.c test/host/arch_host.c \
 	test/host/pte_host.c
 
 FUZZ_BINS += $(BUILD)/fuzz/fuzz_badblocks
