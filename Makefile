@@ -186,6 +186,8 @@ $(API_KOBJS): | $(HTTP_PARSER_LIB) $(JSMN_H)
 $(API_KLIB): $(API_KOBJS)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
+# The status page goes into the image whole (.incbin): rebuilt when it changes.
+$(BUILD)/kernel/net/api_page.S.o: net/api_page.html
 # The TLS benchmark's baseline (bench/tls_cipher.c) calls mbedTLS's AEADs directly.
 $(BUILD)/kernel/bench/tls_cipher.c.o: KCFLAGS += $(MBEDTLS_INC)
 $(BUILD)/kernel/bench/tls_cipher.c.o: | $(MBEDTLS_LIB)

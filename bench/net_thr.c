@@ -213,7 +213,7 @@ static int cmd_net_sink(int argc, char **argv)
 	thr.source = false;
 	return thr_serve("net-sink", port, conns);
 }
-SHELL_COMMAND_NET(SHELL_BENCH, "net-sink", cmd_net_sink, "net-sink PORT [CONNECTIONS]",
+SHELL_COMMAND_NET_LOOP(SHELL_BENCH, "net-sink", cmd_net_sink, "net-sink PORT [CONNECTIONS]",
 	      "TCP sink on PORT: read and drop what CONNECTIONS (1) clients send, one after the other");
 
 static int cmd_net_source(int argc, char **argv)
@@ -230,5 +230,5 @@ static int cmd_net_source(int argc, char **argv)
 	thr.goal = bytes;
 	return thr_serve("net-source", port, conns);
 }
-SHELL_COMMAND_NET(SHELL_BENCH, "net-source", cmd_net_source, "net-source PORT BYTES [CONNECTIONS]",
+SHELL_COMMAND_NET_LOOP(SHELL_BENCH, "net-source", cmd_net_source, "net-source PORT BYTES [CONNECTIONS]",
 	      "TCP source on PORT: send BYTES to each of CONNECTIONS (1) clients, one after the other, then close");

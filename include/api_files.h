@@ -43,4 +43,9 @@ const struct api_tokens *api_token_table(void);
 /* api.port=: the TCP port to listen on (default 443). */
 u16 api_port(void);
 
+/* Connection slots of the API's server (net/api_server.c). */
+#define API_MAX_CONNS 16
+/* api.max-clients= (8), api.max-per-source= (4), api.request-timeout= (10 s), api.idle-timeout= (30 s). */
+extern u64 api_max_clients, api_max_per_source, api_request_secs, api_idle_secs;
+
 #endif

@@ -55,6 +55,15 @@ int api_json_ns_create(const char *body, size_t len, struct api_ns_create *out, 
 		       size_t why_len);
 
 /*
+ * The create-namespace command line that does what c asks, for the
+ * console's parser to run (its refusals are then the console's): every
+ * string quoted (none can hold a '"': bodies take no escapes), mode, map
+ * and align always spelled out (-M and -a only where the mode has them).
+ * 0; -E2BIG (line "") when it does not fit in len.
+ */
+int api_ns_create_line(const struct api_ns_create *c, char *line, size_t len);
+
+/*
  * Parse a POST /v1/exports body into spec[0..spec_len) (nbd-export's
  * DEV[:ro][@ID[+ID...]], NUL-terminated; spec_len at least
  * API_EXPORT_SPEC_MAX + 1): 0, or -EINVAL with why one line and spec "".

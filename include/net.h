@@ -57,6 +57,8 @@ int cidr_format(const struct net_cidr *c, char *buf, size_t len);
 void net_init(void);
 /* Apply nbd.export= (net_init calls it once the stack is up). */
 void nbd_boot(void);
+/* Serve the HTTPS API (net/api_server.c) if api_files_load allowed it; a line either way. */
+void api_boot(void);
 
 /* How many network interfaces are up under lwIP (0: none, no NIC or no driver). */
 unsigned int net_if_count(void);

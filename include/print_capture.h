@@ -34,6 +34,14 @@ void print_capture_end(struct print_capture *cap);
 bool print_capture_truncated(const struct print_capture *cap);
 
 /*
+ * From any CPU, while cap captures on another (a job's output so far):
+ * copy what it holds, at most size - 1 bytes, into out, NUL-terminated;
+ * the bytes copied. Bytes are published before the length that covers
+ * them, so what is copied was whole when it was read.
+ */
+size_t print_capture_peek(const struct print_capture *cap, char *out, size_t size);
+
+/*
  * For lib/printk.c: if this CPU captures, append s[0..n) (what fits).
  * True if the console must not see it (a capture without echo).
  */

@@ -33,6 +33,7 @@ struct shell_command {
 	enum shell_group group;
 	bool concurrent;	/* runs without the device model lock (below) */
 	bool network;		/* uses lwIP, a NIC or the NBD tables: only on the boot CPU */
+	bool net_loop;		/* runs the network loop itself until done (ping): never from inside it */
 };
 
 /*
@@ -43,20 +44,27 @@ struct shell_command {
  * must hold what it uses itself (block I/O holds its device with pmem_hold_name)
  * and may run on one CPU while another CPU's command changes the model.
  */
-#define SHELL_COMMAND_(_group, _name, _run, _usage, _help, _conc, _net)         \
+#define SHELL_COMMAND_(_group, _name, _run, _usage, _help, _conc, _net, _loop)  \
 	REGISTER(shell_cmds, struct shell_command, _run, _name, _usage, _help, _run, _group, _conc, \
-		 _net)
+		 _net, _loop)
 #define SHELL_COMMAND(_group, _name, _run, _usage, _help)                       \
-	SHELL_COMMAND_(_group, _name, _run, _usage, _help, false, false)
+	SHELL_COMMAND_(_group, _name, _run, _usage, _help, false, false, false)
 #define SHELL_COMMAND_CONCURRENT(_group, _name, _run, _usage, _help)            \
-	SHELL_COMMAND_(_group, _name, _run, _usage, _help, true, false)
+	SHELL_COMMAND_(_group, _name, _run, _usage, _help, true, false, false)
 /*
  * A command that touches the network's state (lwIP, the NICs' rings, the
  * NBD tables), which only the boot CPU runs (net_poll is its idle work and
  * nothing there takes a lock): `on-cpu N` refuses it for any other CPU.
  */
 #define SHELL_COMMAND_NET(_group, _name, _run, _usage, _help)                   \
-	SHELL_COMMAND_(_group, _name, _run, _usage, _help, false, true)
+	SHELL_COMMAND_(_group, _name, _run, _usage, _help, false, true, false)
+/*
+ * A network command that runs the network loop itself until it is done
+ * (ping waits for replies, net-echo serves): from the console only, never
+ * from inside that loop (shell_run_captured, the HTTPS API, refuses it).
+ */
+#define SHELL_COMMAND_NET_LOOP(_group, _name, _run, _usage, _help)              \
+	SHELL_COMMAND_(_group, _name, _run, _usage, _help, false, true, true)
 
 /*
  * The lock shell_exec holds around every command not marked concurrent,
@@ -92,9 +100,9 @@ int shell_exec(const char *line);
  * Run one command line as shell_exec does, with its output captured into
  * cap (include/print_capture.h: its buf, size and echo filled in; begun and
  * ended here), for the HTTPS API, which runs in the network loop: so no
- * lock is waited for (-EBUSY after one line when a command on another CPU
- * holds one) and a SHELL_COMMAND_NET command is refused (-EPERM after one
- * line). Returns the command's result, or print_capture_begin's error
+ * lock is waited for (-EAGAIN after one line when a command on another CPU
+ * holds one) and a SHELL_COMMAND_NET_LOOP command is refused (-EPERM after
+ * one line). Returns the command's result, or print_capture_begin's error
  * (-EBUSY: this CPU already captures) with nothing run. Which commands
  * may be run from there (those that answer at once) is the caller's to say.
  */

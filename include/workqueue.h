@@ -26,6 +26,15 @@ typedef void (*work_fn)(void *ctx, u64 job);
  */
 u32 work_run_cpus(work_fn fn, u64 nr_jobs, void *ctx, u32 max_cpus);
 
+/*
+ * How far the batch CPU cpu called work_run for is: jobs done of total
+ * (both 0 when it runs none). For a long job's progress (the HTTPS API's
+ * jobs: a map=mem create's struct page init runs as such a batch). A
+ * batch run from inside a job counts in its caller's slot until it
+ * returns, then the outer batch's count is back.
+ */
+void work_progress(u32 cpu, u64 *done, u64 *total);
+
 /* work_run_cpus without a limit: every idle online CPU. */
 u32 work_run(work_fn fn, u64 nr_jobs, void *ctx);
 

@@ -3,6 +3,8 @@
  * (/proc/meminfo's shape), from the page allocator, mm's counters, the heap
  * and the e820 map.
  */
+#include <string.h>
+
 #include "e820.h"
 #include "heap.h"
 #include "kernel.h"
@@ -32,39 +34,55 @@ void meminfo_print_boot(const struct boot_info *bi)
 	pr_info("Memory: %lluK persistent memory in the e820 map\n", (pmem >> 10));
 }
 
-static void meminfo_line(const char *name, u64 bytes)
-{
-	kprintf("%-16s%10llu kB\n", name, (bytes >> 10));
-}
+/* One figure: its name as /proc/meminfo spells it, in bytes. */
+struct meminfo_item {
+	const char *name;
+	u64 bytes;
+};
 
 static int cmd_meminfo(int argc, char **argv)
 {
 	struct page_alloc_stats st;
 	u64 pmem = 0;
+	bool json = argc == 2 && !strcmp(argv[1], "-j");
 
-	(void)argc;
-	(void)argv;
+	if (argc > 2 || (argc == 2 && !json))
+		return shell_usage(argv[0]);
 	page_alloc_stats(&st);
 	for (u32 i = 0; i < e820_table.nr; i++)
 		if (e820_is_pmem(e820_table.entries[i].type))
 			pmem += e820_table.entries[i].size;
-	meminfo_line("MemTotal:", memblock_phys_mem_size());
-	meminfo_line("MemManaged:", st.managed_pages * PAGE_SIZE);
-	meminfo_line("MemFree:", st.free_pages * PAGE_SIZE);
-	meminfo_line("PageTables:", kernel_pgtable.nr_tables * PAGE_SIZE);
-	meminfo_line("Vmemmap:", mm_stat(MM_VMEMMAP));
-	/* struct page array served by compounds' shared tail frames: RAM not spent. */
-	meminfo_line("VmemmapShared:", mm_stat(MM_VMEMMAP_SHARED));
-	meminfo_line("SectionTables:", mm_stat(MM_SECTION_TABLES));
-	meminfo_line("DeviceMapped:", mm_stat(MM_DEVICE_MAPPED));
-	meminfo_line("AltmapUsed:", mm_stat(MM_ALTMAP_USED));
-	meminfo_line("AltmapWaste:", mm_stat(MM_ALTMAP_WASTE));
-	/* Device memory usable already whose struct pages idle CPUs have yet to store. */
-	meminfo_line("MemmapPending:", mm_stat(MM_MEMMAP_PENDING));
-	meminfo_line("HeapTotal:", heap_size());
-	meminfo_line("HeapUsed:", heap_used());
-	meminfo_line("PmemE820:", pmem);
-	meminfo_line("PmemWritten:", pmem_written_total());	/* stored to pmem since boot */
+	const struct meminfo_item items[] = {
+		{ "MemTotal", memblock_phys_mem_size() },
+		{ "MemManaged", st.managed_pages * PAGE_SIZE },
+		{ "MemFree", st.free_pages * PAGE_SIZE },
+		{ "PageTables", kernel_pgtable.nr_tables * PAGE_SIZE },
+		{ "Vmemmap", mm_stat(MM_VMEMMAP) },
+		/* struct page array served by compounds' shared tail frames: RAM not spent. */
+		{ "VmemmapShared", mm_stat(MM_VMEMMAP_SHARED) },
+		{ "SectionTables", mm_stat(MM_SECTION_TABLES) },
+		{ "DeviceMapped", mm_stat(MM_DEVICE_MAPPED) },
+		{ "AltmapUsed", mm_stat(MM_ALTMAP_USED) },
+		{ "AltmapWaste", mm_stat(MM_ALTMAP_WASTE) },
+		/* Device memory usable already whose struct pages idle CPUs have yet to store. */
+		{ "MemmapPending", mm_stat(MM_MEMMAP_PENDING) },
+		{ "HeapTotal", heap_size() },
+		{ "HeapUsed", heap_used() },
+		{ "PmemE820", pmem },
+		{ "PmemWritten", pmem_written_total() },	/* stored to pmem since boot */
+	};
+	size_t n = sizeof(items) / sizeof(items[0]);
+
+	/* -j: the same figures as one JSON object, in bytes (the text is in kB, as /proc's). */
+	for (size_t i = 0; i < n; i++) {
+		if (json)
+			kprintf("%s\"%s\":%llu%s", i ? "," : "{", items[i].name, items[i].bytes,
+				i + 1 == n ? "}\n" : "");
+		else
+			kprintf("%s:%*s%10llu kB\n", items[i].name, 15 - (int)strlen(items[i].name),
+				"", items[i].bytes >> 10);
+	}
 	return 0;
 }
-SHELL_COMMAND(SHELL_MEMORY, "meminfo", cmd_meminfo, "meminfo", "memory totals, /proc/meminfo style");
+SHELL_COMMAND(SHELL_MEMORY, "meminfo", cmd_meminfo, "meminfo [-j]",
+	      "memory totals, /proc/meminfo style (kB); -j: as JSON, in bytes");

@@ -44,8 +44,20 @@ bool print_capture_take(const char *s, size_t n)
 	size_t room = cap->size - 1 - cap->len;
 	size_t kept = n < room ? n : room;
 	memcpy(cap->buf + cap->len, s, kept);
-	cap->len += kept;
-	cap->buf[cap->len] = '\0';
+	cap->buf[cap->len + kept] = '\0';
+	/* After the bytes: another CPU may read buf[0..len) meanwhile (print_capture_peek). */
+	__atomic_store_n(&cap->len, cap->len + kept, __ATOMIC_RELEASE);
 	cap->lost += n - kept;
 	return !cap->echo;
+}
+
+size_t print_capture_peek(const struct print_capture *cap, char *out, size_t size)
+{
+	if (!size)
+		return 0;
+	size_t len = __atomic_load_n(&cap->len, __ATOMIC_ACQUIRE);
+	size_t n = len < size - 1 ? len : size - 1;
+	memcpy(out, cap->buf, n);
+	out[n] = '\0';
+	return n;
 }

@@ -68,7 +68,7 @@ static bool shell_locks_take(bool nowait)
 	return true;
 }
 
-/* Run c holding every registered lock, unless it is concurrent; nowait: -EBUSY rather than wait. */
+/* Run c holding every registered lock, unless it is concurrent; nowait: -EAGAIN rather than wait. */
 static int run_locked(const struct shell_command *c, int argc, char **argv, bool nowait)
 {
 	if (c->concurrent)
@@ -76,7 +76,7 @@ static int run_locked(const struct shell_command *c, int argc, char **argv, bool
 	if (!shell_locks_take(nowait)) {
 		kprintf("%s: busy: a command on another CPU holds the device model; try again\n",
 			argv[0]);
-		return -EBUSY;
+		return -EAGAIN;
 	}
 	int rc = c->run(argc, argv);
 	shell_locks_drop(__stop_shell_lock);
@@ -109,7 +109,7 @@ static int shell_dispatch(const char *line, bool from_net_loop)
 		kprintf("%s: command not found (try 'help')\n", argv[0]);
 		return -ENOENT;
 	}
-	if (from_net_loop && c->network) {
+	if (from_net_loop && c->net_loop) {
 		kprintf("%s: uses the network, whose loop this runs in; only from the console\n",
 			argv[0]);
 		return -EPERM;

@@ -20,6 +20,15 @@
 
 static u64 api_port_number = 443;
 KERNEL_PARAM_U64("api.port", api_port_number, 1, 65535, "TCP port of the HTTPS management API (default 443)");
+u64 api_max_clients = 8, api_max_per_source = 4, api_request_secs = 10, api_idle_secs = 30;
+KERNEL_PARAM_U64("api.max-clients", api_max_clients, 1, API_MAX_CONNS,
+		 "HTTPS API connections at once (default 8)");
+KERNEL_PARAM_U64("api.max-per-source", api_max_per_source, 1, API_MAX_CONNS,
+		 "HTTPS API connections at once from one address (default 4)");
+KERNEL_PARAM_U64("api.request-timeout", api_request_secs, 1, 3600,
+		 "seconds for the TLS handshake and each whole request to arrive (default 10)");
+KERNEL_PARAM_U64("api.idle-timeout", api_idle_secs, 1, 3600,
+		 "seconds a kept-alive connection may wait for its next request (default 30)");
 /* api.* fails closed: the first unknown or refused one, if any (lib/params.c sets it). */
 static const char *api_bad_param;
 KERNEL_PARAM_FAMILY("api.", api_bad_param);

@@ -289,6 +289,44 @@ int api_json_ns_create(const char *body, size_t len, struct api_ns_create *out, 
 	return err;
 }
 
+/* An align as create-namespace's -a takes it. */
+static const char *align_word(u64 align)
+{
+	return align == PAGE_SIZE ? "4K" : align == 1 * GiB ? "1G" : "2M";
+}
+
+int api_ns_create_line(const struct api_ns_create *c, char *line, size_t len)
+{
+	const struct nd_pfn_request *r = &c->req;
+	const char *mode = r->sector ? "sector" : r->mode == PFN_MODE_NONE ? "raw" :
+			   r->devdax ? "devdax" : "fsdax";
+	int n;
+
+	if (*c->region)
+		n = snprintf(line, len, "create-namespace -r \"%s\"", c->region);
+	else
+		n = snprintf(line, len, "create-namespace -e \"%s\"", c->ns);
+	if (n >= 0 && (size_t)n < len && c->size)
+		n += snprintf(line + n, len - n, " -s %llu", (unsigned long long)c->size);
+	if (n >= 0 && (size_t)n < len && *c->name)
+		n += snprintf(line + n, len - n, " -n \"%s\"", c->name);
+	if (n >= 0 && (size_t)n < len)
+		n += snprintf(line + n, len - n, " -m %s", mode);
+	if (n >= 0 && (size_t)n < len && r->mode != PFN_MODE_NONE)
+		n += snprintf(line + n, len - n, " -M %s -a %s",
+			      r->mode == PFN_MODE_RAM ? "mem" : "dev", align_word(r->align));
+	if (n >= 0 && (size_t)n < len && r->lbasize)
+		n += snprintf(line + n, len - n, " -l %u", r->lbasize);
+	if (n >= 0 && (size_t)n < len && r->force)
+		n += snprintf(line + n, len - n, " -f");
+	if (n < 0 || (size_t)n >= len) {
+		if (len)
+			line[0] = '\0';
+		return -E2BIG;
+	}
+	return 0;
+}
+
 enum export_key { EXPORT_DEVICE, EXPORT_RO, EXPORT_IDENTITIES };
 static const char *const export_keys[] = { "device", "ro", "identities", NULL };
 

@@ -9,6 +9,7 @@
 
 #include <lwip/sys.h>
 
+#include "line_budget.h"
 #include "nbd_priv.h"
 #include "net.h"
 #include "params.h"
@@ -69,24 +70,9 @@ bool nbd_allowed(u32 addr)
 
 bool nbd_line_ok(void)
 {
-	static u32 window, printed, left_out;
-	static bool started;	/* a window starts at its first line, not at boot */
-	u32 now = sys_now();
+	static struct line_budget budget = LINE_BUDGET_INIT("nbd", 20, 10000);
 
-	if (!started || now - window >= 10000) {
-		started = true;
-		if (left_out)
-			pr_warn("nbd: %u lines about connections left out (at most 20 in 10 s)\n",
-				left_out);
-		window = now;
-		printed = left_out = 0;
-	}
-	if (printed < 20) {
-		printed++;
-		return true;
-	}
-	left_out++;
-	return false;
+	return line_budget_ok(&budget, sys_now());
 }
 
 void nbd_admit_list(u64 refused)

@@ -408,6 +408,8 @@ void net_init(void)
 		if (netdev_count())
 			pr_info("net: ip=off, NICs left unconfigured\n");
 		nbd_boot();	/* exports configured, not served */
+		if (api_enabled())
+			pr_info("api: no network interface is up: the HTTPS API is not served\n");
 		return;
 	}
 	lwip_init();
@@ -429,4 +431,5 @@ void net_init(void)
 	if (!net_wait_dhcp(5000))
 		pr_warn("net: no DHCP answer within 5 s, still asking in the background\n");
 	nbd_boot();
+	api_boot();
 }

@@ -193,7 +193,7 @@ static int cmd_ping(int argc, char **argv)
 	kprintf("ping: %s: %u sent, %u received\n", host, count, received);
 	return received ? 0 : -EHOSTUNREACH;
 }
-SHELL_COMMAND_NET(SHELL_NET, "ping", cmd_ping, "ping [-c COUNT] A.B.C.D",
+SHELL_COMMAND_NET_LOOP(SHELL_NET, "ping", cmd_ping, "ping [-c COUNT] A.B.C.D",
 	      "ICMP echo requests, one a second (3 unless -c), each waits 1 s for its reply");
 
 /* ---- net-echo ---- */
@@ -325,5 +325,5 @@ static int cmd_net_echo(int argc, char **argv)
 		stopped ? "stopped" : "done", echo_closed, echo_closed == 1 ? "" : "s", echo_bytes);
 	return stopped ? -EINTR : 0;
 }
-SHELL_COMMAND_NET(SHELL_NET, "net-echo", cmd_net_echo, "net-echo PORT [CONNECTIONS]",
+SHELL_COMMAND_NET_LOOP(SHELL_NET, "net-echo", cmd_net_echo, "net-echo PORT [CONNECTIONS]",
 	      "TCP echo service on PORT until CONNECTIONS (1) clients have closed");

@@ -4,7 +4,7 @@
 portable-y += net/ipconfig.c net/nbd_proto.c net/nbd_handshake.c net/nbd_transmission.c \
 	net/nbd_pmem.c net/nbd_export_spec.c net/nbd_keys.c net/nbd_wcache.c net/api_files.c
 kernel-y += net/net.c net/sys_arch.c net/net_cmds.c net/nbd_server.c net/nbd_clients.c net/nbd_admit.c net/nbd_exports.c net/nbd_cmds.c \
-	net/nbd_tls.c
+	net/nbd_tls.c net/api_server.c net/api_page.S
 # TLS 1.2 server sessions over mbedTLS (include/tls_server.h), with
 # pre-shared keys or a certificate: portable, host-tested. The kernel links
 # them as an archive next to mbedTLS's (Makefile, TLS_KLIB): the image gains
@@ -15,5 +15,5 @@ host-y += $(tls-y)
 # portable, host-tested, over Debian's http-parser and jsmn (Makefile,
 # API_INC). The kernel links them as an archive like tls-y: the image gains
 # them once something calls them.
-api-y := net/http_request.c net/api_json.c
+api-y := net/http_request.c net/api_json.c net/api_handlers.c net/api_jobs.c
 host-y += $(api-y)
