@@ -30,8 +30,10 @@
  *
  * Authentication: "Authorization: Bearer TOKEN" (api.tokens); none or an
  * unknown token 401, a read token on POST or DELETE 403. A source that
- * fails API_AUTH_FAILS times in API_AUTH_WINDOW_MS is answered 429 for
- * API_AUTH_WINDOW_MS, valid token or not, before any token is compared.
+ * presents a token that is not valid API_AUTH_FAILS times in
+ * API_AUTH_WINDOW_MS (a guess; a request without one is not) is answered
+ * 429 for API_AUTH_WINDOW_MS, valid token or not, before any token is
+ * compared.
  */
 #ifndef PMEMK_API_H
 #define PMEMK_API_H

@@ -224,7 +224,7 @@ static void auth_failed(const struct api_peer *peer, u32 now)
 		return;
 	s->blocked = true;
 	s->blocked_until = now + API_AUTH_WINDOW_MS;
-	pr_warn("api: %s: %u requests without a valid token in %u s; refusing its requests for %u s\n",
+	pr_warn("api: %s: %u requests with a token that is not valid in %u s; refusing its requests for %u s\n",
 		peer->name, s->fails, API_AUTH_WINDOW_MS / 1000, API_AUTH_WINDOW_MS / 1000);
 }
 
@@ -247,11 +247,11 @@ static enum api_role authenticate(const struct http_request *req, const struct a
 		role = api_tokens_lookup(api_token_table(), req->token, req->token_len);
 	if (role != API_ROLE_NONE)
 		return role;
-	auth_failed(peer, now);
-	if (req->auth == HTTP_AUTH_NONE) {
+	if (req->auth == HTTP_AUTH_NONE) {	/* no guess: not counted against the source */
 		add_header(a, "WWW-Authenticate: Bearer realm=\"%s\"\r\n", "pmemk");
 		answer_error(a, 401, "a bearer token is needed (Authorization: Bearer TOKEN)", NULL);
 	} else {
+		auth_failed(peer, now);
 		add_header(a, "WWW-Authenticate: Bearer realm=\"%s\", error=\"invalid_token\"\r\n",
 			   "pmemk");
 		answer_error(a, 401, "the bearer token is not valid", NULL);
