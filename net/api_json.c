@@ -295,31 +295,45 @@ static const char *align_word(u64 align)
 	return align == PAGE_SIZE ? "4K" : align == 1 * GiB ? "1G" : "2M";
 }
 
+/* Append to line[0..len) at *at, as snprintf does; *at may pass len (then it was cut). */
+static void line_add(char *line, size_t len, size_t *at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void line_add(char *line, size_t len, size_t *at, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*at >= len)
+		return;
+	va_start(ap, fmt);
+	int n = vsnprintf(line + *at, len - *at, fmt, ap);
+	va_end(ap);
+	*at = n < 0 ? len : *at + (size_t)n;
+}
+
 int api_ns_create_line(const struct api_ns_create *c, char *line, size_t len)
 {
 	const struct nd_pfn_request *r = &c->req;
 	const char *mode = r->sector ? "sector" : r->mode == PFN_MODE_NONE ? "raw" :
 			   r->devdax ? "devdax" : "fsdax";
-	int n;
+	size_t at = 0;
 
 	if (*c->region)
-		n = snprintf(line, len, "create-namespace -r \"%s\"", c->region);
+		line_add(line, len, &at, "create-namespace -r \"%s\"", c->region);
 	else
-		n = snprintf(line, len, "create-namespace -e \"%s\"", c->ns);
-	if (n >= 0 && (size_t)n < len && c->size)
-		n += snprintf(line + n, len - n, " -s %llu", (unsigned long long)c->size);
-	if (n >= 0 && (size_t)n < len && *c->name)
-		n += snprintf(line + n, len - n, " -n \"%s\"", c->name);
-	if (n >= 0 && (size_t)n < len)
-		n += snprintf(line + n, len - n, " -m %s", mode);
-	if (n >= 0 && (size_t)n < len && r->mode != PFN_MODE_NONE)
-		n += snprintf(line + n, len - n, " -M %s -a %s",
-			      r->mode == PFN_MODE_RAM ? "mem" : "dev", align_word(r->align));
-	if (n >= 0 && (size_t)n < len && r->lbasize)
-		n += snprintf(line + n, len - n, " -l %u", r->lbasize);
-	if (n >= 0 && (size_t)n < len && r->force)
-		n += snprintf(line + n, len - n, " -f");
-	if (n < 0 || (size_t)n >= len) {
+		line_add(line, len, &at, "create-namespace -e \"%s\"", c->ns);
+	if (c->size)
+		line_add(line, len, &at, " -s %llu", (unsigned long long)c->size);
+	if (*c->name)
+		line_add(line, len, &at, " -n \"%s\"", c->name);
+	line_add(line, len, &at, " -m %s", mode);
+	if (r->mode != PFN_MODE_NONE)
+		line_add(line, len, &at, " -M %s -a %s", r->mode == PFN_MODE_RAM ? "mem" : "dev",
+			 align_word(r->align));
+	if (r->lbasize)
+		line_add(line, len, &at, " -l %u", r->lbasize);
+	if (r->force)
+		line_add(line, len, &at, " -f");
+	if (at >= len) {
 		if (len)
 			line[0] = '\0';
 		return -E2BIG;

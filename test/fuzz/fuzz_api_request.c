@@ -15,8 +15,9 @@
  * strings within their bounds, a body within HTTP_BODY_MAX and a token
  * only when the Authorization header gave one; nothing is taken past the
  * bytes given. The body parsers' reasons are one NUL-terminated line
- * inside their buffer, their outputs zero after a refusal, and an export
- * spec they accept parses again.
+ * inside their buffer, their outputs zero after a refusal, an export
+ * spec they accept parses again, and a create they accept becomes a
+ * command line whose strings are each one quoted word.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,8 +67,15 @@ static void check_bodies(const struct http_request *q)
 		check_reason(why, sizeof(why));
 		CHECK(!memcmp(&ns, &zero, sizeof(ns)));
 	} else {
+		char line[512];
+		size_t quotes = 0;
 		CHECK(*ns.region || *ns.ns);
 		CHECK(!*ns.region || !*ns.ns);
+		/* The command line the API runs: each string one quoted word, nothing more. */
+		CHECK(!api_ns_create_line(&ns, line, sizeof(line)));
+		for (const char *p = line; *p; p++)
+			quotes += *p == '"';
+		CHECK(quotes == 2 + (*ns.name ? 2 : 0));
 	}
 	memset(why, 0x5a, sizeof(why));
 	if (api_json_export((const char *)q->body, q->body_len, spec, sizeof(spec), why, sizeof(why))) {
