@@ -19,6 +19,7 @@
 #include "host.h"
 #include "printk.h"
 #include "shell.h"
+#include "workqueue.h"
 
 #define ADMIN "admin-token-0123456789abcdef"
 #define READER "read-token-0123456789abcdef"
@@ -91,6 +92,25 @@ static int cmd_destroy(int argc, char **argv)
 	return -EBUSY;
 }
 SHELL_COMMAND(SHELL_NVDIMM, "destroy-namespace", cmd_destroy, "destroy-namespace", "fake");
+
+/* check-namespace: a batch of 4 jobs on its own CPU, each waiting for its gate. */
+static volatile int batch_gate[4];
+
+static void batch_job(void *ctx, u64 j)
+{
+	(void)ctx;
+	while (__atomic_load_n(&batch_gate[j], __ATOMIC_ACQUIRE))
+		;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	remember(argc, argv);
+	work_run_cpus(batch_job, 4, NULL, 1);
+	kprintf("namespace0.0: clean\n");
+	return 0;
+}
+SHELL_COMMAND(SHELL_NVDIMM, "check-namespace", cmd_check, "check-namespace", "fake");
 
 static int cmd_export(int argc, char **argv)
 {
@@ -363,6 +383,35 @@ static void map_mem_is_a_job_on_another_cpu(void **state)
 	assert_int_equal(ans.status, 404);
 }
 
+/* Wait until job 1's JSON has want (a few seconds at most). */
+static void job_shows(const char *want)
+{
+	for (int i = 0; i < 200000; i++) {
+		ask(HTTP_REQ_GET, "/v1/jobs/1", READER, NULL);
+		if (strstr(body_text(), want))
+			return;
+	}
+	fail_msg("job 1 never showed %s: %s", want, body_text());
+}
+
+static void a_jobs_progress_is_its_cpus_batch(void **state)
+{
+	(void)state;
+	for (int j = 0; j < 4; j++)
+		batch_gate[j] = 1;
+	ask(HTTP_REQ_POST, "/v1/namespaces/namespace0.0/check", ADMIN, NULL);
+	assert_int_equal(ans.status, 202);
+	job_shows("\"progress\":{\"done\":0,\"total\":4}");
+	__atomic_store_n(&batch_gate[0], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&batch_gate[1], 0, __ATOMIC_RELEASE);
+	job_shows("\"progress\":{\"done\":2,\"total\":4}");
+	__atomic_store_n(&batch_gate[2], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&batch_gate[3], 0, __ATOMIC_RELEASE);
+	job_shows("\"state\":\"done\"");
+	assert_null(strstr(body_text(), "progress"));
+	assert_non_null(strstr(body_text(), "\"output\":\"namespace0.0: clean\\u000a\""));
+}
+
 static void the_head_of_an_answer(void **state)
 {
 	char head[512];
@@ -394,6 +443,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_busy_model_is_503_with_retry_after, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_source_that_keeps_failing_is_refused_even_with_a_token, setup, teardown),
 		cmocka_unit_test_setup_teardown(map_mem_is_a_job_on_another_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_jobs_progress_is_its_cpus_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(the_head_of_an_answer, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
