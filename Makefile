@@ -209,6 +209,8 @@ $(BUILD)/kernel/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  AS      $<',:)
 	$(Q)gcc $(KASFLAGS) -c $< -o $@
+# .incbin'd files: gas reads them, -MMD does not list them.
+$(BUILD)/kernel/net/api_page.S.o: net/api_page.html
 
 # Two link passes: the first with an empty symbol table, whose text symbols
 # then fill the table linked into the second (tools/kallsyms.sh). The check
