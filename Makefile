@@ -16,6 +16,8 @@
 #   make test-linux pmemk and Debian's Linux 6.1 + ndctl on the same nvdimms
 #   make fuzz-long  each fuzz target for an hour (FUZZ_SECONDS=...), with a report
 #   make test-boot  only the five boot-path QEMU tests
+#   make test-page  the HTTPS API's status page in headless Chromium against
+#                   a mock API (test/api/), no kernel: build/test-page/
 #   make bench      benchmarks under QEMU: build/bench/results.{csv,md}, plots;
 #                   NBD over TLS against Linux's qemu-nbd: build/bench/tls/;
 #                   Linux's NBD client on pmemk and on qemu-nbd: build/bench/nbd-client/;
@@ -128,7 +130,7 @@ CORE_UNIT_TESTS := test_altmap test_workqueue test_memmap_parallel test_btt test
 	test_media_errors test_api_tokens test_print_capture
 
 .PHONY: all tools iso run run-net test test-deps test-unit test-tsan test-qemu test-fuzz fuzz clean deps newlib help \
-	efi netboot test-boot bench bench-nbd-client bench-ndctl bench-scale fuzz-long test-linux linux-guest FORCE
+	efi netboot test-boot test-page bench bench-nbd-client bench-ndctl bench-scale fuzz-long test-linux linux-guest FORCE
 all: $(BUILD)/pmemk.elf $(TOOLS)
 
 help:
@@ -186,8 +188,6 @@ $(API_KOBJS): | $(HTTP_PARSER_LIB) $(JSMN_H)
 $(API_KLIB): $(API_KOBJS)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
-# The status page goes into the image whole (.incbin): rebuilt when it changes.
-$(BUILD)/kernel/net/api_page.S.o: net/api_page.html
 # The TLS benchmark's baseline (bench/tls_cipher.c) calls mbedTLS's AEADs directly.
 $(BUILD)/kernel/bench/tls_cipher.c.o: KCFLAGS += $(MBEDTLS_INC)
 $(BUILD)/kernel/bench/tls_cipher.c.o: | $(MBEDTLS_LIB)
@@ -211,6 +211,8 @@ $(BUILD)/kernel/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  AS      $<',:)
 	$(Q)gcc $(KASFLAGS) -c $< -o $@
+# .incbin'd files: gas reads them, -MMD does not list them.
+$(BUILD)/kernel/net/api_page.S.o: net/api_page.html
 
 # Two link passes: the first with an empty symbol table, whose text symbols
 # then fill the table linked into the second (tools/kallsyms.sh). The check
@@ -513,6 +515,11 @@ bench-ndctl: deps linux-guest $(BUILD)/pmemk.elf
 
 bench-nbd-client: deps linux-guest $(BUILD)/pmemk.elf
 	tools/bench-nbd-client $(BENCH_NBDC_ARGS)
+
+# The status page (net/api_page.html) drawn by headless Chromium from the
+# fixtures, and proof that its judge (test/api/page_check.py) fails.
+test-page:
+	@test/api/page_selftest.sh $(BUILD)/test-page
 
 # The dependency rule, the media path rule (docs/ARCHITECTURE.md) and the
 # size limits (docs/STYLE.md): the checks, and proof that each fails.

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_page.h"
 #include "arch.h"
 #include "cpu_features.h"
 #include "e820.h"
@@ -202,6 +203,20 @@ KTEST(kallsyms_names_kernel_functions)
 	KT_ASSERT(strcmp(name, "kmain") == 0);
 	KT_EXPECT_EQ(off, 5);
 	KT_ASSERT(kallsyms_lookup(0x1000, &off) == NULL);
+}
+
+/* The HTTPS API's status page is in the image whole, read-only, as the build took it. */
+KTEST(api_page_carried_whole_in_rodata)
+{
+	static const char head[] = "<!DOCTYPE html>", tail[] = "</html>\n";
+	const char *p = (const char *)api_page_html;
+	size_t n = api_page_html_len;
+
+	KT_ASSERT(n > sizeof(head) + sizeof(tail));
+	KT_ASSERT(memcmp(p, head, sizeof(head) - 1) == 0);
+	KT_ASSERT(memcmp(p + n - (sizeof(tail) - 1), tail, sizeof(tail) - 1) == 0);
+	KT_EXPECT_EQ(p[n], 0);
+	KT_ASSERT(p >= _rodata && p + n < _data);
 }
 
 /* ktest=panic: a deliberate panic; the report and status 2 must follow. */

@@ -74,7 +74,7 @@ u64 api_refused;
 const char *api_page(size_t *len)
 {
 	*len = api_page_html_len;
-	return api_page_html;
+	return (const char *)api_page_html;
 }
 
 static void conn_free(struct api_conn *c)
