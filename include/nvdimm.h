@@ -13,6 +13,7 @@
 #define PMEMK_NVDIMM_H
 
 #include "badblocks.h"
+#include "nd_json.h"
 #include "nsio.h"
 #include "types.h"
 
@@ -282,19 +283,7 @@ int nd_namespace_claim(struct nd_namespace_io *ns, void *owner,
 /* Release a claim; -EINVAL if `owner` does not hold it. */
 int nd_namespace_release(struct nd_namespace_io *ns, void *owner);
 
-/* nvdimm/list.c: ndctl-style JSON (pretty printed like json-c, as ndctl does). */
-
-struct nd_json {
-	int depth;
-	bool first;		/* nothing printed yet at this depth */
-};
-
-void nd_json_open(struct nd_json *j, const char *key, char bracket);
-void nd_json_close(struct nd_json *j, char bracket);
-void nd_json_str(struct nd_json *j, const char *key, const char *val);
-void nd_json_u64(struct nd_json *j, const char *key, u64 val);
-void nd_json_int(struct nd_json *j, const char *key, long long val);
-void nd_json_bool(struct nd_json *j, const char *key, bool val);
+/* nvdimm/list.c: ndctl-style JSON through lib/nd_json.c (include/nd_json.h). */
 /* "raw_uuid" (the label's uuid) of a labelled namespace; nothing for a label-less one. */
 void nd_namespace_raw_uuid_json(const struct nd_namespace_io *ns, struct nd_json *j);
 
