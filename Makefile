@@ -283,7 +283,7 @@ HOST_REAL_ARCH := $(sort $(foreach v,$(filter UNIT_REAL_ARCH_%,$(.VARIABLES)),$(
 # linker section, so the archive alone would leave them out), and helpers
 # some tests share (test/unit/*.c not named test_*).
 UNIT_LINK_test_shell_nvdimm := nvdimm/pfn_dev_cmds.c nvdimm/list.c nvdimm/dax_cmds.c nvdimm/pmem_cmds.c \
-	nvdimm/media_error_cmds.c
+	nvdimm/media_error_cmds.c nvdimm/namespace_metrics.c
 UNIT_LINK_test_shell_block := nvdimm/pmem_cmds.c nvdimm/memremap_cmds.c nvdimm/memmap_cmds.c \
 	nvdimm/pfn_dev_cmds.c
 UNIT_LINK_test_print_capture := lib/shell_capture.c
