@@ -137,9 +137,14 @@ def check_metrics(fams, a, b, nbdl):
 def check_nbd_list(j):
     check(list(j) == ["exports", "clients", "closed", "refused"], "nbd-list -j: keys %s" % list(j))
     e = j["exports"]
-    check(len(e) == 1 and list(e[0]) == ["export", "device", "mode", "size", "readonly", "zero_copy",
+    check(len(e) == 2 and list(e[0]) == ["export", "device", "mode", "size", "readonly", "zero_copy",
                                           "clients"],
-          "nbd-list -j: one export, keys in order, no identities (open to all)")
+          "nbd-list -j: two exports, keys in order, no identities on pmem0 (open to all)")
+    f = e[1] if len(e) == 2 else {}
+    check(list(f) == ["export", "device", "mode", "size", "readonly", "zero_copy", "identities",
+                      "clients"] and f["export"] == f["device"] == "pmem1m" and f["mode"] == "fsdax" and
+          f["identities"] == ["alice", "bob"] and f["clients"] == 0,
+          "nbd-list -j: pmem1m fsdax for alice and bob: %s" % f)
     check(e and e[0]["export"] == "pmem0" and e[0]["mode"] == "raw" and e[0]["size"] == 64 * MiB and
           e[0]["readonly"] is False and e[0]["zero_copy"] is True and e[0]["clients"] == 1,
           "nbd-list -j: pmem0 raw, 64 MiB, rw, zero copy, 1 client: %s" % e)

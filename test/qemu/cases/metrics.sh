@@ -2,9 +2,9 @@
 # (Prometheus's text format), `nbd-list -j` and `uptime -j`
 # (docs/NETWORK.md, "Metrics and JSON views").
 
-# Two CPUs, an NBD export of raw pmem0 and an fsdax pmem1m. From the host
-# (test/qemu/metrics_check.py) one client reads 3 MiB and leaves, another
-# reads 1 MiB and stays; then, with it connected, the guest's `metrics`
+# Two CPUs, NBD exports of raw pmem0 and of an fsdax pmem1m for two TLS
+# identities. From the host (test/qemu/metrics_check.py) one client reads
+# 3 MiB of pmem0 and leaves, another reads 1 MiB and stays; then, with it connected, the guest's `metrics`
 # must parse with Debian's prometheus_client, every family once; pmem0's
 # read bytes must be at least what both read and equal to the closed
 # client's plus the connected one's in `nbd-list -j`, which must parse and
@@ -16,8 +16,9 @@ case_metrics_views() {
 	live_boot "$name" --fresh --smp 2 --nic virtio --hostfwd "$port:10809" --ram 512M \
 		--nvdimm 64M --nvdimm 64M --cmdline 'nbd.export=pmem0' || return
 	live_wait 'nbd: listening on port 10809' || { live_type 'poweroff 1'; live_end 1; return; }
-	live_serial 'create-namespace -f -e namespace1.0 -m fsdax'
+	live_serial 'create-namespace -f -e namespace1.0 -m fsdax' 'nbd-export pmem1m@alice+bob'
 	expect_out '"blockdev":"pmem1m"'
+	expect_out 'nbd: exporting pmem1m '
 	rm -f "$dir/ready" "$dir/done"
 	timeout 90 env "PATH=/usr/bin:$PATH" python3 test/qemu/metrics_check.py client "$port" pmem0 "$dir" \
 		>"$LOG.client" 2>&1 &
