@@ -10,8 +10,9 @@
  *
  * Each CPU writes only its own figures, and only from its own idle loop,
  * with an arch_cycles() or two per pass and no lock; any CPU reads them
- * (one atomic load each), an idle period still going on counted up to the
- * moment of reading.
+ * with atomic loads (again, for the two stores in which a CPU ends an
+ * open idle period), that period counted up to the moment of reading, and
+ * never less idle time than an earlier reading found.
  */
 #ifndef PMEMK_CPU_TIME_H
 #define PMEMK_CPU_TIME_H
