@@ -127,7 +127,7 @@ CORE_UNIT_TESTS := test_altmap test_workqueue test_memmap_parallel test_btt test
 	test_ns_cycles test_nvdimm test_page_alloc test_pfn_dev test_pfn_info test_pgtable test_vmemmap \
 	test_vmemmap_dedup test_vmemmap_lazy test_vmemmap_scale test_devdax test_btt_lanes test_label \
 	test_pmem_hold test_media_ro test_shell_args test_shell_nvdimm test_shell_block test_badblocks \
-	test_media_errors test_api_tokens test_print_capture
+	test_media_errors test_api_tokens test_print_capture test_metrics test_cpu_time
 
 .PHONY: all tools iso run run-net test test-deps test-unit test-tsan test-qemu test-fuzz fuzz clean deps newlib help \
 	efi netboot test-boot test-page bench bench-nbd-client bench-ndctl bench-scale fuzz-long test-linux linux-guest FORCE
@@ -287,7 +287,7 @@ HOST_REAL_ARCH := $(sort $(foreach v,$(filter UNIT_REAL_ARCH_%,$(.VARIABLES)),$(
 # linker section, so the archive alone would leave them out), and helpers
 # some tests share (test/unit/*.c not named test_*).
 UNIT_LINK_test_shell_nvdimm := nvdimm/pfn_dev_cmds.c nvdimm/list.c nvdimm/dax_cmds.c nvdimm/pmem_cmds.c \
-	nvdimm/media_error_cmds.c
+	nvdimm/media_error_cmds.c nvdimm/namespace_metrics.c
 UNIT_LINK_test_shell_block := nvdimm/pmem_cmds.c nvdimm/memremap_cmds.c nvdimm/memmap_cmds.c \
 	nvdimm/pfn_dev_cmds.c
 UNIT_LINK_test_print_capture := lib/shell_capture.c
@@ -407,7 +407,7 @@ test-unit: $(UNIT_BINS)
 # ThreadSanitizer instead of ASan+UBSan: the core built a second time into
 # build/tsan/. A data race between jobs fails the run. (-Wno-tsan: the
 # standalone fences in the DMA stubs, which these tests never call.)
-TSAN_TESTS  := test_workqueue test_memmap_parallel
+TSAN_TESTS  := test_workqueue test_memmap_parallel test_cpu_time
 TSAN_CFLAGS := $(filter-out $(HOST_SANITIZE),$(HOST_CFLAGS)) -fsanitize=thread -Wno-tsan -DHOST_TSAN
 TSAN_CORE   := $(patsubst $(BUILD)/host/%,$(BUILD)/tsan/%,$(HOST_CORE))
 TSAN_BINS   := $(patsubst %,$(BUILD)/tsan/unit/%,$(TSAN_TESTS))

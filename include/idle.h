@@ -65,7 +65,9 @@ int console_poll(void);
 /*
  * The boot CPU's idle loop: wait for the next console byte, walking the
  * idle work and halting (idle_wait) while none has come. Blocks on the
- * console when no idle work is registered at all.
+ * console when no idle work is registered at all. A pass whose walk found
+ * no work, its halt included, is the CPU's idle time (cpu_time.h); the
+ * rest, a command's run included, is busy.
  */
 int idle_getc(void);
 

@@ -13,6 +13,7 @@
 #define PMEMK_NVDIMM_H
 
 #include "badblocks.h"
+#include "nd_json.h"
 #include "nsio.h"
 #include "types.h"
 
@@ -94,6 +95,19 @@ struct nd_mapping {
 
 struct nd_json;
 struct nd_namespace_io;
+struct dev_pagemap;
+
+/*
+ * What a namespace is now, in `list -N`'s words (nd_namespace_view): for
+ * figures that name a namespace elsewhere (`metrics`, nbd-list -j).
+ */
+struct nd_ns_view {
+	const char *mode;	/* "raw", "fsdax", "devdax" or "sector" */
+	const char *map;	/* fsdax, devdax: "mem" or "dev"; else NULL */
+	const char *device;	/* its block device (devdax: daxN.0); NULL while disabled */
+	u64 size;		/* list's "size": the device's bytes (0 while a claim is disabled) */
+	const struct dev_pagemap *pgmap;	/* its struct pages; NULL: none */
+};
 
 /*
  * How the core writes a DIMM's label area: through its provider (the
@@ -115,6 +129,8 @@ struct nd_claim_ops {
 	 * BTT's). NULL: the whole namespace.
 	 */
 	void (*media_span)(const struct nd_namespace_io *ns, u64 *start, u64 *size, bool *count_only);
+	/* Fill in the view from the fields list_json prints them from (NULL: raw, disabled). */
+	void (*view)(const struct nd_namespace_io *ns, struct nd_ns_view *v);
 };
 
 /*
@@ -270,6 +286,9 @@ struct nd_namespace_io *nd_namespace_next(struct nd_namespace_io *prev);
 #define for_each_nd_namespace(ns) \
 	for (struct nd_namespace_io *ns = nd_namespace_next(NULL); ns; ns = nd_namespace_next(ns))
 
+/* What ns is now (struct nd_ns_view), under the device model lock (nd_lock). */
+void nd_namespace_view(const struct nd_namespace_io *ns, struct nd_ns_view *v);
+
 /* By name ("namespace0.0") or block device ("pmem0"); NULL if none. */
 struct nd_namespace_io *nd_namespace_find(const char *name);
 
@@ -282,19 +301,7 @@ int nd_namespace_claim(struct nd_namespace_io *ns, void *owner,
 /* Release a claim; -EINVAL if `owner` does not hold it. */
 int nd_namespace_release(struct nd_namespace_io *ns, void *owner);
 
-/* nvdimm/list.c: ndctl-style JSON (pretty printed like json-c, as ndctl does). */
-
-struct nd_json {
-	int depth;
-	bool first;		/* nothing printed yet at this depth */
-};
-
-void nd_json_open(struct nd_json *j, const char *key, char bracket);
-void nd_json_close(struct nd_json *j, char bracket);
-void nd_json_str(struct nd_json *j, const char *key, const char *val);
-void nd_json_u64(struct nd_json *j, const char *key, u64 val);
-void nd_json_int(struct nd_json *j, const char *key, long long val);
-void nd_json_bool(struct nd_json *j, const char *key, bool val);
+/* nvdimm/list.c: ndctl-style JSON through lib/nd_json.c (include/nd_json.h). */
 /* "raw_uuid" (the label's uuid) of a labelled namespace; nothing for a label-less one. */
 void nd_namespace_raw_uuid_json(const struct nd_namespace_io *ns, struct nd_json *j);
 

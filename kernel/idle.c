@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "arch.h"
+#include "cpu_time.h"
 #include "idle.h"
 #include "netdev.h"
 #include "params.h"
@@ -64,10 +65,19 @@ int idle_getc(void)
 {
 	if (&__start_idle_work[0] == &__stop_idle_work[0])
 		return arch_console_getc();
+	u32 cpu = arch_cpu_id();
+	u64 last = arch_cycles();
+
 	for (;;) {
 		int c = console_poll();
 		if (c >= 0)
 			return c;
-		idle_wait(idle_work_run());
+		bool work = idle_work_run();
+		idle_wait(work);
+		/* A pass whose walk found nothing (its halt included) was idle (cpu_time.h). */
+		u64 now = arch_cycles();
+		if (!work)
+			cpu_time_idle(cpu, now - last);
+		last = now;
 	}
 }

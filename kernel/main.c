@@ -11,6 +11,7 @@
 #include "arch.h"
 #include "boot_files.h"
 #include "cpu_features.h"
+#include "cpu_time.h"
 #include "e820.h"
 #include "heap.h"
 #include "kernel.h"
@@ -210,6 +211,7 @@ static void heap_setup(void)
 void kmain(const struct boot_info *bi)
 {
 	smp_boot_cpu_init();	/* GS base: arch_cpu_id() works from here on */
+	cpu_time_boot();	/* uptime and CPU 0's time online count from here */
 	pr_info("pmemk %s: persistent memory manager\n", PMEMK_VERSION);
 	pr_info("boot: %s%s%s\n", boot_path_name(bi->path), bi->loader[0] ? ", loader " : "",
 		bi->loader);

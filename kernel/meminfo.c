@@ -1,7 +1,7 @@
 /*
  * Memory totals: the boot's "Memory:" lines and the meminfo command
  * (/proc/meminfo's shape), from the page allocator, mm's counters, the heap
- * and the e820 map.
+ * and the e820 map; two of them as metric families (include/metrics.h).
  */
 #include <string.h>
 
@@ -9,6 +9,7 @@
 #include "heap.h"
 #include "kernel.h"
 #include "memblock.h"
+#include "metrics.h"
 #include "mm.h"
 #include "page_alloc.h"
 #include "persist.h"
@@ -86,3 +87,16 @@ static int cmd_meminfo(int argc, char **argv)
 }
 SHELL_COMMAND(SHELL_MEMORY, "meminfo", cmd_meminfo, "meminfo [-j]",
 	      "memory totals, /proc/meminfo style (kB); -j: as JSON, in bytes");
+
+/* meminfo's PmemWritten and MemmapPending, from the same counters. */
+static void memory_metrics(void)
+{
+	metric_single("pmemk_pmem_written_bytes_total", METRIC_COUNTER,
+		      "Bytes stored to persistent memory since boot (meminfo's PmemWritten).",
+		      pmem_written_total(), 0);
+	metric_single("pmemk_memmap_pending_bytes", METRIC_GAUGE,
+		      "Device memory usable already whose struct pages are still to be stored "
+		      "(meminfo's MemmapPending).",
+		      mm_stat(MM_MEMMAP_PENDING), 0);
+}
+METRICS_SOURCE(memory_metrics);

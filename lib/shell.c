@@ -44,11 +44,15 @@ static int split_args(char *line, char **argv)
 	return argc;
 }
 
-/* Release the registered locks before end, in reverse order. */
+/*
+ * Release the registered locks before end, in reverse order. (No pointer
+ * is stepped below the start: with no lock registered, a host test's
+ * link, start and end are both NULL.)
+ */
 static void shell_locks_drop(const struct shell_lock *const *end)
 {
-	while (end-- > __start_shell_lock)
-		(*end)->unlock();
+	while (end > __start_shell_lock)
+		(*--end)->unlock();
 }
 
 /*

@@ -38,5 +38,7 @@ extern u64 nbd_refused;				/* connections refused (nbd.allow=, limits) */
 err_t client_drop(struct client *cl, const char *why);
 /* Is the server listening? */
 bool nbd_listening(void);
+/* Where the client connects from: "10.0.2.2:40000" (nbd_clients.c). */
+void nbd_client_remote(const struct client *cl, char *buf, size_t len);
 
 #endif

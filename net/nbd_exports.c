@@ -4,14 +4,16 @@
  * where its READ data comes from, the engine's view of it (nbd_pmem.c),
  * and who may open it: the TLS identities its spec lists
  * (DEV[:ro][@ID[+ID...]], nbd_export_spec.c), or anyone. Nothing is
- * served unless configured.
+ * served unless configured. nbd-list shows them as text or JSON.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "nbd_priv.h"
+#include "nd_json.h"
 #include "net.h"
+#include "nvdimm.h"
 #include "params.h"
 #include "printk.h"
 
@@ -42,6 +44,7 @@ static void test_cache_wrap(struct srv_export *e)
 		pr_err("nbd: %s: no memory for nbd.test-cache, served without it\n", e->name);
 		return;
 	}
+	e->zero_copy = false;
 	if (test_cache == NBD_WCACHE_IGNORE_FLUSH) {
 		e->how = "copied (nbd.test-cache=writeback-ignore-flush)";
 		pr_warn("nbd: %s: nbd.test-cache=writeback-ignore-flush: FLUSH and FUA are "
@@ -134,6 +137,7 @@ static int export_source(struct srv_export *e, struct pmem_device *dev)
 		e->base = pmem_read_ref(&e->hold);
 		e->how = nbd_zero_copy ? "zero copy" : "copied (nbd.zerocopy=off)";
 	}
+	e->zero_copy = e->base && nbd_zero_copy;
 	return 0;
 }
 
@@ -181,8 +185,10 @@ int nbd_export_add(const char *spec)
 	char ids[NBD_EXPORT_SPEC_MAX + 1];
 	nbd_id_list_format(&e->ids, ids, sizeof(ids));
 	if (e->base && (nbd_tls_policy() == NBD_TLS_REQUIRE ||
-			(nbd_tls_policy() == NBD_TLS_ON && e->ids.n)))
+			(nbd_tls_policy() == NBD_TLS_ON && e->ids.n))) {
 		e->how = "copied (only TLS clients, and TLS encrypts a copy)";
+		e->zero_copy = false;
+	}
 	pr_info("nbd: exporting %s (%llu bytes, %s, READ %s%s%s)\n", name, dev->size,
 		e->exp.ro ? "read-only" : "read-write", e->how, e->ids.n ? ", for TLS identities " : "",
 		ids);
@@ -254,4 +260,43 @@ void nbd_exports_list(void)
 				"%llu flushes ignored\n", e->name, wc->n, wc->held, wc->written_back,
 				wc->flushes_ignored);
 	}
+}
+
+/* What its device is, in list -N's words: "raw", "fsdax", "devdax" or "sector". */
+static const char *export_mode(const struct srv_export *e)
+{
+	struct nd_ns_view v;
+
+	if (!e->dev->ns)
+		return "raw";
+	nd_lock();	/* recursive: nbd-list and metrics run under it already */
+	nd_namespace_view(e->dev->ns, &v);
+	nd_unlock();
+	return v.mode;
+}
+
+void nbd_exports_json(struct nd_json *j)
+{
+	nd_json_open(j, "exports", '[');
+	for (unsigned int i = 0; i < NBD_MAX_EXPORTS; i++) {
+		const struct srv_export *e = &nbd_exports_tab[i];
+		if (!e->used)
+			continue;
+		nd_json_open(j, NULL, '{');
+		nd_json_str(j, "export", e->name);
+		nd_json_str(j, "device", e->dev->name);
+		nd_json_str(j, "mode", export_mode(e));
+		nd_json_u64(j, "size", e->exp.size);
+		nd_json_bool(j, "readonly", e->exp.ro);
+		nd_json_bool(j, "zero_copy", e->zero_copy);
+		if (e->ids.n) {
+			nd_json_open(j, "identities", '[');
+			for (unsigned int k = 0; k < e->ids.n; k++)
+				nd_json_str(j, NULL, e->ids.id[k]);
+			nd_json_close(j, ']');
+		}
+		nd_json_u64(j, "clients", e->clients);
+		nd_json_close(j, '}');
+	}
+	nd_json_close(j, ']');
 }

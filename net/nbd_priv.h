@@ -42,10 +42,14 @@ struct srv_export {
 	struct dax_mapping map;	/* devdax: the whole device, mapped while exported */
 	const u8 *base;		/* where READ data is sent from by reference; NULL: copied */
 	const char *how;	/* how READ data goes, for nbd-list */
+	bool zero_copy;		/* ... and whether that is by reference (how says "zero copy") */
 	char name[NBD_DEV_NAME];
 	struct nbd_id_list ids;	/* who may open it (the engine's may_open) */
 	char who[PMEM_HOLDER_LEN];	/* how its hold names it */
 	unsigned int clients;
+	/* Since it was exported (nbd-unexport and nbd-export again start them over): */
+	u64 accepted;			/* clients that chose it */
+	struct nbd_stats closed;	/* what those of them that closed did */
 	struct nbd_wcache wcache;	/* nbd.test-cache=: in front of exp when its mode is not OFF */
 };
 
@@ -69,6 +73,9 @@ int nbd_export_add(const char *spec);
 int nbd_export_remove(const char *name);
 /* nbd-list's first lines: one per export (with its identities), or "nothing exported". */
 void nbd_exports_list(void);
+/* nbd-list -j's "exports" array, into j (nbd_cmds.c has the schema). */
+struct nd_json;
+void nbd_exports_json(struct nd_json *j);
 /*
  * The first export any client that got through may open (no identity
  * list), only writable ones if `writable`; NULL if none. For the glue's
@@ -132,6 +139,12 @@ int nbd_disconnect(unsigned int id);
 unsigned int nbd_disconnect_all(void);
 /* nbd-list's other lines: who may connect, closed connections' totals, each client. */
 void nbd_connections_list(void);
+/* nbd-list -j's "clients", "closed" and "refused", into j. */
+void nbd_connections_json(struct nd_json *j);
+/* to += s, every counter. */
+void nbd_stats_add(struct nbd_stats *to, const struct nbd_stats *s);
+/* e's totals since it was exported: its closed clients' and its connected clients' now. */
+void nbd_export_totals(const struct srv_export *e, struct nbd_stats *t);
 
 /* nbd_admit.c: was nbd.allow= given (even an invalid one, which lets nobody in)? */
 bool nbd_allow_list_set(void);

@@ -100,18 +100,16 @@ static void client_report(const struct client *cl)
 		  st->fua, st->zeroes, st->errors, st->max_len);
 }
 
+/* Its counters go to the closed connections' totals, the server's and its export's. */
 static void client_free(struct client *cl)
 {
 	const struct nbd_stats *st = &cl->conn.stats;
 
-	nbd_closed_totals.reads += st->reads;
-	nbd_closed_totals.writes += st->writes;
-	nbd_closed_totals.bytes_read += st->bytes_read;
-	nbd_closed_totals.bytes_by_ref += st->bytes_by_ref;
-	nbd_closed_totals.bytes_written += st->bytes_written;
-	nbd_closed_totals.bytes_direct += st->bytes_direct;
-	if (cl->counted)
+	nbd_stats_add(&nbd_closed_totals, st);
+	if (cl->counted) {
+		nbd_stats_add(&cl->counted->closed, st);
 		cl->counted->clients--;
+	}
 	pmem_release(&cl->hold);
 	nbd_tls_stop(&cl->tls);
 	free(cl->stash);
@@ -202,6 +200,7 @@ static int client_count(struct client *cl)
 	}
 	cl->counted = e;
 	e->clients++;
+	e->accepted++;
 	return 0;
 }
 

@@ -3,7 +3,7 @@
 # block device, the HTTPS API's boot files (portable, host-tested).
 portable-y += net/ipconfig.c net/nbd_proto.c net/nbd_handshake.c net/nbd_transmission.c \
 	net/nbd_pmem.c net/nbd_export_spec.c net/nbd_keys.c net/nbd_wcache.c net/api_files.c
-kernel-y += net/net.c net/sys_arch.c net/net_cmds.c net/nbd_server.c net/nbd_clients.c net/nbd_admit.c net/nbd_exports.c net/nbd_cmds.c \
+kernel-y += net/net.c net/sys_arch.c net/net_cmds.c net/nbd_server.c net/nbd_clients.c net/nbd_admit.c net/nbd_exports.c net/nbd_cmds.c net/nbd_metrics.c \
 	net/nbd_tls.c net/api_server.c
 # The HTTPS API's status page (net/api_page.html) as bytes in .rodata
 # (include/api_page.h); the Makefile adds the dependency on the .html.

@@ -73,7 +73,17 @@ static void btt_media_span(const struct nd_namespace_io *ns, u64 *start, u64 *si
 	*count_only = true;
 }
 
-static const struct nd_claim_ops btt_claim_ops = { "btt", btt_list_json, btt_media_span };
+/* The fields btt_list_json shows them from. */
+static void btt_view(const struct nd_namespace_io *ns, struct nd_ns_view *v)
+{
+	const struct nd_btt *b = ns->claim;
+
+	v->mode = "sector";
+	v->size = b->enabled ? b->pmem.size : 0;
+	v->device = b->enabled ? b->pmem.name : NULL;
+}
+
+static const struct nd_claim_ops btt_claim_ops = { "btt", btt_list_json, btt_media_span, btt_view };
 
 /* pmemNs: whole sectors, checked by pmem_rw; one BTT sector at a time. */
 static int btt_dev_rw(struct pmem_device *dev, u64 off, void *buf, u64 len, enum pmem_dir dir)

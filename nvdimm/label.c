@@ -373,7 +373,7 @@ static void label_json(struct nd_json *j, const struct nd_label *l, u32 label_si
 void nd_lsa_json(const u8 *area, u32 size, const char *dev)
 {
 	static struct nd_lsa lsa;
-	struct nd_json j = { 0, true };
+	struct nd_json j = { .first = true };
 	u32 isize;
 
 	nd_lsa_parse(&lsa, area, size);

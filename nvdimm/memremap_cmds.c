@@ -46,7 +46,16 @@ static void memremap_list_json(const struct nd_namespace_io *ns, struct nd_json 
 						   "claimed by memremap (map=mem)");
 }
 
-static const struct nd_claim_ops memremap_claim_ops = { "memremap", memremap_list_json, NULL };
+/* Raw and disabled, as memremap_list_json says; its struct pages while registered. */
+static void memremap_view(const struct nd_namespace_io *ns, struct nd_ns_view *v)
+{
+	const struct dev_pagemap *p = ns->claim;
+
+	v->pgmap = p->state != PGMAP_UNREGISTERED ? p : NULL;
+}
+
+static const struct nd_claim_ops memremap_claim_ops = { "memremap", memremap_list_json, NULL,
+							memremap_view };
 
 /* The namespace holding all of [start, start + size), or NULL (printed). */
 static struct nd_namespace_io *pmem_namespace_of(u64 start, u64 size)

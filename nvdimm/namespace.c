@@ -147,3 +147,13 @@ int nd_namespace_release(struct nd_namespace_io *ns, void *owner)
 	ns->claim_ops = NULL;
 	return 0;
 }
+
+void nd_namespace_view(const struct nd_namespace_io *ns, struct nd_ns_view *v)
+{
+	/* Unclaimed: raw, as list.c's namespace_json prints it; a claim says for itself. */
+	*v = (struct nd_ns_view){ .mode = "raw", .size = ns->size };
+	if (!ns->claim && !ns->disabled)
+		v->device = ns->blockdev;
+	if (ns->claim && ns->claim_ops && ns->claim_ops->view)
+		ns->claim_ops->view(ns, v);
+}

@@ -39,7 +39,13 @@ static void bad_head_json(const struct nd_namespace_io *ns, struct nd_json *j)
 	nd_json_str(j, "reason", h->reason);
 }
 
-static const struct nd_claim_ops bad_head_ops = { "media", bad_head_json, NULL };
+/* As bad_head_json: no device, the label's mode if it has one. */
+static void bad_head_view(const struct nd_namespace_io *ns, struct nd_ns_view *v)
+{
+	v->mode = ns->labelled ? nd_claim_class_mode(ns->claim_class) : "unknown";
+}
+
+static const struct nd_claim_ops bad_head_ops = { "media", bad_head_json, NULL, bad_head_view };
 
 void nd_bad_head_claim(struct nd_namespace_io *ns, u64 sector)
 {

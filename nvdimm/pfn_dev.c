@@ -166,7 +166,19 @@ static void pfn_media_span(const struct nd_namespace_io *ns, u64 *start, u64 *si
 	*count_only = false;
 }
 
-static const struct nd_claim_ops pfn_claim_ops = { "pfn", pfn_list_json, pfn_media_span };
+/* The fields pfn_list_json shows them from. */
+static void pfn_view(const struct nd_namespace_io *ns, struct nd_ns_view *v)
+{
+	const struct nd_pfn *pfn = ns->claim;
+
+	v->mode = nd_personality_name(pfn->pers);
+	v->map = pfn->pers != ND_PERS_SECTOR ? nd_pfn_mode_name(pfn->layout.mode) : NULL;
+	v->size = pfn->enabled ? pfn->pmem.size : 0;
+	v->device = pfn->enabled ? pfn->pmem.name : NULL;
+	v->pgmap = pfn->enabled ? &pfn->pgmap : NULL;
+}
+
+static const struct nd_claim_ops pfn_claim_ops = { "pfn", pfn_list_json, pfn_media_span, pfn_view };
 
 /* Linux's view of a valid block (FACTS §1.8): the range, and the altmap for map=dev. */
 static int pfn_setup_pgmap(struct nd_pfn *pfn, struct nd_pfn_placement *p, const char **why)

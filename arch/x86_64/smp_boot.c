@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "cpu_time.h"
 #include "lapic.h"
 #include "params.h"
 #include "percpu.h"
@@ -74,6 +75,7 @@ __noreturn void smp_ap_start(struct percpu *pc)
 	lapic_enable_local();
 	pc->seen_apic_id = lapic_id();
 	pc->seen_cpu = smp_processor_id();
+	cpu_time_online(pc->cpu);	/* its busy and idle time count from here (uptime) */
 	__atomic_store_n(&pc->online, 1, __ATOMIC_RELEASE);	/* orders the stores above before it */
 	ap_idle(pc);
 }

@@ -10,6 +10,7 @@
 #include <errno.h>
 
 #include "arch.h"
+#include "cpu_time.h"
 #include "idle.h"
 #include "lapic.h"
 #include "percpu.h"
@@ -53,7 +54,8 @@ void arch_idle_kick(void)
 /*
  * One walk of the idle work (include/idle.h) if there was a kick since the
  * CPU's last walk that found none. Runs with interrupts on; a call given
- * meanwhile waits for the walk's end.
+ * meanwhile waits for the walk's end. A walk that found nothing was idle
+ * time (cpu_time.h); one that found work was busy.
  */
 static bool ap_idle_work(struct percpu *pc)
 {
@@ -61,12 +63,15 @@ static bool ap_idle_work(struct percpu *pc)
 
 	if (kicks == pc->idle_kicks_seen)
 		return false;
+	u64 t0 = arch_cycles();
 	tlb_catch_up(pc);
 	__asm__ volatile("sti" ::: "memory");
 	bool more = idle_work_run();
 	__asm__ volatile("cli" ::: "memory");
-	if (!more)
+	if (!more) {
 		pc->idle_kicks_seen = kicks;	/* a kick after the load walks again */
+		cpu_time_idle(pc->cpu, arch_cycles() - t0);
+	}
 	return true;
 }
 
@@ -91,7 +96,8 @@ static void ap_run_call(struct percpu *pc, smp_call_fn fn)
  * An AP's life once online: run the call it was given, else idle work,
  * else halt with interrupts on until the next IPI. "sti; hlt" leaves no
  * gap: an IPI that arrived after the check waits for the sti and then ends
- * the hlt.
+ * the hlt. The halt is idle time (cpu_time.h), open-ended: readers see it
+ * grow while it lasts.
  */
 __noreturn void ap_idle(struct percpu *pc)
 {
@@ -104,7 +110,9 @@ __noreturn void ap_idle(struct percpu *pc)
 		}
 		if (ap_idle_work(pc))
 			continue;
+		cpu_time_idle_enter(pc->cpu);
 		__asm__ volatile("sti; hlt" ::: "memory");
+		cpu_time_idle_exit(pc->cpu);
 	}
 }
 

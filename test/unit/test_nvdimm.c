@@ -330,7 +330,7 @@ static void claim_json(const struct nd_namespace_io *ns, struct nd_json *j)
 
 static void nd_list_claimed_namespace(void **state)
 {
-	static const struct nd_claim_ops ops = { "pfn", claim_json, NULL };
+	static const struct nd_claim_ops ops = { "pfn", claim_json, NULL, NULL };
 	int owner;
 
 	(void)state;

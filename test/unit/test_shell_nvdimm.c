@@ -160,6 +160,56 @@ static void create_namespace_reconfigures(void **state)
 	assert_non_null(pmem_find("pmem0"));
 }
 
+/* metrics' line for namespace0.0 in family `family` (the console's text), or "". */
+static const char *ns_metric(const char *family, char *buf, size_t len)
+{
+	char key[96];
+
+	snprintf(key, sizeof(key), "\n%s{namespace=\"namespace0.0\"", family);
+	const char *p = strstr(host_console_text(), key);
+	snprintf(buf, len, "%.*s", p ? (int)strcspn(p + 1, "\n") : 0, p ? p + 1 : "");
+	return buf;
+}
+
+/* metrics names namespace0.0 in each mode as list -N does (nd_namespace_view). */
+static void metrics_name_each_mode_as_list_does(void **state)
+{
+	static const struct {
+		const char *create, *info, *dev;
+		bool pages;
+	} modes[] = {
+		{ NULL, "mode=\"raw\",map=\"\",device=\"pmem0\"", "pmem0", false },
+		{ "-m fsdax -M mem", "mode=\"fsdax\",map=\"mem\",device=\"pmem0m\"", "pmem0m", true },
+		{ "-m devdax -M dev", "mode=\"devdax\",map=\"dev\",device=\"dax0.0\"", "dax0.0", true },
+		{ "-m sector", "mode=\"sector\",map=\"\",device=\"pmem0s\"", "pmem0s", false },
+	};
+	char line[256], want[256];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		if (modes[i].create) {
+			snprintf(line, sizeof(line), "create-namespace -f -e namespace0.0 %s",
+				 modes[i].create);
+			assert_runs(line);
+		}
+		assert_runs("metrics");
+		snprintf(want, sizeof(want), "pmemk_namespace_info{namespace=\"namespace0.0\",%s} 1",
+			 modes[i].info);
+		assert_string_equal(ns_metric("pmemk_namespace_info", line, sizeof(line)), want);
+		snprintf(want, sizeof(want), "device=\"%s\"} %llu", modes[i].dev,
+			 pmem_find(modes[i].dev)->size);
+		assert_non_null(strstr(ns_metric("pmemk_namespace_size_bytes", line, sizeof(line)), want));
+		ns_metric("pmemk_memmap_init_ratio", line, sizeof(line));
+		assert_int_equal(line[0] != '\0', modes[i].pages);
+		if (modes[i].pages)
+			assert_string_equal(line, "pmemk_memmap_init_ratio{namespace=\"namespace0.0\"} 1.000000");
+	}
+	/* Disabled: no device, size 0 as list's. */
+	assert_runs("disable-namespace namespace0.0");
+	assert_runs("metrics");
+	assert_non_null(strstr(ns_metric("pmemk_namespace_info", line, sizeof(line)), "device=\"\"} 1"));
+}
+
 /*
  * list -M in ndctl's units for each mode: 512-byte sectors from the
  * namespace start (raw), from the data start after the info block and
@@ -339,6 +389,7 @@ int main(void)
 		cmocka_unit_test_setup(list_parses_ndctl_flags, boot),
 		cmocka_unit_test_setup(create_namespace_refuses_bad_options, boot),
 		cmocka_unit_test_setup(create_namespace_reconfigures, boot),
+		cmocka_unit_test_setup(metrics_name_each_mode_as_list_does, boot),
 		cmocka_unit_test_setup(list_media_errors_in_each_modes_units, boot),
 		cmocka_unit_test_setup(namespace_verbs_take_one_namespace, boot),
 		cmocka_unit_test_setup(disable_enable_destroy_namespace, boot),
