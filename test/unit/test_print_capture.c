@@ -59,7 +59,12 @@ static int cmd_net(int argc, char **argv)
 	return 0;
 }
 SHELL_COMMAND_NET_LOOP(SHELL_NET, "t-net", cmd_net, "t-net", "a command that runs the network loop");
-SHELL_COMMAND_NET(SHELL_NET, "t-nbd", cmd_net, "t-nbd", "a command of the network's tables");
+
+static int cmd_nbd(int argc, char **argv)
+{
+	return cmd_net(argc, argv);
+}
+SHELL_COMMAND_NET(SHELL_NET, "t-nbd", cmd_nbd, "t-nbd", "a command of the network's tables");
 
 static void setup(void)
 {
