@@ -39,7 +39,7 @@ static const struct {
 	{ "pmemk_nbd_flushes_total", METRIC_COUNTER, FIG(t.flushes), "FLUSH requests" SINCE },
 	{ "pmemk_nbd_errors_total", METRIC_COUNTER, FIG(t.errors),
 	  "Requests answered with an error" SINCE },
-	{ "pmemk_nbd_connections", METRIC_GAUGE, FIG(connections),
+	{ "pmemk_nbd_clients", METRIC_GAUGE, FIG(connections),
 	  "NBD clients connected to the export now." },
 	{ "pmemk_nbd_connections_total", METRIC_COUNTER, FIG(accepted),
 	  "NBD clients that chose the export" SINCE },

@@ -90,7 +90,7 @@ def check_metrics(fams, a, b, nbdl):
             "pmemk_namespace_info", "pmemk_memmap_init_ratio", "pmemk_pmem_written_bytes",
             "pmemk_memmap_pending_bytes", "pmemk_nbd_read_bytes", "pmemk_nbd_written_bytes",
             "pmemk_nbd_zero_copy_bytes", "pmemk_nbd_reads", "pmemk_nbd_writes",
-            "pmemk_nbd_flushes", "pmemk_nbd_errors", "pmemk_nbd_connections",
+            "pmemk_nbd_flushes", "pmemk_nbd_errors", "pmemk_nbd_clients", "pmemk_nbd_connections",
             "pmemk_nbd_client_read_bytes", "pmemk_nbd_client_written_bytes",
             "pmemk_nbd_client_requests", "pmemk_nbd_refused_connections"]
     missing = [f for f in want if f not in fams]
@@ -100,7 +100,7 @@ def check_metrics(fams, a, b, nbdl):
           "pmemk_nbd_read_bytes_total{export=pmem0} %s >= %d bytes read by both clients" % (read, a + b))
     zc = sample(fams, "pmemk_nbd_zero_copy_bytes", "pmemk_nbd_zero_copy_bytes_total", export="pmem0")
     check(zc is not None and 0 < zc <= read, "zero copy bytes %s: some, at most the bytes read" % zc)
-    conns = sample(fams, "pmemk_nbd_connections", "pmemk_nbd_connections", export="pmem0")
+    conns = sample(fams, "pmemk_nbd_clients", "pmemk_nbd_clients", export="pmem0")
     total = sample(fams, "pmemk_nbd_connections", "pmemk_nbd_connections_total", export="pmem0")
     check((conns, total) == (1, 2), "connections now %s, ever %s (1 and 2)" % (conns, total))
     cl = [c for c in nbdl["clients"] if c.get("export") == "pmem0"]
