@@ -28,10 +28,12 @@
 #include <lwip/tcp.h>
 
 #include "api.h"
+#include "arch.h"
 #include "api_files.h"
 #include "api_page.h"
 #include "http_request.h"
 #include "line_budget.h"
+#include "metrics.h"
 #include "net.h"
 #include "net_priv.h"
 #include "printk.h"
@@ -63,7 +65,9 @@ struct api_conn {
 static struct api_conn conns[API_MAX_CONNS];
 static struct tcp_pcb *listener;
 static struct line_budget lines = LINE_BUDGET_INIT("api", 20, 10000);
-u64 api_refused;
+static u64 api_refused;
+/* Time the network loop spent in api_handle: the longest one, and all of it. */
+static u64 answer_ns_max, answer_ns_total;
 
 #define conn_say(pr, c, fmt, ...)                                                  \
 	do {                                                                       \
@@ -207,7 +211,11 @@ static int conn_read(struct api_conn *c, bool *moved)
 	if (st == HTTP_READ_ERROR)
 		return conn_refuse(c, c->rd.status, c->rd.reason);
 	struct api_answer a;
+	u64 t0 = arch_cycles();
 	api_handle(&c->rd.req, &c->peer, sys_now(), &a);
+	u64 ns = arch_cycles_to_ns(arch_cycles() - t0);
+	answer_ns_total += ns;
+	answer_ns_max = ns > answer_ns_max ? ns : answer_ns_max;
 	return conn_answer(c, &a);
 }
 
@@ -481,3 +489,29 @@ void api_boot(void)
 	pr_info("api: HTTPS on port %u (%llu connections, %llu per address; request %llu s, idle %llu s)\n",
 		api_port(), api_max_clients, api_max_per_source, api_request_secs, api_idle_secs);
 }
+
+/* The API's own figures (include/metrics.h). */
+static void api_metrics(void)
+{
+	static const char *const classes[] = { "2xx", "4xx", "5xx" };
+	unsigned int open = 0;
+
+	for (unsigned int i = 0; i < API_MAX_CONNS; i++)
+		open += conns[i].used;
+	metric_family("pmemk_api_requests_total", METRIC_COUNTER,
+		      "HTTPS API requests answered since boot, by status class.");
+	for (unsigned int i = 0; i < 3; i++)
+		metric_sample("pmemk_api_requests_total", METRIC_LABELS({ "code", classes[i] }),
+			      api_answers[i], 0);
+	metric_single("pmemk_api_connections", METRIC_GAUGE, "HTTPS API connections open now.",
+		      open, 0);
+	metric_single("pmemk_api_refused_connections_total", METRIC_COUNTER,
+		      "HTTPS API connections refused since boot (limits, no memory).", api_refused, 0);
+	metric_single("pmemk_api_answer_seconds_max", METRIC_GAUGE,
+		      "The longest the network loop spent answering one API request since boot.",
+		      answer_ns_max / 1000, 6);
+	metric_single("pmemk_api_answer_seconds_total", METRIC_COUNTER,
+		      "Time the network loop spent answering API requests since boot.",
+		      answer_ns_total / 1000, 6);
+}
+METRICS_SOURCE(api_metrics);

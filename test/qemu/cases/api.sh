@@ -170,6 +170,11 @@ case_api_served() {
 		--expect-ns namespace0.0=fsdax | sed 's/^/    /'
 	[ "${PIPESTATUS[0]}" = 0 ] || CASE_FAILED=1
 
+	# Counters after all of it (the longest answer is reported, never judged).
+	api_expect GET /metrics read 200
+	$API_PY test/api/api_client.py metrics "$API_DIR/body" - 0 | tail -1 | sed 's/^/    /'
+	[ "${PIPESTATUS[0]}" = 0 ] || CASE_FAILED=1
+
 	# A source that keeps failing is refused, then even a valid token is.
 	local good=$API_READ
 	API_READ="guess.$(openssl rand -hex 16)"
