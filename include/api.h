@@ -23,7 +23,9 @@
  *   GET    /v1/jobs, /v1/jobs/ID      the jobs
  *   POST   /v1/namespaces             create-namespace (a job for map=mem and sector)
  *   DELETE /v1/namespaces/NS          destroy-namespace -f NS
- *   POST   /v1/namespaces/NS/check    check-namespace NS (a job)
+ *   POST   /v1/namespaces/NS/enable   enable-namespace NS (and /disable: disable-namespace)
+ *   POST   /v1/namespaces/NS/check    check-namespace NS (a job; ?repair=1: --repair)
+ *   POST   /v1/dimms/NMEM/init-labels init-labels NMEM (?force=1: -f)
  *   POST   /v1/exports                nbd-export SPEC
  *   DELETE /v1/exports/DEV            nbd-unexport DEV
  *   DELETE /v1/clients/ID             nbd-disconnect ID

@@ -29,44 +29,54 @@ enum api_do {
 	DO_PAGE,	/* the status page */
 	DO_SHOW,	/* run cmd, answer its output (JSON unless type says otherwise) */
 	DO_NS_CREATE,	/* create-namespace from the JSON body (a job for map=mem, sector) */
-	DO_NS_DESTROY,	/* destroy-namespace -f ARG */
-	DO_NS_CHECK,	/* check-namespace ARG, a job */
 	DO_EXPORT,	/* nbd-export from the JSON body */
-	DO_UNEXPORT,	/* nbd-unexport ARG */
-	DO_DISCONNECT,	/* nbd-disconnect ARG */
 	DO_JOBS,	/* the jobs, or job ARG */
+	DO_RUN,		/* run "cmd ARG[ flag]" at once */
+	DO_JOB,		/* the same as a job */
 };
 
-/* A path pattern's '*' is one segment: a device, namespace or job name. */
+/*
+ * A path pattern's '*' is one segment: a device, namespace or job name,
+ * the ARG of the route's command. query: the one query the route takes
+ * (the whole of it), which adds flag to the command.
+ */
 struct api_route {
 	enum http_req_method method;
 	const char *path;
 	enum api_do what;
-	const char *cmd;	/* DO_SHOW's command */
+	const char *cmd;
 	const char *type;	/* DO_SHOW's Content-Type (NULL: JSON) */
+	const char *query, *flag;
 };
 
 #define JSON "application/json"
 #define PROM "text/plain; version=0.0.4; charset=utf-8"
 
+#define ROUTE(_m, _path, _what, ...) { .method = (_m), .path = (_path), .what = (_what), __VA_ARGS__ }
+
 static const struct api_route routes[] = {
-	{ HTTP_REQ_GET, "/", DO_PAGE, NULL, NULL },
-	{ HTTP_REQ_GET, "/v1/regions", DO_SHOW, "list -RN", NULL },
-	{ HTTP_REQ_GET, "/v1/namespaces", DO_SHOW, "list -N", NULL },
-	{ HTTP_REQ_GET, "/v1/dimms", DO_SHOW, "list -D", NULL },
-	{ HTTP_REQ_GET, "/v1/badblocks", DO_SHOW, "list -RNM", NULL },
-	{ HTTP_REQ_GET, "/v1/meminfo", DO_SHOW, "meminfo -j", NULL },
-	{ HTTP_REQ_GET, "/v1/exports", DO_SHOW, "nbd-list -j", NULL },
-	{ HTTP_REQ_GET, "/v1/system", DO_SHOW, "uptime -j", NULL },
-	{ HTTP_REQ_GET, "/metrics", DO_SHOW, "metrics", PROM },
-	{ HTTP_REQ_GET, "/v1/jobs", DO_JOBS, NULL, NULL },
-	{ HTTP_REQ_GET, "/v1/jobs/*", DO_JOBS, NULL, NULL },
-	{ HTTP_REQ_POST, "/v1/namespaces", DO_NS_CREATE, NULL, NULL },
-	{ HTTP_REQ_DELETE, "/v1/namespaces/*", DO_NS_DESTROY, NULL, NULL },
-	{ HTTP_REQ_POST, "/v1/namespaces/*/check", DO_NS_CHECK, NULL, NULL },
-	{ HTTP_REQ_POST, "/v1/exports", DO_EXPORT, NULL, NULL },
-	{ HTTP_REQ_DELETE, "/v1/exports/*", DO_UNEXPORT, NULL, NULL },
-	{ HTTP_REQ_DELETE, "/v1/clients/*", DO_DISCONNECT, NULL, NULL },
+	ROUTE(HTTP_REQ_GET, "/", DO_PAGE),
+	ROUTE(HTTP_REQ_GET, "/v1/regions", DO_SHOW, .cmd = "list -RN"),
+	ROUTE(HTTP_REQ_GET, "/v1/namespaces", DO_SHOW, .cmd = "list -N"),
+	ROUTE(HTTP_REQ_GET, "/v1/dimms", DO_SHOW, .cmd = "list -D"),
+	ROUTE(HTTP_REQ_GET, "/v1/badblocks", DO_SHOW, .cmd = "list -RNM"),
+	ROUTE(HTTP_REQ_GET, "/v1/meminfo", DO_SHOW, .cmd = "meminfo -j"),
+	ROUTE(HTTP_REQ_GET, "/v1/exports", DO_SHOW, .cmd = "nbd-list -j"),
+	ROUTE(HTTP_REQ_GET, "/v1/system", DO_SHOW, .cmd = "uptime -j"),
+	ROUTE(HTTP_REQ_GET, "/metrics", DO_SHOW, .cmd = "metrics", .type = PROM),
+	ROUTE(HTTP_REQ_GET, "/v1/jobs", DO_JOBS),
+	ROUTE(HTTP_REQ_GET, "/v1/jobs/*", DO_JOBS),
+	ROUTE(HTTP_REQ_POST, "/v1/namespaces", DO_NS_CREATE),
+	ROUTE(HTTP_REQ_DELETE, "/v1/namespaces/*", DO_RUN, .cmd = "destroy-namespace -f"),
+	ROUTE(HTTP_REQ_POST, "/v1/namespaces/*/enable", DO_RUN, .cmd = "enable-namespace"),
+	ROUTE(HTTP_REQ_POST, "/v1/namespaces/*/disable", DO_RUN, .cmd = "disable-namespace"),
+	ROUTE(HTTP_REQ_POST, "/v1/namespaces/*/check", DO_JOB, .cmd = "check-namespace",
+	      .query = "repair=1", .flag = " --repair"),
+	ROUTE(HTTP_REQ_POST, "/v1/dimms/*/init-labels", DO_RUN, .cmd = "init-labels",
+	      .query = "force=1", .flag = " -f"),
+	ROUTE(HTTP_REQ_POST, "/v1/exports", DO_EXPORT),
+	ROUTE(HTTP_REQ_DELETE, "/v1/exports/*", DO_RUN, .cmd = "nbd-unexport"),
+	ROUTE(HTTP_REQ_DELETE, "/v1/clients/*", DO_RUN, .cmd = "nbd-disconnect"),
 };
 
 /* The body every answer is built in (one request at a time: the network's CPU). */
@@ -518,18 +528,13 @@ static void dispatch(const struct api_route *r, const char *arg, const struct ht
 	case DO_JOBS:
 		do_jobs(arg, a);
 		return;
-	case DO_NS_CHECK:
-		snprintf(line, sizeof(line), "check-namespace %s", arg);
-		start_job(a, line);
-		return;
-	case DO_NS_DESTROY:
-		snprintf(line, sizeof(line), "destroy-namespace -f %s", arg);
-		break;
-	case DO_UNEXPORT:
-		snprintf(line, sizeof(line), "nbd-unexport %s", arg);
-		break;
-	case DO_DISCONNECT:
-		snprintf(line, sizeof(line), "nbd-disconnect %s", arg);
+	case DO_RUN:
+	case DO_JOB:
+		snprintf(line, sizeof(line), "%s %s%s", r->cmd, arg, *req->query ? r->flag : "");
+		if (r->what == DO_JOB) {
+			start_job(a, line);
+			return;
+		}
 		break;
 	}
 	run_command(a, line, 200, true, NULL);
@@ -553,6 +558,10 @@ void api_handle(const struct http_request *req, const struct api_peer *peer, u32
 	} else if (r->what != DO_PAGE && strchr(r->path, '*') && !name_ok(arg, strlen(arg))) {
 		answer_error(a, 404, "no such resource (a name of letters, digits, '.', '_' and '-')",
 			     NULL);
+	} else if (*req->query && (!r->query || strcmp(req->query, r->query))) {
+		snprintf(arg, sizeof(arg), "query '%.64s': this resource takes %s%s", req->query,
+			 r->query ? r->query : "none", r->query ? " or none" : "");
+		answer_error(a, 400, arg, NULL);
 	} else if (r->what == DO_PAGE) {
 		dispatch(r, arg, req, a);
 	} else {

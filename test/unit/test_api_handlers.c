@@ -143,6 +143,11 @@ static void ask_from(const struct api_peer *from, enum http_req_method m, const 
 	memset(&req, 0, sizeof(req));
 	req.method = m;
 	snprintf(req.path, sizeof(req.path), "%s", path);
+	char *q = strchr(req.path, '?');
+	if (q) {	/* as the reader splits the target */
+		snprintf(req.query, sizeof(req.query), "%s", q + 1);
+		*q = '\0';
+	}
 	req.keep_alive = true;
 	if (token) {
 		req.auth = HTTP_AUTH_BEARER;
@@ -323,6 +328,34 @@ static void paths_and_methods(void **state)
 	assert_string_equal(last_line, "");
 }
 
+static int cmd_enable(int argc, char **argv)
+{
+	remember(argc, argv);
+	return 0;
+}
+SHELL_COMMAND(SHELL_NVDIMM, "enable-namespace", cmd_enable, "enable-namespace", "fake");
+
+static void actions_and_their_one_query(void **state)
+{
+	(void)state;
+	ask(HTTP_REQ_POST, "/v1/namespaces/namespace0.0/enable", ADMIN, NULL);
+	assert_int_equal(ans.status, 200);
+	assert_string_equal(last_line, "enable-namespace namespace0.0");
+	ask(HTTP_REQ_POST, "/v1/namespaces/namespace0.0/enable?force=1", ADMIN, NULL);
+	assert_int_equal(ans.status, 400);
+	assert_string_equal(body_text(),
+			    "{\"status\":400,\"error\":\"query 'force=1': this resource takes none\"}\n");
+	ask(HTTP_REQ_GET, "/v1/regions?x", READER, NULL);
+	assert_int_equal(ans.status, 400);
+	ask(HTTP_REQ_POST, "/v1/namespaces/namespace0.0/check?repair=2", ADMIN, NULL);
+	assert_int_equal(ans.status, 400);
+	assert_non_null(strstr(body_text(), "takes repair=1 or none"));
+	assert_string_equal(last_line, "");
+	ask(HTTP_REQ_POST, "/v1/namespaces/namespace0.0/check?repair=1", ADMIN, NULL);
+	assert_int_equal(ans.status, 202);
+	assert_non_null(strstr(body_text(), "\"command\":\"check-namespace namespace0.0 --repair\""));
+}
+
 static void a_busy_model_is_503_with_retry_after(void **state)
 {
 	(void)state;
@@ -440,6 +473,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(bad_bodies_are_refused_with_the_parsers_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(an_export_and_a_refused_destroy, setup, teardown),
 		cmocka_unit_test_setup_teardown(paths_and_methods, setup, teardown),
+		cmocka_unit_test_setup_teardown(actions_and_their_one_query, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_busy_model_is_503_with_retry_after, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_source_that_keeps_failing_is_refused_even_with_a_token, setup, teardown),
 		cmocka_unit_test_setup_teardown(map_mem_is_a_job_on_another_cpu, setup, teardown),

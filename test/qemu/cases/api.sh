@@ -87,7 +87,7 @@ case_api_served() {
 		--smp 2 --ram 1G --nvdimm 256M --label-size 128K --fresh \
 		--boot-file "api.crt=$API_DIR/api.crt" --boot-file "api.key=$API_DIR/api.key" \
 		--boot-file "api.tokens=$API_DIR/tokens" \
-		--cmdline 'api.request-timeout=3 "run=init-labels nmem0 -f"' || return
+		--cmdline 'api.request-timeout=3' || return
 	live_wait '\] api: HTTPS on port 443 ' 30 || return
 
 	# Every resource: no token 401, a read token reads and changes nothing.
@@ -124,9 +124,12 @@ case_api_served() {
 	[ "${PIPESTATUS[0]}" = 0 ] || CASE_FAILED=1
 
 	# A namespace made, exported, written and read over NBD, then undone, all through the API.
+	api_expect POST /v1/dimms/nmem0/init-labels admin 200
 	api_expect POST /v1/namespaces admin 201 \
 		'{"region":"region0","size":"64M","mode":"fsdax","map":"dev","name":"api-made"}' &&
 		api_body_has '"blockdev":"pmem0m"' && api_body_has '"name":"api-made"'
+	api_expect POST /v1/namespaces/namespace0.0/disable admin 200
+	api_expect POST /v1/namespaces/namespace0.0/enable admin 200
 	api_expect POST /v1/exports admin 201 '{"device":"pmem0m"}'
 	$API_PY test/api/api_client.py nbd "$nbd_port" pmem0m 1048576 | sed 's/^/    /'
 	[ "${PIPESTATUS[0]}" = 0 ] || CASE_FAILED=1
@@ -142,7 +145,7 @@ case_api_served() {
 		{ echo "    FAIL: the API's refusal is not the console's: $(api_console "destroy-namespace -f namespace0.0" | head -1)"; CASE_FAILED=1; }
 	api_expect DELETE /v1/exports/pmem0m admin 200
 	api_expect DELETE /v1/namespaces/namespace0.0 admin 200
-	echo "    created, exported, read over NBD, refused while exported (the console's line), unexported, destroyed"
+	echo "    labels initialised; a namespace created, disabled and enabled, exported, read over NBD, refused while exported (the console's line), unexported, destroyed"
 
 	# map=mem is a job: 202, its resource, done with the namespace's JSON.
 	api_expect POST /v1/namespaces admin 202 '{"region":"region0","size":"32M","map":"mem"}' &&
