@@ -6,6 +6,10 @@
   api_client.py cut PORT CAFILE NAME        a request cut short by the client's close
   api_client.py pipeline PORT CAFILE NAME TOKEN
                                             two requests in one write, answered in order
+  api_client.py limit PORT CAFILE NAME TOKEN N
+                                            N kept-alive connections (api.max-per-source),
+                                            each after one answer, then one more: it is
+                                            answered, and the one idle longest was closed
   api_client.py metrics FILE EXPORT MIN     FILE parses as Prometheus' text format
                                             (python3-prometheus-client's parser), and
                                             pmemk_nbd_read_bytes_total{export=EXPORT} >= MIN
@@ -85,6 +89,49 @@ def pipeline(port, cafile, name, token):
     print("pipelined: 200 200 404 on one connection, closed after the last")
 
 
+def get(s, name, token, path):
+    s.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n" %
+               (path, name, token)).encode())
+    data = b""
+    s.settimeout(20)
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    head, rest = data.split(b"\r\n\r\n", 1)
+    m = re.search(rb"Content-Length: (\d+)", head)
+    while m and len(rest) < int(m.group(1)):
+        rest += s.recv(65536)
+    return head.split(b" ")[1].decode()
+
+
+def limit(port, cafile, name, token, n):
+    conns = []
+    for i in range(int(n)):
+        s = tls(port, cafile, name)
+        if get(s, name, token, "/v1/system") != "200":
+            fail("connection %d of %s was not answered" % (i + 1, n))
+        conns.append(s)
+        time.sleep(0.2)  # an order of idleness
+    extra = tls(port, cafile, name)
+    code = get(extra, name, token, "/v1/system")
+    if code != "200":
+        fail("a connection beyond the limit got %s, not 200 (the idlest should make room)" % code)
+    closed = []
+    for i, s in enumerate(conns):
+        s.settimeout(2)
+        try:
+            closed.append(s.recv(1) == b"")
+        except (socket.timeout, ssl.SSLError):
+            closed.append(False)
+        except ConnectionResetError:
+            closed.append(True)
+    if closed != [True] + [False] * (len(conns) - 1):
+        fail("at the limit, closed %s; want only the first (idle longest)" % closed)
+    print("%s kept-alive connections, then one more: answered; the one idle longest was reset" % n)
+
+
 def metrics(path, export, least):
     from prometheus_client.parser import text_string_to_metric_families
     text = open(path).read()
@@ -152,6 +199,8 @@ def main():
         cut(*a[1:4])
     elif cmd == "pipeline":
         pipeline(*a[1:5])
+    elif cmd == "limit":
+        limit(*a[1:6])
     elif cmd == "metrics":
         metrics(*a[1:4])
     elif cmd == "nbd":

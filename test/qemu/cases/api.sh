@@ -8,6 +8,8 @@
 # Chromium, a source that keeps failing refused, and no token or key in
 # the serial log.
 
+SERIAL_CASES+=" api_served"
+
 # Debian's python3: its python3-libnbd and python3-prometheus-client.
 API_PY=${PYTHON:-/usr/bin/python3}
 
@@ -122,6 +124,14 @@ case_api_served() {
 	$API_PY test/api/api_client.py pipeline "$API_PORT" "$API_DIR/api.crt" pmemk-api.test \
 		"$API_READ" | sed 's/^/    /'
 	[ "${PIPESTATUS[0]}" = 0 ] || CASE_FAILED=1
+	$API_PY test/api/api_client.py limit "$API_PORT" "$API_DIR/api.crt" pmemk-api.test \
+		"$API_READ" 4 | sed 's/^/    /'
+	[ "${PIPESTATUS[0]}" = 0 ] || CASE_FAILED=1
+	CODE=$(curl -s -m 30 --cacert "$API_DIR/api.crt" --resolve "pmemk-api.test:$API_PORT:127.0.0.1" \
+		-H "X-Padding: $(head -c 9000 /dev/zero | tr '\0' p)" -o "$API_DIR/body" -w '%{http_code}' \
+		"https://pmemk-api.test:$API_PORT/v1/regions")
+	[ "$CODE" = 431 ] && api_body_has '"status":431' ||
+		{ echo "    FAIL: 9000 bytes of headers: $CODE, want 431"; CASE_FAILED=1; }
 
 	# A namespace made, exported, written and read over NBD, then undone, all through the API.
 	api_expect POST /v1/dimms/nmem0/init-labels admin 200
@@ -131,6 +141,8 @@ case_api_served() {
 	api_expect POST /v1/namespaces/namespace0.0/disable admin 200
 	api_expect POST /v1/namespaces/namespace0.0/enable admin 200
 	api_expect POST /v1/exports admin 201 '{"device":"pmem0m"}'
+	nbdinfo "nbd://127.0.0.1:$nbd_port/pmem0m" | grep -q 'export-size: 65011712 ' ||
+		{ echo "    FAIL: nbdinfo does not see the API's export of 62 MiB"; CASE_FAILED=1; }
 	$API_PY test/api/api_client.py nbd "$nbd_port" pmem0m 1048576 | sed 's/^/    /'
 	[ "${PIPESTATUS[0]}" = 0 ] || CASE_FAILED=1
 	api_expect GET /v1/exports read 200 && api_body_has '"export":"pmem0m"'

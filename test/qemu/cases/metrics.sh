@@ -10,6 +10,8 @@
 # client's plus the connected one's in `nbd-list -j`, which must parse and
 # agree with the per-client metrics; `uptime -j`'s busy + idle time of
 # each CPU must add up to its time online (uptime for CPU 0).
+SERIAL_CASES+=" metrics_views"	# two vCPUs
+
 case_metrics_views() {
 	local name=metrics_views port dir=build/qemu/metrics_views cmd file
 	port=$(net_free_port)
