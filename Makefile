@@ -11,7 +11,7 @@
 #                   SMP=N vCPUs)
 #   make run-net    the same, serving pmem1 over NBD on the host's 127.0.0.1:10809
 #   make test       include rule, host unit tests (and the parallel ones under
-#                   ThreadSanitizer, make test-tsan), short fuzz runs, QEMU
+#                   ThreadSanitizer, make test-tsan), short fuzz runs, the status page (test-page), QEMU
 #                   tests, the Linux interop suite
 #   make test-linux pmemk and Debian's Linux 6.1 + ndctl on the same nvdimms
 #   make fuzz-long  each fuzz target for an hour (FUZZ_SECONDS=...), with a report
@@ -532,7 +532,7 @@ test-deps:
 	@tools/check-size --self-test
 
 # Each stage ends with its wall time (CI's limit is 30 minutes for all).
-TEST_STAGES := test-deps test-unit test-tsan test-fuzz test-qemu test-linux
+TEST_STAGES := test-deps test-unit test-tsan test-fuzz test-page test-qemu test-linux
 test: deps
 	@for s in $(TEST_STAGES); do \
 		t=$$(date +%s); \
