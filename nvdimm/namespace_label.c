@@ -347,7 +347,7 @@ int nd_label_namespace_create(struct nd_region *r, u64 size, const char *name,
 	int err;
 
 	if (r->closed) {
-		pr_err("%s: disabled: %s\n", r->name, r->closed);
+		pr_err("%s: disabled: %s, which pmemk cannot use yet\n", r->name, r->closed);
 		return -ENXIO;
 	}
 	if (!d || !r->labelled) {
