@@ -479,12 +479,11 @@ static int region_make_labelled(struct nd_region *r)
 		       ns->name);
 		return -EBUSY;
 	}
-	return nd_region_relabel(r, 256);
+	return nd_region_relabel(r, d, 256);
 }
 
-int nd_region_relabel(struct nd_region *r, u32 label_size)
+int nd_region_relabel(struct nd_region *r, struct nvdimm *d, u32 label_size)
 {
-	struct nvdimm *d = nd_region_label_dimm(r);
 	struct nd_namespace_io *ns;
 	int err;
 
