@@ -208,3 +208,29 @@ case_platform_linux_labels_closed() {
 		cat - <(head -c 16384 "$d/pmem0.img") | sha256sum)
 	want_eq "label areas and the set's head after the boot" "$after" "$before"
 }
+
+# --label-methods acpi: the DIMM _DSM is the Hyper-V family (no label
+# functions), so pmemk, as Linux, reads labels with _LSI/_LSR and writes
+# them with _LSW. Two one-DIMM sets: init-labels and a named fsdax
+# namespace on the first; the next boot brings it back from the labels;
+# the store's counters show the methods were used and the Intel label
+# functions were not.
+case_platform_label_methods_acpi() {
+	local d=build/qemu/platform_lsx/plat
+	platform_make "$d" --sets 1,1 --label-methods acpi || return
+	tools/mkplatform "$d" --reset-counters
+	boot platform_lsx 0 --platform "$d" --timeout 120 --cmdline \
+		'"run=init-labels nmem0; create-namespace -r region0 -s 64M -m fsdax -n lsx; read-labels nmem1; poweroff"'
+	want_eq "label areas read with _LSR" "$(grep -cE '\] nvdimm nmem[01]: label area 131072 bytes \(32 reads of <= 4096 with _LSR\)$' "$LOG")" 2
+	expect '^initialized 1 nmem$'
+	expect "\\] nd_label region0: namespace0\\.0 from nmem0 label slot 0: uuid [0-9a-f-]+, name 'lsx', 64 MiB at dpa 0, fsdax$"
+	expect '^nmem1: handle 0x11 label area 131072 bytes, max transfer 4096, 32 reads, fletcher64 0 \(_LSI/_LSR\)$'
+	[ "$(platform_calls "$d" _LSW)" -gt 0 ] || { echo "    FAIL: no _LSW call"; CASE_FAILED=1; }
+	want_eq "_LSR calls" "$(platform_calls "$d" _LSR)" 96
+	want_eq "Intel label reads" "$(platform_calls "$d" dimm_dsm.5)" 0
+	boot platform_lsx_again 0 --platform "$d" --timeout 120 --cmdline '"run=list -N; poweroff"'
+	expect "\\] nd_label region0: namespace0\\.0 from nmem0 label slot 0: uuid [0-9a-f-]+, name 'lsx', 64 MiB at dpa 0, fsdax$"
+	expect '\] nd_label region0: 1 labelled namespace \(labels v1\.2, index 1 seq 1, 510 slots\)$'
+	expect '\] nd_pfn pfn0\.0: namespace0\.0 fsdax map=dev align 0x200000 dataoff 0x200000: pmem0m, 62 MiB$'
+	expect '"name":"lsx"'
+}
