@@ -19,6 +19,12 @@
   platform.py labels-json LOG DIMM TXT
       pmemk's `read-labels DIMM -j` equals Linux's read_labels.created.DIMM
       in the fixture's TXT (whitespace aside)
+  platform.py linux LOG PLATFORM_JSON
+      Linux's reading of a 4-way platform (test/linux/cases/platform.sh):
+      the bus and DIMM commands, one region of the set's DIMMs at their
+      positions, the SMART fields the case set on nmem1 (handle 0x11), the
+      stored error as region badblocks after the boot's scrub, and the
+      fsdax namespace it made with the FACTS-4 fixture's interleave-set cookie
   platform.py show-field JSON PATH
       a field of `tools/mkplatform --show` (PATH like calls.dimm_dsm.5)
 Exits 1 with one line per problem.
@@ -209,6 +215,51 @@ def labels_json(log, dimm, txt):
         dimm, len(got["label"]), [i["seq"] for i in got["index"]]))
 
 
+def guest_json(text, name):
+    marker = "==== json %s\n" % name
+    if marker not in text:
+        fail("the guest printed no %r" % marker.strip())
+    rest = text[text.rindex(marker) + len(marker):].lstrip()
+    return json.JSONDecoder().raw_decode(rest)[0]
+
+
+def check_linux(log, pj):
+    p = json.load(open(pj))
+    text = open(log, errors="replace").read().replace("\r", "")
+    if "==== bus ars_cap ars_start ars_status clear_error cmd_call" not in text:
+        fail("bus commands: %s" % re.findall(r"==== bus .*", text))
+    dimm_lines = re.findall(r"==== dimm (nmem\d+) (0x[0-9a-f]+) (.*)", text)
+    if len(dimm_lines) != 4 or any(c.strip() != "smart get_size get_data set_data cmd_call"
+                                   for _, _, c in dimm_lines):
+        fail("DIMM commands: %s" % dimm_lines)
+    doc = guest_json(text, "regions")
+    handle = {d["dev"]: d["handle"] for d in doc["dimms"]}
+    (r,) = doc["regions"]
+    maps = sorted((m["position"], handle[m["dimm"]]) for m in r["mappings"])
+    if r["size"] != p["sets"][0]["size"] or maps != [(d["position"], d["handle"]) for d in p["dimms"]] \
+            or r["persistence_domain"] != "memory_controller":
+        fail("Linux's region: %s" % r)
+    health = {d["handle"]: d["health"] for d in guest_json(text, "health")}
+    want = {"health_state": "ok", "temperature_celsius": 45.0, "controller_temperature_celsius": 35.0,
+            "spares_percentage": 100, "life_used_percentage": 1, "shutdown_state": "dirty",
+            "shutdown_count": 9}
+    if health.get(0x11) != want:
+        fail("nmem1's health %s, want %s" % (health.get(0x11), want))
+    if health.get(0x1, {}).get("shutdown_state") != "clean":
+        fail("nmem0's health %s" % health.get(0x1))
+    (r,) = guest_json(text, "badblocks")["regions"] if isinstance(guest_json(text, "badblocks"), dict) \
+        else guest_json(text, "badblocks")
+    if r.get("badblocks") != [{"offset": 8208, "length": 8}]:
+        fail("badblocks after the boot's scrub: %s" % r.get("badblocks"))
+    created = guest_json(text, "created")
+    (r,) = created["regions"] if isinstance(created, dict) else created
+    ns = r.get("namespaces", [])
+    if r.get("iset_id") != 4333179448401879416 or len(ns) != 1 or ns[0]["mode"] != "fsdax":
+        fail("Linux's namespace: %s" % r)
+    print("    Linux: one region of 4 DIMMs at positions 0-3, ARS commands, SMART of nmem1, "
+          "the stored error as badblocks, fsdax %s (iset_id as the fixture)" % ns[0]["uuid"])
+
+
 def show_field(text, path):
     v = json.loads(text)
     for k in path.split("."):
@@ -230,6 +281,8 @@ def main():
         fletcher64(a[1])
     elif a[:1] == ["labels-json"] and len(a) == 4:
         labels_json(a[1], a[2], a[3])
+    elif a[:1] == ["linux"] and len(a) == 3:
+        check_linux(a[1], a[2])
     elif a[:1] == ["show-field"] and len(a) == 3:
         show_field(a[1], a[2])
     else:
