@@ -1,5 +1,5 @@
-"""The SSDT of a tools/mkplatform platform: the ASL of nvdimm.asl (the root
-device and its helpers) filled in with the platform's constants, one
+"""The SSDT of a tools/mkplatform platform: the ASL of nvdimm.asl.in (the root
+device and its helpers; %(name)s placeholders) filled in with the platform's constants, one
 device per DIMM, compiled by iasl (acpica-tools).
 """
 import os
@@ -11,7 +11,7 @@ from nvplatform.layout import die, ROOT_DSM_UUID, INTEL_DSM_UUID, HYPERV_DSM_UUI
     MAX_XFER, H_ARS_STATE, H_ARS_TYPE, H_ARS_ADDR, H_NERRORS, H_NINJECTED, H_ARS_STARTS, \
     C_ROOT, C_DIMM, C_LSI, C_LSR, C_LSW, ERROR_REC, INJECT_REC, SMART_LEN
 
-ASL_HEAD = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "nvdimm.asl")).read()
+ASL_HEAD = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "nvdimm.asl.in")).read()
 
 ASL_DIMM = r'''
             Device (NV%(idx)02X)
