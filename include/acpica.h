@@ -17,8 +17,10 @@ int acpica_poweroff(void);
  * Before the regions are published (kmain, after nfit_probe): unless
  * nd.labels=off, read the label area of every DIMM whose _DSM implements
  * Get Namespace Label Size and Data (functions 4, 5) into memory for the
- * nvdimm core, with function 6 as its way to write labels back. One line
- * per DIMM with a label area; DIMMs without one are label-less, silently.
+ * nvdimm core, with function 6 as its way to write labels back; a DIMM
+ * without them but with ACPI's _LSI/_LSR is read through those, and
+ * written through _LSW (Linux's choice). One line per DIMM with a label
+ * area; DIMMs without one are label-less, silently.
  */
 void nvdimm_labels_load(void);
 

@@ -116,11 +116,13 @@ int nd_namespace_disable(struct nd_namespace_io *ns);
 void nd_namespace_enable(struct nd_namespace_io *ns);
 
 /*
- * Re-read region r's namespaces from its DIMM's labels: every namespace
+ * Re-read region r's namespaces from its DIMMs' labels: every namespace
  * detached and forgotten, then, with label_size 128 or 256, fresh index
- * blocks written (init-labels), then the namespaces rebuilt and probed.
+ * blocks written to d (init-labels; d is one of r's DIMMs), then the
+ * namespaces rebuilt and probed. A region of several DIMMs comes back
+ * closed once d has an index (nd_region_namespaces_init).
  */
-int nd_region_relabel(struct nd_region *r, u32 label_size);
+int nd_region_relabel(struct nd_region *r, struct nvdimm *d, u32 label_size);
 
 /*
  * A namespace whose info-block area (its first 8 KiB) holds bad sector

@@ -189,6 +189,15 @@ struct nd_region {
 	u32 nr_namespaces;		/* valid once published */
 	bool labelled;			/* its namespaces come from its DIMM's labels */
 	u64 iset_id;			/* the cookie its labels carry (labelled only) */
+	/*
+	 * Labels pmemk cannot use (nd_label.h): `closed` says why the region
+	 * has no namespace at all (an interleave set whose DIMMs hold labels:
+	 * never opened raw over another system's namespaces); `nr_foreign` counts
+	 * live labels of a labelled region that made no namespace: their
+	 * space is not known to be free, so no namespace is created there.
+	 */
+	const char *closed;
+	u32 nr_foreign;
 	u64 flush_hint_writes;		/* by nsio_flush, all DIMMs (tests, stats) */
 	struct badblocks bb;		/* bad sectors, region-relative (media_error.h) */
 	struct badblocks poison;	/* sectors the kernel's injector poisoned */

@@ -192,6 +192,8 @@ static void region_json(struct nd_json *j, const struct nd_region *r, const stru
 {
 	nd_json_open(j, NULL, '{');
 	nd_json_str(j, "dev", r->name);
+	if (r->closed)
+		nd_json_str(j, "state", "disabled");	/* ndctl's word for a region without its driver */
 	nd_json_u64(j, "size", r->size);
 	nd_json_u64(j, "align", r->align);
 	/* Label-less: the namespace_io takes everything, nothing is left to allocate. */

@@ -463,6 +463,10 @@ static int region_make_labelled(struct nd_region *r)
 	struct nvdimm *d = nd_region_label_dimm(r);
 	struct nd_namespace_io *ns = nd_region_namespace(r, 0);
 
+	if (r->closed) {
+		pr_err("%s: disabled: %s, which pmemk cannot use yet\n", r->name, r->closed);
+		return -ENXIO;
+	}
 	if (r->labelled)
 		return 0;
 	if (!d || !nd_labels_enabled()) {
@@ -475,12 +479,11 @@ static int region_make_labelled(struct nd_region *r)
 		       ns->name);
 		return -EBUSY;
 	}
-	return nd_region_relabel(r, 256);
+	return nd_region_relabel(r, d, 256);
 }
 
-int nd_region_relabel(struct nd_region *r, u32 label_size)
+int nd_region_relabel(struct nd_region *r, struct nvdimm *d, u32 label_size)
 {
-	struct nvdimm *d = nd_region_label_dimm(r);
 	struct nd_namespace_io *ns;
 	int err;
 

@@ -3,8 +3,14 @@
  * namespace_devs.c scan_labels, label.c __pmem_label_update): a region whose
  * DIMM has a valid label area is divided into one namespace per live label
  * that fits it, in DPA order (namespaceN.0, .1, ...); labels that do not fit
- * get one line each and are left alone. A region without a valid index
+ * get one line each and are left alone, and their space is not taken for a
+ * new namespace (no create in that region). A region without a valid index
  * stays label-less (one namespace over it all). nd.labels=off ignores labels.
+ *
+ * Labels across an interleave set (nlabel > 1, several DIMMs) are not read
+ * yet: a region of several DIMMs any of which has a valid index is closed
+ * (no namespace at all, one line), never opened raw: a raw namespace over
+ * it would write through the namespaces another system made there.
  *
  * Updates are crash-safe (FACTS-2 §3.3, UEFI 2.7 §13.19): a new label goes
  * into a slot free in the current index, then the whole next index (next
@@ -145,12 +151,17 @@ static bool namespaces_from_labels(struct nd_region *r, struct nvdimm *d)
 	for (u32 i = 0; i < lsa.nr_live; i++) {
 		const char *why = label_misfit(r, &lsa, &lsa.live[i], ok, nok);
 
-		if (why)
+		if (why) {
 			pr_warn("nd_label %s: %s label slot %u refused: %s\n", r->name, d->name,
 				lsa.live[i].slot, why);
-		else
+			r->nr_foreign++;
+		} else {
 			ok[nok++] = lsa.live[i];
+		}
 	}
+	if (r->nr_foreign)
+		pr_warn("nd_label %s: %u label%s it cannot use: their space is kept, no namespace is created in %s\n",
+			r->name, r->nr_foreign, r->nr_foreign == 1 ? "" : "s", r->name);
 	sort_by_dpa(ok, nok);
 	for (u32 i = 0; i < nok; i++) {
 		const struct nd_mapping *m = &r->mapping[0];
@@ -165,12 +176,47 @@ static bool namespaces_from_labels(struct nd_region *r, struct nvdimm *d)
 	return true;
 }
 
+/*
+ * Close r, a region of several DIMMs, when any of them has a valid label
+ * index: the set is labelled (Linux gives it only the namespaces its
+ * labels describe, nlabel of them per namespace), and pmemk cannot read
+ * labels across DIMMs yet. True when closed (one line said so).
+ */
+static bool close_labelled_set(struct nd_region *r)
+{
+	static struct nd_lsa lsa;
+	u32 labelled = 0, live = 0, nlabel = 0;
+
+	if (r->nr_mappings < 2)
+		return false;
+	for (u32 i = 0; i < r->nr_mappings; i++) {
+		const struct nvdimm *d = r->mapping[i].nvdimm;
+
+		if (!d || !d->lsa || nd_lsa_parse(&lsa, d->lsa, d->lsa_size))
+			continue;
+		labelled++;
+		live += lsa.nr_live;
+		for (u32 k = 0; k < lsa.nr_live; k++)
+			nlabel = MAX(nlabel, (u32)lsa.live[k].nlabel);
+	}
+	if (!labelled)
+		return false;
+	r->closed = "its DIMMs hold labels of an interleave set";
+	pr_warn("nd_label %s: disabled, no namespace: %u of its %u DIMMs hold labels (%u live, nlabel up to %u) of an interleave set, which pmemk cannot use yet; nothing is written to it\n",
+		r->name, labelled, r->nr_mappings, live, nlabel);
+	return true;
+}
+
 void nd_region_namespaces_init(struct nd_region *r)
 {
 	struct nvdimm *d = nd_region_label_dimm(r);
 
 	r->labelled = false;
 	r->iset_id = 0;
+	r->closed = NULL;
+	r->nr_foreign = 0;
+	if (!labels_off && close_labelled_set(r))
+		return;
 	if (d && !labels_off && namespaces_from_labels(r, d))
 		return;
 	nd_namespace_io_init(r);
@@ -184,7 +230,9 @@ void nd_region_available(const struct nd_region *r, u64 *avail, u64 *max_extent)
 
 	*avail = *max_extent = 0;
 	if (!r->labelled)
-		return;	/* a label-less namespace takes it all */
+		return;	/* a label-less namespace takes it all (or the region is closed) */
+	if (r->nr_foreign)
+		return;	/* labels it cannot use hold space it does not know */
 	for (;;) {
 		/* The namespace starting lowest at or after cur. */
 		const struct nd_namespace_io *next = NULL;
@@ -298,9 +346,18 @@ int nd_label_namespace_create(struct nd_region *r, u64 size, const char *name,
 	u64 off;
 	int err;
 
+	if (r->closed) {
+		pr_err("%s: disabled: %s, which pmemk cannot use yet\n", r->name, r->closed);
+		return -ENXIO;
+	}
 	if (!d || !r->labelled) {
 		pr_err("%s: not a labelled region (init-labels on its DIMM first)\n", r->name);
 		return -ENXIO;
+	}
+	if (r->nr_foreign) {
+		pr_err("%s: holds %u label%s pmemk cannot use: their space may not be free (init-labels -f starts over)\n",
+		       r->name, r->nr_foreign, r->nr_foreign == 1 ? "" : "s");
+		return -EBUSY;
 	}
 	if (r->ro) {
 		pr_err("%s: region is read-only\n", r->name);

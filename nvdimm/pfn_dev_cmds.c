@@ -181,12 +181,19 @@ static int cmd_enable_namespace(int argc, char **argv)
 SHELL_COMMAND(SHELL_NVDIMM, "enable-namespace", cmd_enable_namespace, "enable-namespace NS",
 	      "probe a disabled namespace again");
 
-/* The region DIMM d's labels describe, or NULL. */
+/*
+ * The region DIMM d's labels describe, or NULL: its one-DIMM region, or an
+ * interleave set it is part of (which its labels close, see nd_label.h).
+ */
 static struct nd_region *label_region_of(const struct nvdimm *d)
 {
-	for (u32 i = 0; i < nd_region_count(); i++)
-		if (nd_region_label_dimm(nd_region_get(i)) == d)
-			return nd_region_get(i);
+	for (u32 i = 0; i < nd_region_count(); i++) {
+		struct nd_region *r = nd_region_get(i);
+
+		for (u32 m = 0; m < r->nr_mappings; m++)
+			if (r->mapping[m].nvdimm == d)
+				return r;
+	}
 	return NULL;
 }
 
@@ -247,7 +254,7 @@ static int cmd_init_labels(int argc, char **argv)
 			return -EBUSY;
 		}
 	}
-	int err = r ? nd_region_relabel(r, label_size) : nd_label_init(d, label_size);
+	int err = r ? nd_region_relabel(r, d, label_size) : nd_label_init(d, label_size);
 	if (!err)
 		kprintf("initialized 1 nmem\n");
 	return err;

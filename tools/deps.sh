@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(gcc make binutils qemu-system-x86 ovmf seabios grub-common grub-pc-bin
 	grub-efi-amd64-bin xorriso mtools newlib-source gnu-efi ipxe-qemu
 	libcmocka-dev clang python3 gnuplot-nox gnutls-bin
-	cpio kmod dpkg-dev xz-utils libnbd-bin python3-libnbd qemu-utils
+	cpio kmod dpkg-dev xz-utils libnbd-bin python3-libnbd qemu-utils acpica-tools
 	curl chromium python3-prometheus-client)
 missing=()
 for p in "${pkgs[@]}"; do

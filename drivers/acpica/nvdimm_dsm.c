@@ -14,7 +14,9 @@
  * Status 0 is success (1 not supported, 2 no such device, 3 invalid input).
  * At boot (nvdimm_labels_load) each DIMM that implements 4 and 5 has its
  * label area read into memory for the nvdimm core (nd_label.h), which
- * writes it back through function 6 (dsm_label_write).
+ * writes it back through function 6; a DIMM whose _DSM lacks them but
+ * has ACPI's _LSI/_LSR (nvdimm_lsx.c) is read and written through those,
+ * as Linux chooses.
  */
 #include <acpi/acpi.h>
 #include <errno.h>
@@ -187,64 +189,6 @@ static union acpi_object *nvdimm_dsm(acpi_handle dev, u32 fn, const void *in, u3
 	return o;
 }
 
-/*
- * Read a DIMM's whole label area through _DSM 4 and 5: *area (malloc'd),
- * *size, *max_xfer, *chunks. 0, or a negative errno after one line.
- */
-static int nvdimm_dsm_read_labels(u32 handle, u8 **area, u32 *size, u32 *max_xfer, u32 *chunks,
-				  const char *who)
-{
-	acpi_handle dev;
-	union acpi_object *o;
-	u32 off = 0;
-	u8 *buf;
-
-	if (acpica_init())
-		return -ENODEV;
-	dev = nvdimm_acpi_device(handle, who);
-	if (!dev)
-		return -ENODEV;
-	o = nvdimm_dsm(dev, NVDIMM_DSM_GET_LABEL_SIZE, NULL, 0, 12, who);
-	if (!o)
-		return -EIO;
-	*size = get_le32((u8 *)o->buffer.pointer + 4);
-	*max_xfer = get_le32((u8 *)o->buffer.pointer + 8);
-	ACPI_FREE(o);
-	if (!*size || *size > NVDIMM_LABEL_AREA_MAX || !*max_xfer) {
-		kprintf("%s: label area of %u bytes with transfers of %u: refused\n", who, *size,
-			*max_xfer);
-		return -EINVAL;
-	}
-	buf = malloc(*size);
-	if (!buf) {
-		kprintf("%s: no memory for %u bytes of labels\n", who, *size);
-		return -ENOMEM;
-	}
-	*chunks = 0;
-	while (off < *size) {
-		u32 len = *size - off < *max_xfer ? *size - off : *max_xfer;
-		u8 in[8];
-
-		put_le32(in, off);
-		put_le32(in + 4, len);
-		o = nvdimm_dsm(dev, NVDIMM_DSM_GET_LABEL_DATA, in, sizeof(in), 4 + len, who);
-		if (!o) {
-			kprintf("%s: reading labels at offset %u failed\n", who, off);
-			free(buf);
-			return -EIO;
-		}
-		memcpy(buf + off, (u8 *)o->buffer.pointer + 4, len);
-		ACPI_FREE(o);
-		off += len;
-		(*chunks)++;
-	}
-	*area = buf;
-	return 0;
-}
-
-/* The label _DSM's maximum transfer of each DIMM whose labels were loaded. */
-static u32 dimm_max_xfer[ND_MAX_DIMMS];
-
 /* Bit `fn` of the DIMM's _DSM function bitmap (function 0), quietly. */
 static bool dsm_supports(acpi_handle dev, u32 fn)
 {
@@ -255,34 +199,167 @@ static bool dsm_supports(acpi_handle dev, u32 fn)
 	return yes;
 }
 
-/* Function 6 in chunks of at most the maximum transfer (nd_label_ops.write). */
-static int dsm_label_write(struct nvdimm *d, u32 off, const void *buf, u32 len)
-{
-	static u8 in[8 + 4096];
-	acpi_handle dev = nvdimm_acpi_device(d->handle, d->name);
-	u32 xfer = MIN(dimm_max_xfer[d->id], (u32)sizeof(in) - 8);
+/* ---- the Intel label functions as a label interface (acpica_priv.h) ---- */
 
-	if (!dev || !xfer)
+static bool dsm_label_present(acpi_handle dev)
+{
+	return dsm_supports(dev, NVDIMM_DSM_GET_LABEL_SIZE) &&
+	       dsm_supports(dev, NVDIMM_DSM_GET_LABEL_DATA);
+}
+
+static bool dsm_label_writable(acpi_handle dev)
+{
+	return dsm_supports(dev, NVDIMM_DSM_SET_LABEL_DATA);
+}
+
+static int dsm_label_info(acpi_handle dev, u32 *size, u32 *max_xfer, const char *who)
+{
+	union acpi_object *o = nvdimm_dsm(dev, NVDIMM_DSM_GET_LABEL_SIZE, NULL, 0, 12, who);
+
+	if (!o)
+		return -EIO;
+	*size = get_le32((u8 *)o->buffer.pointer + 4);
+	*max_xfer = get_le32((u8 *)o->buffer.pointer + 8);
+	ACPI_FREE(o);
+	return 0;
+}
+
+static int dsm_label_read(acpi_handle dev, u32 off, u32 len, u8 *dst, const char *who)
+{
+	union acpi_object *o;
+	u8 in[8];
+
+	put_le32(in, off);
+	put_le32(in + 4, len);
+	o = nvdimm_dsm(dev, NVDIMM_DSM_GET_LABEL_DATA, in, sizeof(in), 4 + len, who);
+	if (!o)
+		return -EIO;
+	memcpy(dst, (u8 *)o->buffer.pointer + 4, len);
+	ACPI_FREE(o);
+	return 0;
+}
+
+static int dsm_label_write_chunk(acpi_handle dev, u32 off, const u8 *src, u32 len,
+				 const char *who)
+{
+	static u8 in[8 + NVDIMM_LABEL_XFER_MAX];
+	union acpi_object *o;
+
+	if (len > NVDIMM_LABEL_XFER_MAX)
+		return -EINVAL;
+	put_le32(in, off);
+	put_le32(in + 4, len);
+	memcpy(in + 8, src, len);
+	o = nvdimm_dsm(dev, NVDIMM_DSM_SET_LABEL_DATA, in, 8 + len, 4, who);
+	if (!o)
+		return -EIO;
+	ACPI_FREE(o);
+	return 0;
+}
+
+static const struct nvdimm_label_if dsm_label_if = {
+	"_DSM", dsm_label_present, dsm_label_writable, dsm_label_info, dsm_label_read,
+	dsm_label_write_chunk,
+};
+
+/* The other DIMM _DSM families Linux 6.1 knows: HPE1, HPE2, MSFT, Hyper-V. */
+static const char *const other_dsm_families[] = {
+	"9002c334-acf3-4c0e-9642-a235f0d53bc6", "5008664b-b758-41a0-a03c-27c2f2d04f7e",
+	"1ee68b36-d4bd-4a1a-9a16-4f8e53d46e05", "5746c5f2-a9a2-4264-ad0e-e4ddc9e09e80",
+};
+
+/* Does the DIMM implement the _DSM family `uuid` (function 0, bit 0)? Quietly. */
+static bool dsm_family(acpi_handle dev, const char *uuid)
+{
+	union acpi_object *o = dsm_eval(dev, uuid, 0, NULL, 0, NULL);
+	bool yes = o && o->buffer.length && (o->buffer.pointer[0] & 1);
+
+	ACPI_FREE(o);
+	return yes;
+}
+
+/*
+ * The interface a DIMM's labels are read through, Linux 6.1's choice
+ * (drivers/acpi/nfit/core.c, acpi_nfit_add_dimm): the Intel functions when
+ * the DIMM's _DSM has them; _LSI/_LSR/_LSW only under another known
+ * family (an Intel-family DIMM without 4/5 has no labels, nor has a DIMM
+ * of no known family, such as QEMU's without label-size, whose _LSI
+ * fails); NULL when none.
+ */
+static const struct nvdimm_label_if *label_if_of(acpi_handle dev)
+{
+	if (dsm_label_if.present(dev))
+		return &dsm_label_if;
+	if (dsm_family(dev, NVDIMM_INTEL_DSM_UUID))
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(other_dsm_families); i++)
+		if (dsm_family(dev, other_dsm_families[i]))
+			return nvdimm_lsx_if.present(dev) ? &nvdimm_lsx_if : NULL;
+	return NULL;
+}
+
+/*
+ * Read a DIMM's whole label area through `lif`: *area (malloc'd), *size,
+ * *max_xfer, *chunks. 0, or a negative errno after one line.
+ */
+static int read_label_area(acpi_handle dev, const struct nvdimm_label_if *lif, u8 **area,
+			   u32 *size, u32 *max_xfer, u32 *chunks, const char *who)
+{
+	u32 off = 0;
+	u8 *buf;
+
+	if (lif->info(dev, size, max_xfer, who))
+		return -EIO;
+	if (!*size || *size > NVDIMM_LABEL_AREA_MAX || !*max_xfer) {
+		kprintf("%s: label area of %u bytes with transfers of %u: refused\n", who, *size,
+			*max_xfer);
+		return -EINVAL;
+	}
+	buf = malloc(*size);
+	if (!buf) {
+		kprintf("%s: no memory for %u bytes of labels\n", who, *size);
+		return -ENOMEM;
+	}
+	for (*chunks = 0; off < *size; (*chunks)++) {
+		u32 len = MIN(*size - off, *max_xfer);
+
+		if (lif->read(dev, off, len, buf + off, who)) {
+			kprintf("%s: reading labels at offset %u failed\n", who, off);
+			free(buf);
+			return -EIO;
+		}
+		off += len;
+	}
+	*area = buf;
+	return 0;
+}
+
+/* Each loaded DIMM's label interface and maximum transfer. */
+static const struct nvdimm_label_if *dimm_label_if[ND_MAX_DIMMS];
+static u32 dimm_max_xfer[ND_MAX_DIMMS];
+
+/* nd_label_ops.write: chunks of at most the maximum transfer through the DIMM's interface. */
+static int acpi_label_write(struct nvdimm *d, u32 off, const void *buf, u32 len)
+{
+	acpi_handle dev = nvdimm_acpi_device(d->handle, d->name);
+	const struct nvdimm_label_if *lif = dimm_label_if[d->id];
+	u32 xfer = MIN(dimm_max_xfer[d->id], (u32)NVDIMM_LABEL_XFER_MAX);
+
+	if (!dev || !lif || !xfer)
 		return -ENODEV;
 	for (u32 done = 0; done < len;) {
 		u32 n = MIN(len - done, xfer);
-		union acpi_object *o;
 
-		put_le32(in, off + done);
-		put_le32(in + 4, n);
-		memcpy(in + 8, (const u8 *)buf + done, n);
-		o = nvdimm_dsm(dev, NVDIMM_DSM_SET_LABEL_DATA, in, 8 + n, 4, d->name);
-		if (!o) {
+		if (lif->write(dev, off + done, (const u8 *)buf + done, n, d->name)) {
 			kprintf("%s: writing labels at offset %u failed\n", d->name, off + done);
 			return -EIO;
 		}
-		ACPI_FREE(o);
 		done += n;
 	}
 	return 0;
 }
 
-static const struct nd_label_ops dsm_label_ops = { dsm_label_write };
+static const struct nd_label_ops acpi_label_ops = { acpi_label_write };
 
 void nvdimm_labels_load(void)
 {
@@ -291,31 +368,52 @@ void nvdimm_labels_load(void)
 	for (u32 i = 0; i < nvdimm_count(); i++) {
 		struct nvdimm *d = nvdimm_get(i);
 		acpi_handle dev = nvdimm_acpi_lookup(d->handle);
+		const struct nvdimm_label_if *lif = dev ? label_if_of(dev) : NULL;
 		u32 size, xfer, chunks;
 		u8 *area;
 
 		/* A DIMM without a label area (QEMU without label-size) is label-less: no line. */
-		if (!dev || !dsm_supports(dev, NVDIMM_DSM_GET_LABEL_SIZE) ||
-		    !dsm_supports(dev, NVDIMM_DSM_GET_LABEL_DATA))
-			continue;
-		if (nvdimm_dsm_read_labels(d->handle, &area, &size, &xfer, &chunks, d->name))
+		if (!lif || read_label_area(dev, lif, &area, &size, &xfer, &chunks, d->name))
 			continue;
 		d->lsa = area;
 		d->lsa_size = size;
+		dimm_label_if[d->id] = lif;
 		dimm_max_xfer[d->id] = xfer;
-		if (dsm_supports(dev, NVDIMM_DSM_SET_LABEL_DATA))
-			d->label_ops = &dsm_label_ops;
-		pr_info("nvdimm %s: label area %u bytes (%u reads of <= %u)%s\n", d->name, size,
-			chunks, xfer, d->label_ops ? "" : ", read-only (no _DSM function 6)");
+		if (lif->writable(dev))
+			d->label_ops = &acpi_label_ops;
+		pr_info("nvdimm %s: label area %u bytes (%u reads of <= %u%s)%s%s\n", d->name, size,
+			chunks, xfer, lif == &dsm_label_if ? "" : " with _LSR",
+			d->label_ops ? "" : ", read-only (no ",
+			d->label_ops ? "" : (lif == &dsm_label_if ? "_DSM function 6)" : "_LSW)"));
+	}
+}
+
+/* A label area in hex, 32 bytes a line after their offset (read-labels -x). */
+static void print_hex(const u8 *area, u32 size)
+{
+	static const char digits[] = "0123456789abcdef";
+	char line[64 + 1];
+
+	for (u32 off = 0; off < size; off += 32) {
+		u32 n = 0;
+
+		for (u32 i = off; i < off + 32 && i < size; i++) {
+			line[n++] = digits[area[i] >> 4];
+			line[n++] = digits[area[i] & 15];
+		}
+		line[n] = 0;
+		kprintf("%06x:%s\n", off, line);
 	}
 }
 
 static int cmd_read_labels(int argc, char **argv)
 {
+	const struct nvdimm_label_if *lif;
 	struct nvdimm *d;
 	bool hex = false, json = false;
 	const char *name = NULL;
 	u32 size, max_xfer, chunks;
+	acpi_handle dev;
 	u8 *area;
 	int rc;
 
@@ -336,7 +434,16 @@ static int cmd_read_labels(int argc, char **argv)
 		kprintf("read-labels: no DIMM %s\n", name);
 		return -ENODEV;
 	}
-	rc = nvdimm_dsm_read_labels(d->handle, &area, &size, &max_xfer, &chunks, "read-labels");
+	if (acpica_init())
+		return -ENODEV;
+	dev = nvdimm_acpi_device(d->handle, "read-labels");
+	if (!dev)
+		return -ENODEV;
+	/* Neither interface found: ask the _DSM anyway, for its status. */
+	lif = label_if_of(dev);
+	if (!lif)
+		lif = &dsm_label_if;
+	rc = read_label_area(dev, lif, &area, &size, &max_xfer, &chunks, "read-labels");
 	if (rc)
 		return rc;
 	if (json) {
@@ -344,24 +451,12 @@ static int cmd_read_labels(int argc, char **argv)
 		free(area);
 		return 0;
 	}
-	kprintf("%s: handle %#x label area %u bytes, max transfer %u, %u reads, fletcher64 %#llx\n",
+	kprintf("%s: handle %#x label area %u bytes, max transfer %u, %u reads, fletcher64 %#llx%s\n",
 		d->name, d->handle, size, max_xfer, chunks,
-		(unsigned long long)nd_fletcher64(area, size));
-	if (hex) {
-		static const char digits[] = "0123456789abcdef";
-		char line[8 + 64 + 1];
-
-		for (u32 off = 0; off < size; off += 32) {
-			u32 n = 0;
-
-			for (u32 i = off; i < off + 32 && i < size; i++) {
-				line[n++] = digits[area[i] >> 4];
-				line[n++] = digits[area[i] & 15];
-			}
-			line[n] = 0;
-			kprintf("%06x:%s\n", off, line);
-		}
-	}
+		(unsigned long long)nd_fletcher64(area, size),
+		lif == &dsm_label_if ? "" : " (_LSI/_LSR)");
+	if (hex)
+		print_hex(area, size);
 	free(area);
 	return 0;
 }

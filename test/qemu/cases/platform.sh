@@ -1,0 +1,237 @@
+# The App Direct platform of tools/mkplatform (issue 33 item 1,
+# docs/PLATFORM.md): interleave sets on pc-dimms, our NFIT and SSDT, the
+# firmware store in file-backed RAM. Host checks of the tool and its AML,
+# then pmemk booted on a 4-way set and on two 2-way sets, and on a set
+# whose label areas hold the labels Linux wrote (they must keep it closed).
+# Helpers: test/qemu/platform.py; the AML test: test/qemu/platform_aml.asl.
+
+PLATFORM_FIXTURE=test/fixtures/synthetic-4way
+ROOT_UUID=2f10e7a4-9e91-11e4-89d3-123b93f75cba
+INTEL_UUID=4309ac30-0d11-11e4-9191-0800200c9a66
+
+# platform_make DIR ARGS...: tools/mkplatform DIR ARGS, failing the case on an
+# error or on any iasl warning (the generator's ASL must compile clean).
+platform_make() {
+	local out
+	if ! out=$(tools/mkplatform "$@" 2>&1) || grep -q 'iasl:' <<<"$out"; then
+		echo "    FAIL: tools/mkplatform $*:"
+		sed 's/^/    | /' <<<"$out" | tail -8
+		CASE_FAILED=1
+		return 1
+	fi
+}
+
+# platform_py ARGS...: test/qemu/platform.py, its lines shown, failing the case on exit 1.
+platform_py() {
+	local out
+	if out=$(python3 test/qemu/platform.py "$@" 2>&1); then
+		[ -z "$out" ] || echo "$out"
+	else
+		sed 's/^/    FAIL: /' <<<"$out" | tail -4
+		CASE_FAILED=1
+	fi
+}
+
+# want_eq WHAT GOT WANT
+want_eq() {
+	if [ "$2" != "$3" ]; then
+		echo "    FAIL: $1 is '$2', want '$3'"
+		CASE_FAILED=1
+	fi
+}
+
+# platform_calls DIR PATH: one call counter of the store (e.g. dimm_dsm.5).
+platform_calls() {
+	python3 test/qemu/platform.py show-field "$(tools/mkplatform "$1" --show)" "calls.$2"
+}
+
+# The tool on the host, no boot: the 4-way NFIT equals the one Linux
+# accepted (FACTS-4, the fixture) once flush hints are left out; each NFIT
+# decodes to what platform.json says; the SSDT's methods answer right under
+# acpiexec with 32-bit integers; the store edits read back.
+case_platform_tool() {
+	local d=build/qemu/platform_tool out
+	rm -rf "$d"
+	mkdir -p "$d"
+	platform_make "$d/fx" --sets 4 --flush-hints 0 || return
+	platform_py nfit-vs-fixture "$d/fx/nfit.bin" "$PLATFORM_FIXTURE/nfit.bin"
+	platform_make "$d/p4" --sets 4 || return
+	platform_py decode "$d/p4/nfit.bin" "$d/p4/platform.json"
+	platform_make "$d/p22" --sets 2,2 --label-methods dsm || return
+	platform_py decode "$d/p22/nfit.bin" "$d/p22/platform.json"
+	platform_make "$d/p111" --sets 1,1,2 --dimm-size 512M --label-size 256K \
+		--persistence cpu_cache --flush-hints 2 --label-methods acpi || return
+	platform_py decode "$d/p111/nfit.bin" "$d/p111/platform.json"
+	want_eq "2,2 memmap" "$(tools/mkplatform "$d/p22" --memmap)" '2M$1022M'
+	grep -q 'Method (_LSR' "$d/p22/ssdt.asl" && { echo "    FAIL: --label-methods dsm has _LSR"; CASE_FAILED=1; }
+	grep -q 'Method (_LSR' "$d/p4/ssdt.asl" || { echo "    FAIL: --label-methods both has no _LSR"; CASE_FAILED=1; }
+	grep -q 'HDSM (Arg0' "$d/p111/ssdt.asl" || { echo "    FAIL: --label-methods acpi has no Hyper-V _DSM"; CASE_FAILED=1; }
+
+	# The AML, run by ACPICA's acpiexec on a revision-1 DSDT (32-bit integers).
+	printf 'DefinitionBlock ("", "DSDT", 1, "PMEMK ", "DSDT32", 1)\n{\n}\n' >"$d/dsdt.asl"
+	cp test/qemu/platform_aml.asl "$d/"
+	if ! iasl -p "$d/dsdt" "$d/dsdt.asl" >"$d/iasl.log" 2>&1 ||
+		! iasl -p "$d/platform_aml" "$d/platform_aml.asl" >>"$d/iasl.log" 2>&1; then
+		tail -5 "$d/iasl.log" | sed 's/^/    FAIL: /'
+		CASE_FAILED=1
+		return
+	fi
+	out=$(timeout 120 acpiexec -b "execute MAIN" "$d/dsdt.aml" "$d/p4/ssdt.aml" \
+		"$d/platform_aml.aml" 2>&1)
+	if grep -q 'ACPI Debug:  "PASS [0-9]*"' <<<"$out" && ! grep -q 'FAIL' <<<"$out"; then
+		echo "    AML under acpiexec: $(grep -o 'PASS [0-9]*' <<<"$out") checks"
+	else
+		grep -A2 'FAIL\|Error\|AE_' <<<"$out" | head -20 | sed 's/^/    FAIL: /'
+		CASE_FAILED=1
+	fi
+
+	# Store edits: an error outside every set is refused; the rest read back.
+	if tools/mkplatform "$d/p22" --add-error 0x80000000 4096 2>/dev/null; then
+		echo "    FAIL: --add-error outside the sets accepted"
+		CASE_FAILED=1
+	fi
+	platform_make "$d/p22" --add-error 0x120003000 512 --smart nmem2 health_state=fatal \
+		temperature_celsius=-2.5 shutdown_state=dirty || return
+	out=$(tools/mkplatform "$d/p22" --show)
+	want_eq "error handle" "$(platform_py show-field "$out" errors.0.handle)" 0x101
+	want_eq "SMART health" "$(platform_py show-field "$out" smart.nmem2.health_state)" fatal
+	want_eq "SMART temperature" "$(platform_py show-field "$out" smart.nmem2.temperature_celsius)" -2.5
+	want_eq "SMART shutdown" "$(platform_py show-field "$out" smart.nmem2.shutdown_state)" dirty
+	want_eq "SMART default" "$(platform_py show-field "$out" smart.nmem1.controller_temperature_celsius)" 35.0
+	platform_make "$d/p22" --label-area 3 "$PLATFORM_FIXTURE/labels-nmem3.bin" \
+		--dump-label-area 0x101 "$d/nmem3.bin" --clear-errors || return
+	cmp -s "$d/nmem3.bin" "$PLATFORM_FIXTURE/labels-nmem3.bin" ||
+		{ echo "    FAIL: label area round trip"; CASE_FAILED=1; }
+	want_eq "errors after --clear-errors" "$(tools/mkplatform "$d/p22" --show | grep -c '"handle"')" 0
+}
+
+# pmemk on one 4-way set with blank label areas but nmem1's, which holds a
+# pattern (no index): the NFIT parsed (its interleave and flush-hint
+# structures too), the four DIMMs found by ACPICA with the Intel label
+# functions, every label area read through _DSM 5 (nmem1's bytes as the
+# store holds them), one region of four mappings at positions 0-3 with
+# Linux's label-less namespace over it. Then init-labels nmem2 writes an
+# index through _DSM 6 into the store, and the set closes at once.
+case_platform_4way() {
+	local d=build/qemu/platform_4way/plat
+	platform_make "$d" --sets 4 || return
+	python3 -c 'import sys; sys.stdout.buffer.write(bytes((i * 7 + i // 256) & 255 for i in range(131072)))' \
+		>"$d/../nmem1-pattern.bin"
+	tools/mkplatform "$d" --label-area 1 "$d/../nmem1-pattern.bin" --reset-counters
+	local f64
+	f64=$(python3 test/qemu/platform.py fletcher64 "$d/../nmem1-pattern.bin")
+	boot platform_4way 0 --platform "$d" --timeout 120 --cmdline \
+		'"run=list -RDN; acpi-nvdimms; read-labels nmem1; init-labels nmem2; list -RN; poweroff"'
+	expect "memmap=2M\\\$1022M"
+	expect '\] nfit: NFIT at 0x[0-9a-f]+ \(800 bytes\): 1 SPA, 4 MEMDEV, 4 DCR, 4 IDT, 0 SMBIOS, 0 BDW, 4 FLUSH, 1 CAPS$'
+	expect '\] nvdimm nmem0: ndbus0 handle 0x1, phys_id 0, id 8980-a2-1918-5e000101, 1 flush hint at 0x3fe04000$'
+	expect '\] nvdimm nmem3: ndbus0 handle 0x101, phys_id 0x3, id 8980-a2-1918-5e000104, 1 flush hint at 0x3fe040c0$'
+	want_eq "label areas read" "$(grep -cE '\] nvdimm nmem[0-3]: label area 131072 bytes \(32 reads of <= 4096\)$' "$LOG")" 4
+	expect '\] nd_region region0: \[mem 0x100000000-0x13fffffff\] nfit pmem, 4 dimms \(handles 0x1, 0x11, 0x21, 0x101\), persistence memory_controller$'
+	expect '\] nd_pmem namespace0.0: raw, pmem0, 1024 MiB$'
+	expect 'root _DSM functions 0x39f'
+	want_eq "DIMM devices" "$(grep -cE '^  \\_SB_\.NVDR\.NV0[0-3]: _ADR 0x(1|11|21|101) \(nmem[0-3]\), _DSM functions 0x73$' "$LOG")" 4
+	expect "^nmem1: handle 0x11 label area 131072 bytes, max transfer 4096, 32 reads, fletcher64 $f64\$"
+	expect '^initialized 1 nmem$'
+	expect 'nd_label region0: disabled, no namespace: 1 of its 4 DIMMs hold labels \(0 live, nlabel up to 0\)'
+	platform_py list "$LOG" "$d/platform.json"
+	# The reads and the writes went through the store.
+	want_eq "_DSM 5 calls" "$(platform_calls "$d" dimm_dsm.5)" 160
+	want_eq "_DSM 4 calls" "$(platform_calls "$d" dimm_dsm.4)" 5
+	[ "$(platform_calls "$d" dimm_dsm.6)" -gt 0 ] || { echo "    FAIL: no _DSM 6 call"; CASE_FAILED=1; }
+	tools/mkplatform "$d" --dump-label-area 2 "$d/../nmem2.bin"
+	want_eq "nmem2 index signature" "$(head -c 15 "$d/../nmem2.bin")" NAMESPACE_INDEX
+}
+
+# pmemk on two 2-way sets: two regions of two DIMMs each. A media error
+# stored before boot (0x120001000, 4 KiB: set 2, line 1, its second DIMM
+# 0x101), and pmemk's acpi-eval drives the root _DSM: ARS status before any
+# start, a start over set 2, the status with the record, a clear, the
+# status without it; the store's list is empty afterwards. nmem3's SMART
+# fields, set on the host, come back through the DIMM _DSM.
+case_platform_2x2() {
+	local d=build/qemu/platform_2x2/plat r="acpi-eval _SB.NVDR._DSM u:$ROOT_UUID 1"
+	local set2=0000002001000000 len2=0000002000000000 err=0010002001000000 page=0010000000000000
+	platform_make "$d" --sets 2,2 --add-error 0x120001000 4096 --smart 3 health_state=critical \
+		temperature_celsius=41.5 life_used_percentage=7 || return
+	tools/mkplatform "$d" --reset-counters
+	boot platform_2x2 0 --platform "$d" --timeout 120 --cmdline \
+		"\"run=list -RDN; $r 3 p:b:; $r 2 p:b:$set2${len2}0200000000000000; $r 3 p:b:; $r 4 p:b:$err$page; $r 3 p:b:; acpi-eval _SB.NVDR.NV03._DSM u:$INTEL_UUID 1 1 p:b:; poweroff\""
+	expect '\] nfit: NFIT at 0x[0-9a-f]+ \(856 bytes\): 2 SPA, 4 MEMDEV, 4 DCR, 4 IDT, 0 SMBIOS, 0 BDW, 4 FLUSH, 1 CAPS$'
+	expect '\] nd_region region0: \[mem 0x100000000-0x11fffffff\] nfit pmem, 2 dimms \(handles 0x1, 0x11\), persistence memory_controller$'
+	expect '\] nd_region region1: \[mem 0x120000000-0x13fffffff\] nfit pmem, 2 dimms \(handles 0x21, 0x101\), persistence memory_controller$'
+	expect '\] nd_pmem namespace0.0: raw, pmem0, 512 MiB$'
+	expect '\] nd_pmem namespace1.0: raw, pmem1, 512 MiB$'
+	platform_py list "$LOG" "$d/platform.json"
+	local hdr=0000000000000000000000000000000000000000000000000000000000000000 got
+	# Status (extended 2: no ARS performed), length 44, then zeros.
+	got=$(platform_py eval-buffer "$LOG" "$r 3 p:b:" 1)
+	want_eq "ARS status before a start" "$got" "000002002c000000${hdr}0000000000000000"
+	want_eq "ARS start" "$(platform_py eval-buffer "$LOG" "$r 2 p:b:$set2${len2}0200000000000000")" 0000000000000000
+	# Status 0, length 68, the range, no restart, type 2, 1 record {0x101, 0, address, 4 KiB}.
+	want_eq "ARS status with the error" "$(platform_py eval-buffer "$LOG" "$r 3 p:b:" 2)" \
+		"0000000044000000$set2$len2${hdr:0:32}02000000010000000101000000000000$err$page"
+	want_eq "clear" "$(platform_py eval-buffer "$LOG" "$r 4 p:b:$err$page")" "0000000000000000$page"
+	want_eq "ARS status after the clear" "$(platform_py eval-buffer "$LOG" "$r 3 p:b:" 3)" \
+		"000000002c000000$set2$len2${hdr:0:32}0200000000000000"
+	want_eq "errors left in the store" "$(tools/mkplatform "$d" --show | grep -c '"handle"')" 0
+	want_eq "ARS starts" "$(platform_calls "$d" root_dsm.2)" 1
+	# SMART: status 0, flags 0x43f, reserved, health 2 (critical), spares 100,
+	# life used 7, alarms 0, temperatures 41.5 and 35.0 C (x16), 3 shutdowns.
+	want_eq "SMART" "$(platform_py eval-buffer "$LOG" "acpi-eval _SB.NVDR.NV03._DSM u:$INTEL_UUID 1 1 p:b:" | head -c 48)" \
+		"000000003f04000000000000026407009802300203000000"
+}
+
+# The safety fix of issue 33: the label areas Linux wrote for a 512 MiB
+# fsdax namespace across the four DIMMs (test/fixtures/synthetic-4way), and
+# the head of the set with its info block. pmemk reads the four areas,
+# keeps region0 closed (one line), shows no namespace and no pmem0, refuses
+# create-namespace there, reads nmem0's labels as ndctl did, and leaves
+# the label areas and the set's first 16 KiB as they were.
+case_platform_linux_labels_closed() {
+	local d=build/qemu/platform_closed/plat k before after
+	platform_make "$d" --sets 4 || return
+	for k in 0 1 2 3; do
+		tools/mkplatform "$d" --label-area $k "$PLATFORM_FIXTURE/labels-nmem$k.bin"
+	done
+	dd if="$PLATFORM_FIXTURE/set-head.bin" of="$d/pmem0.img" conv=notrunc status=none
+	before=$(for k in 0 1 2 3; do tools/mkplatform "$d" --dump-label-area $k /dev/stdout; done |
+		cat - <(head -c 16384 "$d/pmem0.img") | sha256sum)
+	boot platform_closed 0 --platform "$d" --timeout 120 --cmdline \
+		'"run=list -RDN; create-namespace -r region0 -s 16M -m fsdax; read-labels nmem0 -j; poweroff"'
+	want_eq "label areas read" "$(grep -cE '\] nvdimm nmem[0-3]: label area 131072 bytes' "$LOG")" 4
+	expect '\] nd_label region0: disabled, no namespace: 4 of its 4 DIMMs hold labels \(4 live, nlabel up to 4\) of an interleave set, which pmemk cannot use yet; nothing is written to it$'
+	expect '\] region0: disabled: its DIMMs hold labels of an interleave set, which pmemk cannot use yet$'
+	expect_not 'nd_pmem|nd_pfn|pmem0|namespace0\.0|parent_uuid'
+	platform_py list "$LOG" "$d/platform.json" closed
+	platform_py labels-json "$LOG" nmem0 "$PLATFORM_FIXTURE/linux-6.1.txt"
+	after=$(for k in 0 1 2 3; do tools/mkplatform "$d" --dump-label-area $k /dev/stdout; done |
+		cat - <(head -c 16384 "$d/pmem0.img") | sha256sum)
+	want_eq "label areas and the set's head after the boot" "$after" "$before"
+}
+
+# --label-methods acpi: the DIMM _DSM is the Hyper-V family (no label
+# functions), so pmemk, as Linux, reads labels with _LSI/_LSR and writes
+# them with _LSW. Two one-DIMM sets: init-labels and a named fsdax
+# namespace on the first; the next boot brings it back from the labels;
+# the store's counters show the methods were used and the Intel label
+# functions were not.
+case_platform_label_methods_acpi() {
+	local d=build/qemu/platform_lsx/plat
+	platform_make "$d" --sets 1,1 --label-methods acpi || return
+	tools/mkplatform "$d" --reset-counters
+	boot platform_lsx 0 --platform "$d" --timeout 120 --cmdline \
+		'"run=init-labels nmem0; create-namespace -r region0 -s 64M -m fsdax -n lsx; read-labels nmem1; poweroff"'
+	want_eq "label areas read with _LSR" "$(grep -cE '\] nvdimm nmem[01]: label area 131072 bytes \(32 reads of <= 4096 with _LSR\)$' "$LOG")" 2
+	expect '^initialized 1 nmem$'
+	expect "\\] nd_label region0: namespace0\\.0 from nmem0 label slot 0: uuid [0-9a-f-]+, name 'lsx', 64 MiB at dpa 0, fsdax$"
+	expect '^nmem1: handle 0x11 label area 131072 bytes, max transfer 4096, 32 reads, fletcher64 0 \(_LSI/_LSR\)$'
+	[ "$(platform_calls "$d" _LSW)" -gt 0 ] || { echo "    FAIL: no _LSW call"; CASE_FAILED=1; }
+	want_eq "_LSR calls" "$(platform_calls "$d" _LSR)" 96
+	want_eq "Intel label reads" "$(platform_calls "$d" dimm_dsm.5)" 0
+	boot platform_lsx_again 0 --platform "$d" --timeout 120 --cmdline '"run=list -N; poweroff"'
+	expect "\\] nd_label region0: namespace0\\.0 from nmem0 label slot 0: uuid [0-9a-f-]+, name 'lsx', 64 MiB at dpa 0, fsdax$"
+	expect '\] nd_label region0: 1 labelled namespace \(labels v1\.2, index 1 seq 1, 510 slots\)$'
+	expect '\] nd_pfn pfn0\.0: namespace0\.0 fsdax map=dev align 0x200000 dataoff 0x200000: pmem0m, 62 MiB$'
+	expect '"name":"lsx"'
+}

@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""Host checks for test/qemu/cases/platform.sh (tools/mkplatform's platform).
+
+  platform.py nfit-vs-fixture NFIT FIXTURE
+      the subtables of NFIT (after the 40-byte header) equal FIXTURE's, and
+      both tables sum to 0 (the 4-way set Linux accepted, FACTS-4)
+  platform.py decode NFIT PLATFORM_JSON
+      decode NFIT here, by ACPI 6.4 5.2.25 offsets, and check it against the
+      sets and DIMMs platform.json describes
+  platform.py list LOG PLATFORM_JSON [closed]
+      pmemk's `list -RDN` in LOG shows the platform's DIMMs, one region per
+      set with its DIMMs at their positions, and one raw namespace over each
+      region (or, with `closed`, regions in state disabled, no namespace)
+  platform.py eval-buffer LOG CMD [N]
+      the hex of the buffer acpi-eval printed for the shell command CMD (its
+      Nth run, default the first)
+  platform.py fletcher64 FILE
+      Fletcher-64 of FILE (32-bit words), as pmemk's read-labels prints it
+  platform.py labels-json LOG DIMM TXT
+      pmemk's `read-labels DIMM -j` equals Linux's read_labels.created.DIMM
+      in the fixture's TXT (whitespace aside)
+  platform.py linux LOG PLATFORM_JSON
+      Linux's reading of a 4-way platform (test/linux/cases/platform.sh):
+      the bus and DIMM commands, one region of the set's DIMMs at their
+      positions, the SMART fields the case set on nmem1 (handle 0x11), the
+      stored error as region badblocks after the boot's scrub, and the
+      fsdax namespace it made with the FACTS-4 fixture's interleave-set cookie
+  platform.py show-field JSON PATH
+      a field of `tools/mkplatform --show` (PATH like calls.dimm_dsm.5)
+Exits 1 with one line per problem.
+"""
+import json
+import re
+import struct
+import sys
+
+PM_GUID = bytes.fromhex("79d3f066f3b47440ac430d3318b78cdb")
+
+
+def fail(msg):
+    print("platform.py: " + msg)
+    sys.exit(1)
+
+
+def table(path):
+    t = open(path, "rb").read()
+    if t[:4] != b"NFIT" or struct.unpack_from("<I", t, 4)[0] != len(t):
+        fail("%s: not a whole NFIT" % path)
+    if sum(t) & 0xFF:
+        fail("%s: checksum does not sum to 0" % path)
+    return t
+
+
+def subtables(t):
+    off, out = 40, []
+    while off < len(t):
+        typ, length = struct.unpack_from("<HH", t, off)
+        if length < 4 or off + length > len(t):
+            fail("subtable at %#x: length %d" % (off, length))
+        out.append((typ, t[off:off + length]))
+        off += length
+    return out
+
+
+def nfit_vs_fixture(gen, fixture):
+    a, b = table(gen), table(fixture)
+    if a[40:] != b[40:]:
+        i = next(i for i in range(40, min(len(a), len(b)) + 1)
+                 if i == len(a) or i == len(b) or a[i] != b[i])
+        fail("%s differs from %s at byte %#x" % (gen, fixture, i))
+    print("    NFIT subtables equal the fixture's (%d bytes, %d subtables)"
+          % (len(a) - 40, len(subtables(a))))
+
+
+def decode(nfit, pj):
+    p = json.load(open(pj))
+    t = table(nfit)
+    spa, memdev, idt, dcr, flush, caps = {}, {}, {}, {}, {}, []
+    for typ, s in subtables(t):
+        if typ == 0:
+            _, _, idx, flags, _, _, guid, base, length, attr = struct.unpack("<HHHHII16sQQQ", s)
+            if guid != PM_GUID or attr != 0x8008 or flags != 2:
+                fail("SPA %d: guid %s attr %#x flags %#x" % (idx, guid.hex(), attr, flags))
+            spa[idx] = (base, length)
+        elif typ == 1:
+            f = struct.unpack("<HHIHHHHQQQHHHH", s)
+            memdev[f[2]] = {"phys_id": f[3], "spa": f[5], "dcr": f[6], "size": f[7],
+                            "region_offset": f[8], "dpa": f[9], "idt": f[10], "ways": f[11],
+                            "flags": f[12]}
+        elif typ == 2:
+            _, _, idx, _, lines, line_size, off0 = struct.unpack("<HHHHIII", s)
+            idt[idx] = (lines, line_size, off0)
+        elif typ == 4:
+            idx, vendor, device = struct.unpack_from("<HHH", s, 4)
+            serial = s[24:28].hex()
+            fic = struct.unpack_from("<H", s, 28)[0]
+            dcr[idx] = (vendor, device, serial, fic, len(s))
+        elif typ == 6:
+            handle, n = struct.unpack_from("<IH", s, 4)
+            flush[handle] = list(struct.unpack_from("<%dQ" % n, s, 16))
+        elif typ == 7:
+            caps.append(struct.unpack_from("<BxxxI", s, 4))
+    if sorted(spa) != [s["index"] for s in p["sets"]]:
+        fail("SPA indexes %s" % sorted(spa))
+    for s in p["sets"]:
+        if spa[s["index"]] != (s["base"], s["size"]):
+            fail("SPA %d is %#x+%#x, platform.json says %#x+%#x" % (
+                s["index"], *spa[s["index"]], s["base"], s["size"]))
+    if len(memdev) != len(p["dimms"]):
+        fail("%d memdevs for %d DIMMs" % (len(memdev), len(p["dimms"])))
+    for d in p["dimms"]:
+        m = memdev.get(d["handle"])
+        s = p["sets"][d["set"]]
+        if not m:
+            fail("no memdev for handle %#x" % d["handle"])
+        want = {"phys_id": d["index"], "spa": s["index"], "size": d["size"], "dpa": 0,
+                "ways": s["ways"], "flags": 0,
+                "region_offset": d["position"] * 4096 if s["ways"] > 1 else 0}
+        for k, v in want.items():
+            if m[k] != v:
+                fail("handle %#x: memdev %s %#x, want %#x" % (d["handle"], k, m[k], v))
+        if s["ways"] > 1 and idt.get(m["idt"]) != (1, 4096, 0):
+            fail("handle %#x: interleave %d is %s" % (d["handle"], m["idt"], idt.get(m["idt"])))
+        if dcr.get(m["dcr"]) != (0x8089, 0x0979, d["serial"], 0x0301, 80):
+            fail("handle %#x: control region %s" % (d["handle"], dcr.get(m["dcr"])))
+        if flush.get(d["handle"], []) != d["flush_hints"]:
+            fail("handle %#x: flush hints %s" % (d["handle"], flush.get(d["handle"])))
+    if sum(s["ways"] > 1 for s in p["sets"]) and len(idt) != sum(
+            s["ways"] for s in p["sets"] if s["ways"] > 1):
+        fail("%d interleave structures" % len(idt))
+    want_caps = {"memory_controller": [(1, 2)], "cpu_cache": [(1, 3)], "none": []}[p["persistence"]]
+    if caps != want_caps:
+        fail("platform capabilities %s, want %s" % (caps, want_caps))
+    print("    NFIT decoded: %d SPA, %d memdev, %d interleave, %d control region, %d flush hint, "
+          "%d capabilities: as platform.json" % (len(spa), len(memdev), len(idt), len(dcr),
+                                                 len(flush), len(caps)))
+
+
+def command_output(log, cmd, nth=1):
+    lines = open(log, errors="replace").read().splitlines()
+    at = [k for k, l in enumerate(lines) if l == "pmemk> " + cmd]
+    if len(at) < nth:
+        fail("the log has no command %r (time %d)" % (cmd, nth))
+    i = at[nth - 1]
+    j = next(k for k in range(i + 1, len(lines)) if lines[k].startswith("pmemk>"))
+    return "\n".join(l for l in lines[i + 1:j] if not re.match(r"^(\[ *[0-9.]+\] |ACPI: )", l))
+
+
+def check_list(log, pj, closed=False):
+    p = json.load(open(pj))
+    doc = json.loads(command_output(log, "list -RDN"))
+    dimms = {d["dev"]: d for d in doc["dimms"]}
+    handles = sorted(d["handle"] for d in doc["dimms"])
+    if handles != sorted(d["handle"] for d in p["dimms"]):
+        fail("DIMM handles %s" % handles)
+    for d in p["dimms"]:
+        got = [x for x in doc["dimms"] if x["handle"] == d["handle"]][0]
+        if got["id"] != d["id"] or got["phys_id"] != d["phys_id"]:
+            fail("DIMM %#x: %s" % (d["handle"], got))
+    regions = doc["regions"]
+    if len(regions) != len(p["sets"]):
+        fail("%d regions for %d sets" % (len(regions), len(p["sets"])))
+    for n, (r, s) in enumerate(zip(regions, p["sets"])):
+        if r["dev"] != "region%d" % n or r["size"] != s["size"]:
+            fail("region %d: %s" % (n, r))
+        maps = sorted((m["position"], dimms[m["dimm"]]["handle"], m["length"], m["offset"])
+                      for m in r["mappings"])
+        want = [(p["dimms"][i]["position"], p["dimms"][i]["handle"], p["dimms"][i]["size"], 0)
+                for i in s["dimms"]]
+        if maps != want:
+            fail("region%d mappings %s, want %s" % (n, maps, want))
+        if closed:
+            if r.get("state") != "disabled" or "namespaces" in r:
+                fail("region%d is not closed: %s" % (n, r))
+            continue
+        ns = r.get("namespaces", [])
+        if len(ns) != 1 or ns[0]["mode"] != "raw" or ns[0]["size"] != s["size"]:
+            fail("region%d namespaces %s" % (n, ns))
+    print("    list -RDN: %d DIMMs, %s" % (len(doc["dimms"]), "; ".join(
+        "region%d %d-way %s" % (n, s["ways"], "closed" if closed else "raw %s" % r["namespaces"][0]["blockdev"])
+        for n, (r, s) in enumerate(zip(regions, p["sets"])))))
+
+
+def eval_buffer(log, cmd, nth=1):
+    out = command_output(log, cmd, nth).splitlines()
+    m = re.match(r"Buffer \((\d+) bytes\)$", out[0]) if out else None
+    if not m:
+        fail("%s printed %s" % (cmd, out[:1]))
+    hexs = "".join(l.split(":", 1)[-1].strip().replace(" ", "") for l in out[1:])
+    if len(hexs) != 2 * int(m.group(1)):
+        fail("%s: %d hex digits for %s bytes" % (cmd, len(hexs), m.group(1)))
+    print(hexs)
+
+
+def fletcher64(path):
+    lo = hi = 0
+    for (w,) in struct.iter_unpack("<I", open(path, "rb").read()):
+        lo = (lo + w) & 0xFFFFFFFF
+        hi = (hi + lo) & 0xFFFFFFFF
+    print("%#x" % (hi << 32 | lo))
+
+
+def labels_json(log, dimm, txt):
+    got = json.loads(command_output(log, "read-labels %s -j" % dimm))
+    key = "REF: read_labels.created.%s=" % dimm
+    line = next((l for l in open(txt).read().splitlines() if l.startswith(key)), None)
+    if not line:
+        fail("%s has no %s" % (txt, key))
+    want = json.loads(line[len(key):])
+    want = want[0] if isinstance(want, list) else want
+    got = got[0] if isinstance(got, list) else got
+    if got != want:
+        fail("read-labels %s -j differs from Linux's:\n%s\n%s" % (dimm, got, want))
+    print("    read-labels %s -j: as ndctl read-labels (%d labels, index seq %s)" % (
+        dimm, len(got["label"]), [i["seq"] for i in got["index"]]))
+
+
+def guest_json(text, name):
+    marker = "==== json %s\n" % name
+    if marker not in text:
+        fail("the guest printed no %r" % marker.strip())
+    rest = text[text.rindex(marker) + len(marker):].lstrip()
+    return json.JSONDecoder().raw_decode(rest)[0]
+
+
+def check_linux(log, pj):
+    p = json.load(open(pj))
+    text = open(log, errors="replace").read().replace("\r", "")
+    if "==== bus ars_cap ars_start ars_status clear_error cmd_call" not in text:
+        fail("bus commands: %s" % re.findall(r"==== bus .*", text))
+    dimm_lines = re.findall(r"==== dimm (nmem\d+) (0x[0-9a-f]+) (.*)", text)
+    if len(dimm_lines) != 4 or any(c.strip() != "smart get_size get_data set_data cmd_call"
+                                   for _, _, c in dimm_lines):
+        fail("DIMM commands: %s" % dimm_lines)
+    doc = guest_json(text, "regions")
+    handle = {d["dev"]: d["handle"] for d in doc["dimms"]}
+    (r,) = doc["regions"]
+    maps = sorted((m["position"], handle[m["dimm"]]) for m in r["mappings"])
+    if r["size"] != p["sets"][0]["size"] or maps != [(d["position"], d["handle"]) for d in p["dimms"]] \
+            or r["persistence_domain"] != "memory_controller":
+        fail("Linux's region: %s" % r)
+    health = {d["handle"]: d["health"] for d in guest_json(text, "health")}
+    want = {"health_state": "ok", "temperature_celsius": 45.0, "controller_temperature_celsius": 35.0,
+            "spares_percentage": 100, "life_used_percentage": 1, "shutdown_state": "dirty",
+            "shutdown_count": 9}
+    if health.get(0x11) != want:
+        fail("nmem1's health %s, want %s" % (health.get(0x11), want))
+    if health.get(0x1, {}).get("shutdown_state") != "clean":
+        fail("nmem0's health %s" % health.get(0x1))
+    (r,) = guest_json(text, "badblocks")["regions"] if isinstance(guest_json(text, "badblocks"), dict) \
+        else guest_json(text, "badblocks")
+    if r.get("badblocks") != [{"offset": 8208, "length": 8}]:
+        fail("badblocks after the boot's scrub: %s" % r.get("badblocks"))
+    created = guest_json(text, "created")
+    (r,) = created["regions"] if isinstance(created, dict) else created
+    ns = r.get("namespaces", [])
+    if r.get("iset_id") != 4333179448401879416 or len(ns) != 1 or ns[0]["mode"] != "fsdax":
+        fail("Linux's namespace: %s" % r)
+    print("    Linux: one region of 4 DIMMs at positions 0-3, ARS commands, SMART of nmem1, "
+          "the stored error as badblocks, fsdax %s (iset_id as the fixture)" % ns[0]["uuid"])
+
+
+def show_field(text, path):
+    v = json.loads(text)
+    for k in path.split("."):
+        v = v.get(k, 0) if isinstance(v, dict) else v[int(k)]
+    print(v)
+
+
+def main():
+    a = sys.argv[1:]
+    if a[:1] == ["nfit-vs-fixture"] and len(a) == 3:
+        nfit_vs_fixture(a[1], a[2])
+    elif a[:1] == ["decode"] and len(a) == 3:
+        decode(a[1], a[2])
+    elif a[:1] == ["list"] and len(a) in (3, 4):
+        check_list(a[1], a[2], a[3:] == ["closed"])
+    elif a[:1] == ["eval-buffer"] and len(a) in (3, 4):
+        eval_buffer(a[1], a[2], int(a[3]) if len(a) == 4 else 1)
+    elif a[:1] == ["fletcher64"] and len(a) == 2:
+        fletcher64(a[1])
+    elif a[:1] == ["labels-json"] and len(a) == 4:
+        labels_json(a[1], a[2], a[3])
+    elif a[:1] == ["linux"] and len(a) == 3:
+        check_linux(a[1], a[2])
+    elif a[:1] == ["show-field"] and len(a) == 3:
+        show_field(a[1], a[2])
+    else:
+        print(__doc__)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

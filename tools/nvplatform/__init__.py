@@ -1,0 +1,1 @@
+"""tools/mkplatform's modules: layout, NFIT, SSDT (nvdimm.asl.in), firmware store."""
