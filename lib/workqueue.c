@@ -46,7 +46,8 @@ u32 work_run_cpus(work_fn fn, u64 nr_jobs, void *ctx, u32 max_cpus)
 	struct work_batch b = { .fn = fn, .ctx = ctx, .nr_jobs = nr_jobs, .next = 0, .caller = self };
 	bool started[ARCH_MAX_CPUS] = { false };
 	/* A batch run from a job of this CPU's batch: the outer one's count comes back after. */
-	u64 outer_done = progress[self].done, outer_total = progress[self].total;
+	u64 outer_done = __atomic_load_n(&progress[self].done, __ATOMIC_RELAXED);
+	u64 outer_total = __atomic_load_n(&progress[self].total, __ATOMIC_RELAXED);
 
 	__atomic_store_n(&progress[self].total, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&progress[self].done, 0, __ATOMIC_RELAXED);
