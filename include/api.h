@@ -22,6 +22,7 @@
  *   GET    /metrics                   metrics (Prometheus' text format 0.0.4)
  *   GET    /v1/jobs, /v1/jobs/ID      the jobs
  *   POST   /v1/namespaces             create-namespace (a job for map=mem and sector)
+ *   GET    /v1/namespaces/NS/infoblock read-infoblock NS
  *   DELETE /v1/namespaces/NS          destroy-namespace -f NS
  *   POST   /v1/namespaces/NS/enable   enable-namespace NS (and /disable: disable-namespace)
  *   POST   /v1/namespaces/NS/check    check-namespace NS (a job; ?repair=1: --repair)

@@ -31,7 +31,7 @@ enum api_do {
 	DO_NS_CREATE,	/* create-namespace from the JSON body (a job for map=mem, sector) */
 	DO_EXPORT,	/* nbd-export from the JSON body */
 	DO_JOBS,	/* the jobs, or job ARG */
-	DO_RUN,		/* run "cmd ARG[ flag]" at once */
+	DO_RUN,		/* run "cmd ARG[ flag]" at once (echoed to the console unless a GET) */
 	DO_JOB,		/* the same as a job */
 };
 
@@ -67,6 +67,7 @@ static const struct api_route routes[] = {
 	ROUTE(HTTP_REQ_GET, "/v1/jobs", DO_JOBS),
 	ROUTE(HTTP_REQ_GET, "/v1/jobs/*", DO_JOBS),
 	ROUTE(HTTP_REQ_POST, "/v1/namespaces", DO_NS_CREATE),
+	ROUTE(HTTP_REQ_GET, "/v1/namespaces/*/infoblock", DO_RUN, .cmd = "read-infoblock"),
 	ROUTE(HTTP_REQ_DELETE, "/v1/namespaces/*", DO_RUN, .cmd = "destroy-namespace -f"),
 	ROUTE(HTTP_REQ_POST, "/v1/namespaces/*/enable", DO_RUN, .cmd = "enable-namespace"),
 	ROUTE(HTTP_REQ_POST, "/v1/namespaces/*/disable", DO_RUN, .cmd = "disable-namespace"),
@@ -531,13 +532,12 @@ static void dispatch(const struct api_route *r, const char *arg, const struct ht
 	case DO_RUN:
 	case DO_JOB:
 		snprintf(line, sizeof(line), "%s %s%s", r->cmd, arg, *req->query ? r->flag : "");
-		if (r->what == DO_JOB) {
+		if (r->what == DO_JOB)
 			start_job(a, line);
-			return;
-		}
-		break;
+		else
+			run_command(a, line, 200, req->method != HTTP_REQ_GET, NULL);
+		return;
 	}
-	run_command(a, line, 200, true, NULL);
 }
 
 void api_handle(const struct http_request *req, const struct api_peer *peer, u32 now_ms,

@@ -138,6 +138,8 @@ case_api_served() {
 	api_expect POST /v1/namespaces admin 201 \
 		'{"region":"region0","size":"64M","mode":"fsdax","map":"dev","name":"api-made"}' &&
 		api_body_has '"blockdev":"pmem0m"' && api_body_has '"name":"api-made"'
+	api_expect GET /v1/namespaces/namespace0.0/infoblock read 200 &&
+		api_body_has '"signature":"NVDIMM_PFN_INFO"'
 	api_expect POST /v1/namespaces/namespace0.0/disable admin 200
 	api_expect POST /v1/namespaces/namespace0.0/enable admin 200
 	api_expect POST /v1/exports admin 201 '{"device":"pmem0m"}'
