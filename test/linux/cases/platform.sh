@@ -7,7 +7,7 @@
 #     512 MiB fsdax namespace across the set (labels with nlabel 4).
 #   2 pmemk: reads the four label areas Linux wrote, keeps region0 closed
 #     (never a raw pmem0 over Linux's namespace) and leaves it untouched.
-# Checks: test/qemu/platform.py linux, and the same as platform.sh's
+# Checks: test/qemu/platform_check.py linux, and the same as platform.sh's
 # platform_linux_labels_closed for pmemk.
 
 case_platform_linux_judges() {
@@ -38,7 +38,7 @@ json created ndctl list -RNv
 SCEN
 	linux_boot linux_platform 0 "$scen" --platform "$d" --timeout 240
 	local out
-	if out=$(python3 test/qemu/platform.py linux "$LOG" "$d/platform.json" 2>&1); then
+	if out=$(python3 test/qemu/platform_check.py linux "$LOG" "$d/platform.json" 2>&1); then
 		echo "$out"
 	else
 		sed 's/^/    FAIL: /' <<<"$out"
@@ -51,7 +51,7 @@ SCEN
 	expect '\] nd_label region0: disabled, no namespace: 4 of its 4 DIMMs hold labels \([0-9]+ live, nlabel up to 4\) of an interleave set'
 	expect_not 'nd_pmem|nd_pfn|pmem0'
 	expect '"nlabel":4,'
-	if ! out=$(python3 test/qemu/platform.py list "$LOG" "$d/platform.json" closed 2>&1); then
+	if ! out=$(python3 test/qemu/platform_check.py list "$LOG" "$d/platform.json" closed 2>&1); then
 		sed 's/^/    FAIL: /' <<<"$out"
 		CASE_FAILED=1
 	else

@@ -475,7 +475,7 @@ case_nbd_export_holds_the_device() {
 	expect '^usage: nbd-export DEV\[:ro\]\[@ID\[\+ID\.\.\.\]\]$'
 	expect "^nbd-memcpy: bytes '0': must be at least 1$"
 	expect "^nbd-list: unexpected argument 'all'$"
-	expect '^usage: nbd-list$'
+	expect '^usage: nbd-list \[-j\]$'
 	expect '^pmem0 67108864 bytes rw, READ zero copy, 0 clients$'
 	expect '\] pmem0: busy: exported \(NBD: nbd-unexport pmem0 first\)$'
 	expect "^run: 'destroy-namespace -f namespace0.0' returned -16$"

@@ -3,7 +3,7 @@
 # firmware store in file-backed RAM. Host checks of the tool and its AML,
 # then pmemk booted on a 4-way set and on two 2-way sets, and on a set
 # whose label areas hold the labels Linux wrote (they must keep it closed).
-# Helpers: test/qemu/platform.py; the AML test: test/qemu/platform_aml.asl.
+# Helpers: test/qemu/platform_check.py; the AML test: test/qemu/platform_aml.asl.
 
 PLATFORM_FIXTURE=test/fixtures/synthetic-4way
 ROOT_UUID=2f10e7a4-9e91-11e4-89d3-123b93f75cba
@@ -21,10 +21,10 @@ platform_make() {
 	fi
 }
 
-# platform_py ARGS...: test/qemu/platform.py, its lines shown, failing the case on exit 1.
+# platform_py ARGS...: test/qemu/platform_check.py, its lines shown, failing the case on exit 1.
 platform_py() {
 	local out
-	if out=$(python3 test/qemu/platform.py "$@" 2>&1); then
+	if out=$(python3 test/qemu/platform_check.py "$@" 2>&1); then
 		[ -z "$out" ] || echo "$out"
 	else
 		sed 's/^/    FAIL: /' <<<"$out" | tail -4
@@ -42,7 +42,7 @@ want_eq() {
 
 # platform_calls DIR PATH: one call counter of the store (e.g. dimm_dsm.5).
 platform_calls() {
-	python3 test/qemu/platform.py show-field "$(tools/mkplatform "$1" --show)" "calls.$2"
+	python3 test/qemu/platform_check.py show-field "$(tools/mkplatform "$1" --show)" "calls.$2"
 }
 
 # The tool on the host, no boot: the 4-way NFIT equals the one Linux
@@ -119,7 +119,7 @@ case_platform_4way() {
 		>"$d/../nmem1-pattern.bin"
 	tools/mkplatform "$d" --label-area 1 "$d/../nmem1-pattern.bin" --reset-counters
 	local f64
-	f64=$(python3 test/qemu/platform.py fletcher64 "$d/../nmem1-pattern.bin")
+	f64=$(python3 test/qemu/platform_check.py fletcher64 "$d/../nmem1-pattern.bin")
 	boot platform_4way 0 --platform "$d" --timeout 120 --cmdline \
 		'"run=list -RDN; acpi-nvdimms; read-labels nmem1; init-labels nmem2; list -RN; poweroff"'
 	expect "memmap=2M\\\$1022M"

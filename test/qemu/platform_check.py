@@ -1,31 +1,31 @@
 #!/usr/bin/env python3
 """Host checks for test/qemu/cases/platform.sh (tools/mkplatform's platform).
 
-  platform.py nfit-vs-fixture NFIT FIXTURE
+  platform_check.py nfit-vs-fixture NFIT FIXTURE
       the subtables of NFIT (after the 40-byte header) equal FIXTURE's, and
       both tables sum to 0 (the 4-way set Linux accepted, FACTS-4)
-  platform.py decode NFIT PLATFORM_JSON
+  platform_check.py decode NFIT PLATFORM_JSON
       decode NFIT here, by ACPI 6.4 5.2.25 offsets, and check it against the
       sets and DIMMs platform.json describes
-  platform.py list LOG PLATFORM_JSON [closed]
+  platform_check.py list LOG PLATFORM_JSON [closed]
       pmemk's `list -RDN` in LOG shows the platform's DIMMs, one region per
       set with its DIMMs at their positions, and one raw namespace over each
       region (or, with `closed`, regions in state disabled, no namespace)
-  platform.py eval-buffer LOG CMD [N]
+  platform_check.py eval-buffer LOG CMD [N]
       the hex of the buffer acpi-eval printed for the shell command CMD (its
       Nth run, default the first)
-  platform.py fletcher64 FILE
+  platform_check.py fletcher64 FILE
       Fletcher-64 of FILE (32-bit words), as pmemk's read-labels prints it
-  platform.py labels-json LOG DIMM TXT
+  platform_check.py labels-json LOG DIMM TXT
       pmemk's `read-labels DIMM -j` equals Linux's read_labels.created.DIMM
       in the fixture's TXT (whitespace aside)
-  platform.py linux LOG PLATFORM_JSON
+  platform_check.py linux LOG PLATFORM_JSON
       Linux's reading of a 4-way platform (test/linux/cases/platform.sh):
       the bus and DIMM commands, one region of the set's DIMMs at their
       positions, the SMART fields the case set on nmem1 (handle 0x11), the
       stored error as region badblocks after the boot's scrub, and the
       fsdax namespace it made with the FACTS-4 fixture's interleave-set cookie
-  platform.py show-field JSON PATH
+  platform_check.py show-field JSON PATH
       a field of `tools/mkplatform --show` (PATH like calls.dimm_dsm.5)
 Exits 1 with one line per problem.
 """
@@ -38,7 +38,7 @@ PM_GUID = bytes.fromhex("79d3f066f3b47440ac430d3318b78cdb")
 
 
 def fail(msg):
-    print("platform.py: " + msg)
+    print("platform_check.py: " + msg)
     sys.exit(1)
 
 
