@@ -108,6 +108,15 @@ $(BUILD)/fuzz/fuzz_label: test/fuzz/fuzz_label.c $(FUZZ_NFIT_SRCS) $(wildcard in
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only nvdimm/label.c
 	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_label.c $(FUZZ_NFIT_SRCS) -o $@
 
+# The ARS status output (-Wconversion on the engine too), alone and through
+# the boot scrub of a region.
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_ars
+
+$(BUILD)/fuzz/fuzz_ars: test/fuzz/fuzz_ars.c $(FUZZ_NFIT_SRCS) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only nvdimm/ars.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_ars.c $(FUZZ_NFIT_SRCS) -o $@
+
 # The bad-sector list against a bitmap model (with the spinlock and the
 # host arch under it).
 FUZZ_BB_SRCS := nvdimm/badblocks.c lib/spinlock.c lib/printk.c lib/print_capture.c test/host/arch_host.c \
