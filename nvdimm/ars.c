@@ -225,6 +225,12 @@ static u64 now_ms(void)
 	return arch_cycles_to_ns(arch_cycles()) / 1000000;
 }
 
+static void wait_1ms(void)
+{
+	for (u64 t = now_ms(); now_ms() < t + 1;)
+		arch_cpu_relax();
+}
+
 /*
  * Under ars_lock: poll until the scrub is done (started by the caller for
  * r), following restarts; list the records meeting r, count them into
@@ -244,8 +250,7 @@ static int collect(struct nd_region *r, u64 timeout_ms, u32 *records)
 		case ND_ARS_BUSY:
 			if (now_ms() >= deadline)
 				return -ETIMEDOUT;
-			for (u64 t = now_ms(); now_ms() < t + 1;)
-				arch_cpu_relax();
+			wait_1ms();
 			continue;
 		case ND_ARS_NONE:
 			return -EAGAIN;
@@ -271,13 +276,16 @@ static int collect(struct nd_region *r, u64 timeout_ms, u32 *records)
 	}
 }
 
-/* Under ars_lock: start r's scrub, wait, list. */
+/* Under ars_lock: start r's scrub (once another one has finished), wait, list. */
 static int scrub(struct nd_region *r, u64 timeout_ms, u32 *records)
 {
-	int err = start_range(r, r->start, r->size);
+	u64 deadline = now_ms() + timeout_ms;
+	int err;
 
+	while ((err = start_range(r, r->start, r->size)) == -EBUSY && now_ms() < deadline)
+		wait_1ms();
 	if (err)
-		return err;
+		return err == -EBUSY ? -ETIMEDOUT : err;
 	r->ars_state = ND_ARS_RUNNING;
 	err = collect(r, timeout_ms, records);
 	if (err != -ETIMEDOUT)

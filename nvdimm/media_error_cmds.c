@@ -158,8 +158,11 @@ static int apply_firmware(const char *cmd, struct nd_namespace_io *ns, const str
 		return 0;
 	}
 	/* No ACPI events here: answer the notification as Linux does, with a scrub. */
-	if (!a->no_notify && !nd_ars_start_region(r))
-		err = nd_ars_wait(r, 30000, &records);
+	if (!a->no_notify) {
+		err = nd_ars_start_region(r);
+		if (!err || err == -EBUSY) /* busy: the wait starts it after the running one */
+			err = nd_ars_wait(r, 30000, &records);
+	}
 	kprintf("%s %s: the firmware injected an error at blocks %llu-%llu (%llu bytes at %#llx)%s\n",
 		cmd, ns->name, block, block + count - 1, bytes, phys,
 		a->no_notify ? "; the next scrub lists them (start-scrub, wait-scrub)" :

@@ -40,6 +40,7 @@ static struct fake_fw {
 	bool started;	  /* a scrub this boot */
 	u64 s_addr, s_len; /* its range */
 	u32 busy_polls;	  /* status answers "in progress" this many times after a start */
+	u32 start_busy;	  /* start answers "busy" (status 6) this many times */
 	u32 calls[16];
 	u64 clear_addr, clear_len; /* the last clear */
 	bool clear_half;	   /* clear only half of what is asked */
@@ -144,6 +145,11 @@ static int fw_call(u32 fn, const void *in, u32 in_len, void *out, u32 out_max)
 	case ND_ARS_FN_START:
 		assert_int_equal(in_len, 24);
 		assert_int_equal(get_le16(i8 + 16), 2); /* persistent memory */
+		if (fw.start_busy) {
+			fw.start_busy--;
+			put_le32(b, 6);
+			return (int)out_of(out, out_max, b, 8);
+		}
 		fw.started = true;
 		fw.s_addr = get_le64(i8);
 		fw.s_len = get_le64(i8 + 8);
@@ -336,6 +342,22 @@ static void start_then_wait_lists_an_injection(void **state)
 	assert_listed(EXTENTS({ 100, 2 }));
 }
 
+static void a_busy_firmware_is_waited_for_before_the_start(void **state)
+{
+	u32 records;
+
+	(void)state;
+	nd_ars_boot();
+	fw_add(NS_START + SECTOR(7), SECTOR(1));
+	fw.start_busy = 3;
+	assert_int_equal(nd_ars_start_region(r), -EBUSY);
+	assert_int_equal(r->ars_state, ND_ARS_REQUESTED);
+	assert_int_equal(nd_ars_wait(r, 1000, &records), 0);
+	assert_int_equal(fw.calls[ND_ARS_FN_START], 1 + 1 + 3); /* boot, busy, busy twice, ours */
+	assert_int_equal(records, 1);
+	assert_listed(EXTENTS({ 7, 1 }));
+}
+
 static void a_write_over_a_bad_range_clears_it_through_the_firmware(void **state)
 {
 	u8 buf[SECTOR(8)];
@@ -501,6 +523,7 @@ int main(void)
 		T(an_overflowing_status_is_continued_from_the_restart_range),
 		T(the_boot_scrub_can_be_left_out),
 		T(start_then_wait_lists_an_injection),
+		T(a_busy_firmware_is_waited_for_before_the_start),
 		T(a_write_over_a_bad_range_clears_it_through_the_firmware),
 		T(only_the_listed_runs_a_write_covers_are_cleared),
 		T(a_clear_unit_past_the_write_fails_it),

@@ -202,13 +202,15 @@ ars_want() {
 # clears it through the firmware (function 4) and the next read works; the
 # store no longer has it after poweroff, while region1's, never written,
 # stays. Then injection through the firmware (functions 7/9) with
-# --no-notify: listed only after start-scrub / wait-scrub; --status shows it.
+# --no-notify: listed only after start-scrub / wait-scrub; --status shows it;
+# --uninject takes it out of the firmware (function 8); a notified one is
+# listed at once (pmemk answers the notification with a scrub).
 case_platform_ars() {
 	local d=build/qemu/platform_ars/plat show
 	platform_make "$d" --sets 2,2 --add-error 0x100010000 4096 --add-error 0x120002000 512 || return
 	tools/mkplatform "$d" --reset-counters
 	boot platform_ars 0 --platform "$d" --timeout 120 --cmdline \
-		'"run=list -RNM; read pmem0 128 1; read pmem0 135 1; read pmem1 16 1; write pmem0 128 8 pattern=0x5a; cmp pmem0 128 8 pattern=0x5a; list -RM -r region0; inject-error namespace0.0 -B 100 -n 2 -N; list -RNM -r region0; inject-error namespace0.0 --status; start-scrub region0; wait-scrub region0; list -RNM -r region0; poweroff"'
+		'"run=list -RNM; read pmem0 128 1; read pmem0 135 1; read pmem1 16 1; write pmem0 128 8 pattern=0x5a; cmp pmem0 128 8 pattern=0x5a; list -RM -r region0; inject-error namespace0.0 -B 100 -n 2 -N; list -RNM -r region0; inject-error namespace0.0 --status; start-scrub region0; wait-scrub region0; list -RNM -r region0; inject-error namespace0.0 -B 100 -n 2 --uninject; inject-error namespace0.0 -t; inject-error namespace1.0 --block=300; list -RM -r region1; poweroff"'
 	expect '\] nfit: the firmware offers Address Range Scrub \(root _DSM functions 0x39f: clear error, error injection\)$'
 	expect '\] region0: Address Range Scrub \(started at boot\): 1 error record, 8 bad sectors listed; clear unit 256 bytes$'
 	expect '\] region1: Address Range Scrub \(started at boot\): 1 error record, 1 bad sector listed; clear unit 256 bytes$'
@@ -235,6 +237,12 @@ case_platform_ars() {
 	expect '^region0: scrub complete: 1 error record, 2 bad sectors listed$'
 	ars_want "list after the scrub" "$(awk '/^pmemk> wait-scrub/ { on = 1 } on' "$LOG" | tr -d ' \n')" \
 		'"badblock_count":2,"badblocks":[{"offset":100,"length":2}]'
+	expect '^inject-error namespace0.0: the firmware.s injection at blocks 100-101 \(1024 bytes at 0x10000c800\) removed; listed blocks stay listed until written$'
+	want_eq "inject-error -t after --uninject" "$(ars_out 'inject-error namespace0.0 -t')" '{"badblocks":[]}'
+	# The default notifies: pmemk answers with a scrub, as Linux does.
+	expect '^inject-error namespace1.0: the firmware injected an error at blocks 300-300 \(512 bytes at 0x120025800\); listed by the scrub answering the notification$'
+	ars_want "region1 after the notified injection" "$(ars_out 'list -RM -r region1')" \
+		'"badblock_count":2,"badblocks":[{"offset":16,"length":1},{"offset":300,"length":1}]'
 	want_eq "clears" "$(platform_calls "$d" root_dsm.4)" 1
 	show=$(tools/mkplatform "$d" --show)
 	want_eq "errors left in the store" "$(grep -c '"handle"' <<<"$show")" 2
