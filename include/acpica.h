@@ -25,8 +25,10 @@ int acpica_poweroff(void);
 void nvdimm_labels_load(void);
 
 /*
- * Ask the NVDIMM root device which of its _DSM functions exist (ACPI 6.4
- * §9.20.7) and say in one line whether Address Range Scrub is offered.
+ * After publication: ask the NVDIMM root device which of its _DSM
+ * functions exist (ACPI 6.4 §9.20.7) and say in one line whether Address
+ * Range Scrub is offered; if it is, register the root _DSM as the NFIT
+ * bus's ARS transport (nd_ars.h) and run the boot scrub (nd_ars_boot).
  */
 void nvdimm_ars_probe(void);
 

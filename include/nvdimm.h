@@ -27,10 +27,15 @@
 /* Linux's default region alignment (MEMREMAP_COMPAT_ALIGN_MAX). */
 #define ND_REGION_ALIGN (16 * MiB)
 
+struct nd_ars_ops;
+
 struct nd_bus {
 	int id;			/* ndbusN */
 	char name[16];
 	const char *provider;	/* "nfit" or "e820" */
+	/* The firmware's Address Range Scrub (nd_ars.h); NULL: none. */
+	const struct nd_ars_ops *ars;
+	u64 ars_funcs;		/* the root _DSM's function bitmap (bit n: function n) */
 };
 
 /* What survives a power loss without software help (ndctl's words). */
@@ -201,6 +206,10 @@ struct nd_region {
 	u64 flush_hint_writes;		/* by nsio_flush, all DIMMs (tests, stats) */
 	struct badblocks bb;		/* bad sectors, region-relative (media_error.h) */
 	struct badblocks poison;	/* sectors the kernel's injector poisoned */
+	/* Address Range Scrub of its SPA range (nd_ars.h), from the capabilities. */
+	u32 ars_max_out;		/* largest status output; 0: no ARS here */
+	u32 ars_clear_unit;		/* bytes; 0: no clear through the firmware */
+	u32 ars_state;			/* enum nd_ars_state */
 };
 
 /* nvdimm/bus.c */

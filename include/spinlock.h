@@ -23,6 +23,9 @@
  *                        (nvdimm/pmem.c: pmem_hold/pmem_release/pmem_detach)
  *   LOCK_RANK_BTT_LANE   a BTT lane (struct btt.lane_lock): a sector read or write
  *   LOCK_RANK_BTT_MAP    a BTT map lock, taken inside the lane's for the log + map update
+ *   LOCK_RANK_ARS        one root _DSM call at a time (nvdimm/ars.c): a write
+ *                        over a bad range clears it through the firmware
+ *                        (under a BTT lane); ACPICA maps and allocates inside
  *   LOCK_RANK_MEDIA_ERRORS filing machine-check records (nvdimm/media_error.c),
  *                        around the bad-block lists
  *   LOCK_RANK_BADBLOCKS  a region's bad-block list (badblocks.h), taken by any
@@ -48,8 +51,9 @@ enum lock_rank {
 	LOCK_RANK_ND = 10,
 	LOCK_RANK_SMP_CALL = 20,
 	LOCK_RANK_PMEM = 30,
-	LOCK_RANK_BTT_LANE = 36,
-	LOCK_RANK_BTT_MAP = 37,
+	LOCK_RANK_BTT_LANE = 35,
+	LOCK_RANK_BTT_MAP = 36,
+	LOCK_RANK_ARS = 37,
 	LOCK_RANK_MEDIA_ERRORS = 38,
 	LOCK_RANK_BADBLOCKS = 39,
 	LOCK_RANK_MM = 40,

@@ -7,6 +7,7 @@
 
 #include "idle.h"
 #include "media_error.h"
+#include "nd_ars.h"
 #include "nvdimm.h"
 #include "printk.h"
 
@@ -178,10 +179,15 @@ int media_errors_write(struct nd_region *r, u64 off, u64 len)
 		return 0;
 	/*
 	 * Healed before the write lands (Linux's nvdimm_clear_poison, then the
-	 * copy). The injector's list first: when a split finds no room in
-	 * either, the range is still listed bad (a full poison list changes
-	 * nothing; a full bad-block list keeps it listed).
+	 * copy): first through the firmware, when it can clear (nd_ars.h; it
+	 * keeps its own error list, which the next scrub would report again);
+	 * a range it cannot clear whole fails the write and stays listed.
+	 * Then the injector's list: when a split finds no room in either, the
+	 * range is still listed bad (a full poison list changes nothing; a
+	 * full bad-block list keeps it listed).
 	 */
+	if (nd_ars_clear_write(r, off, len, whole0, whole1))
+		return -EIO;
 	if (badblocks_clear(&r->poison, whole0, whole1 - whole0) ||
 	    badblocks_clear(&r->bb, whole0, whole1 - whole0))
 		return -EIO; /* a split the full list has no room for: still bad */

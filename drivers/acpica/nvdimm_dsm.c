@@ -25,6 +25,7 @@
 
 #include "acpica.h"
 #include "acpica_priv.h"
+#include "nd_ars.h"
 #include "nd_label.h"
 #include "nd_util.h"
 #include "nvdimm.h"
@@ -537,30 +538,68 @@ static int cmd_acpi_nvdimms(int argc, char **argv)
 SHELL_COMMAND(SHELL_NVDIMM, "acpi-nvdimms", cmd_acpi_nvdimms, "acpi-nvdimms",
 	      "list the NVDIMM devices in the ACPI namespace: _ADR, DIMM, supported _DSM functions");
 
+/* The NVDIMM root device and its root _DSM function bitmap. */
+struct root_dsm {
+	acpi_handle dev;
+	u64 funcs;
+};
+
 static acpi_status root_functions(acpi_handle dev, u32 level, void *ctx, void **ret)
 {
 	union acpi_object *o = dsm_eval(dev, NVDIMM_ROOT_DSM_UUID, 0, NULL, 0, NULL);
-	u64 *funcs = ctx;
+	struct root_dsm *root = ctx;
 
 	(void)level;
 	(void)ret;
+	root->dev = dev;
 	for (u32 i = 0; o && i < o->buffer.length && i < 8; i++)
-		*funcs |= (u64)o->buffer.pointer[i] << (8 * i);
+		root->funcs |= (u64)o->buffer.pointer[i] << (8 * i);
 	ACPI_FREE(o);
 	return AE_CTRL_TERMINATE;
 }
 
+static struct root_dsm ars_root;
+
+/* nd_ars_ops.call: the root _DSM's function fn; the output copied, its length returned. */
+static int root_dsm_call(u32 fn, const void *in, u32 in_len, void *out, u32 out_max)
+{
+	union acpi_object *o = dsm_eval(ars_root.dev, NVDIMM_ROOT_DSM_UUID, fn, in, in_len, "nfit ars");
+	u32 n;
+
+	if (!o)
+		return -EIO;
+	n = MIN(o->buffer.length, (u32)INT32_MAX);
+	memcpy(out, o->buffer.pointer, MIN(n, out_max));
+	ACPI_FREE(o);
+	return (int)n;
+}
+
+static const struct nd_ars_ops root_dsm_ars = { root_dsm_call };
+
+/* The bus the NFIT provider registered (its regions are the SPA ranges). */
+static struct nd_bus *nfit_bus(void)
+{
+	for (u32 i = 0; i < nd_bus_count(); i++)
+		if (!strcmp(nd_bus_get(i)->provider, "nfit"))
+			return nd_bus_get(i);
+	return NULL;
+}
+
 void nvdimm_ars_probe(void)
 {
-	u64 funcs = 0;
+	struct nd_bus *bus = nfit_bus();
 
-	if (!nvdimm_count() || acpica_init())
+	if (!nvdimm_count() || !bus || acpica_init())
 		return;
-	acpi_get_devices("ACPI0012", root_functions, &funcs, NULL);
-	if ((funcs & NVDIMM_ROOT_ARS_FUNCS) == NVDIMM_ROOT_ARS_FUNCS)
-		pr_info("nfit: the firmware offers Address Range Scrub (root _DSM functions %#llx); pmemk does not start it yet: bad blocks come from machine checks and injection\n",
-			funcs);
-	else
+	acpi_get_devices("ACPI0012", root_functions, &ars_root, NULL);
+	if ((ars_root.funcs & NVDIMM_ROOT_ARS_FUNCS) != NVDIMM_ROOT_ARS_FUNCS) {
 		pr_info("nfit: the firmware offers no Address Range Scrub (root _DSM functions %#llx): bad blocks come from machine checks and injection\n",
-			funcs);
+			ars_root.funcs);
+		return;
+	}
+	pr_info("nfit: the firmware offers Address Range Scrub (root _DSM functions %#llx%s%s)\n",
+		ars_root.funcs, ars_root.funcs & (1u << ND_ARS_FN_CLEAR) ? ": clear error" : "",
+		(ars_root.funcs & 0x380) == 0x380 ? ", error injection" : "");
+	nd_ars_register(bus, &root_dsm_ars, ars_root.funcs);
+	nd_ars_boot();
 }

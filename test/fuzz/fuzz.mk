@@ -23,7 +23,7 @@ $(BUILD)/fuzz/fuzz_memmap: test/fuzz/fuzz_memmap.c $(FUZZ_E820_SRCS) $(wildcard 
 FUZZ_NFIT_PARSERS := drivers/acpi_nfit/nfit.c drivers/acpi_nfit/subtable.c drivers/acpi_nfit/acpi.c \
 	drivers/acpi_nfit/rsdp.c
 FUZZ_ND_SRCS := nvdimm/nsio.c nvdimm/bus.c nvdimm/region.c nvdimm/namespace.c nvdimm/list.c nvdimm/label.c \
-	nvdimm/namespace_label.c nvdimm/badblocks.c nvdimm/media_error.c test/host/mce_host.c
+	nvdimm/namespace_label.c nvdimm/badblocks.c nvdimm/media_error.c nvdimm/ars.c test/host/mce_host.c
 FUZZ_NFIT_SRCS := $(wildcard drivers/acpi_nfit/*.c) drivers/e820/e820_pmem.c mm/memblock.c test/host/persist_host.c \
 	test/fuzz/fuzz_mm_fake.c \
 	$(FUZZ_ND_SRCS) $(FUZZ_E820_SRCS)
@@ -107,6 +107,15 @@ $(BUILD)/fuzz/fuzz_label: test/fuzz/fuzz_label.c $(FUZZ_NFIT_SRCS) $(wildcard in
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only nvdimm/label.c
 	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_label.c $(FUZZ_NFIT_SRCS) -o $@
+
+# The ARS status output (-Wconversion on the engine too), alone and through
+# the boot scrub of a region.
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_ars
+
+$(BUILD)/fuzz/fuzz_ars: test/fuzz/fuzz_ars.c $(FUZZ_NFIT_SRCS) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only nvdimm/ars.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_ars.c $(FUZZ_NFIT_SRCS) -o $@
 
 # The bad-sector list against a bitmap model (with the spinlock and the
 # host arch under it).

@@ -64,3 +64,53 @@ SCEN
 		CASE_FAILED=1
 	fi
 }
+
+# Issue 33 item 3: pmemk clears an error, and Linux no longer sees it. A
+# 2-way set with two errors stored before boot (sectors 128-135 and 256 of
+# region0). pmemk's boot scrub lists both; a write over the first clears it
+# through the firmware (function 4). Then Linux: after its own boot scrub
+# (ndctl wait-scrub) only the second is a bad block, and the cleared
+# sectors read back what pmemk wrote.
+case_platform_linux_sees_the_clear() {
+	local dir=build/qemu/linux_ars d=build/qemu/linux_ars/plat scen out
+	rm -rf "$dir"
+	mkdir -p "$dir/scenario"
+	if ! tools/mkplatform "$d" --sets 2 --add-error 0x100010000 4096 --add-error 0x100020000 512 \
+		>"$dir/mkplatform.log" 2>&1; then
+		tail -5 "$dir/mkplatform.log" | sed 's/^/    FAIL: /'
+		CASE_FAILED=1
+		return
+	fi
+	boot linux_ars_pmemk 0 --platform "$d" --timeout 120 --cmdline \
+		'"run=write pmem0 128 8 pattern=0x5a; list -RM; poweroff"'
+	expect '\] region0: Address Range Scrub \(started at boot\): 2 error records, 9 bad sectors listed; clear unit 256 bytes$'
+	expect_not "'write pmem0 128 8 pattern=0x5a' returned"
+	scen=$dir/scenario
+	cat >"$scen/scenario.sh" <<'SCEN'
+. /guest.sh
+step ndctl wait-scrub
+json badblocks ndctl list -RM
+echo "==== read $(dd if=/dev/pmem0 bs=512 skip=128 count=8 iflag=direct 2>/dev/null | od -An -tx1 -N8 | tr -d ' \n')"
+SCEN
+	linux_boot linux_ars 0 "$scen" --platform "$d" --timeout 240
+	if ! out=$(python3 - "$LOG" <<'PY' 2>&1
+import json, sys
+text = open(sys.argv[1], errors="replace").read().replace("\r", "")
+marker = "==== json badblocks\n"
+if marker not in text:
+    sys.exit("no ndctl list -RM output")
+j = json.JSONDecoder().raw_decode(text[text.rindex(marker) + len(marker):].lstrip())[0]
+regions = j if isinstance(j, list) else j.get("regions", [j])
+bb = regions[0].get("badblocks")
+if bb != [{"offset": 256, "length": 1}]:
+    sys.exit("Linux's badblocks after pmemk's clear: %s" % bb)
+print("    Linux: region0 badblocks %s" % bb)
+PY
+	); then
+		sed 's/^/    FAIL: /' <<<"$out"
+		CASE_FAILED=1
+	else
+		echo "$out"
+	fi
+	expect '^==== read 5a5a5a5a5a5a5a5a$'
+}

@@ -156,7 +156,7 @@ case_platform_2x2() {
 		temperature_celsius=41.5 life_used_percentage=7 || return
 	tools/mkplatform "$d" --reset-counters
 	boot platform_2x2 0 --platform "$d" --timeout 120 --cmdline \
-		"\"run=list -RDN; $r 3 p:b:; $r 2 p:b:$set2${len2}0200000000000000; $r 3 p:b:; $r 4 p:b:$err$page; $r 3 p:b:; acpi-eval _SB.NVDR.NV03._DSM u:$INTEL_UUID 1 1 p:b:; poweroff\""
+		"nd.ars=off \"run=list -RDN; $r 3 p:b:; $r 2 p:b:$set2${len2}0200000000000000; $r 3 p:b:; $r 4 p:b:$err$page; $r 3 p:b:; acpi-eval _SB.NVDR.NV03._DSM u:$INTEL_UUID 1 1 p:b:; poweroff\""
 	expect '\] nfit: NFIT at 0x[0-9a-f]+ \(856 bytes\): 2 SPA, 4 MEMDEV, 4 DCR, 4 IDT, 0 SMBIOS, 0 BDW, 4 FLUSH, 1 CAPS$'
 	expect '\] nd_region region0: \[mem 0x100000000-0x11fffffff\] nfit pmem, 2 dimms \(handles 0x1, 0x11\), persistence memory_controller$'
 	expect '\] nd_region region1: \[mem 0x120000000-0x13fffffff\] nfit pmem, 2 dimms \(handles 0x21, 0x101\), persistence memory_controller$'
@@ -180,6 +180,74 @@ case_platform_2x2() {
 	# life used 7, alarms 0, temperatures 41.5 and 35.0 C (x16), 3 shutdowns.
 	want_eq "SMART" "$(platform_py eval-buffer "$LOG" "acpi-eval _SB.NVDR.NV03._DSM u:$INTEL_UUID 1 1 p:b:" | head -c 48)" \
 		"000000003f04000000000000026407009802300203000000"
+}
+
+# ars_out CMD: what the shell printed for the command line CMD (the first
+# one so written), blanks and newlines removed.
+ars_out() {
+	awk -v c="pmemk> $1" '$0 == c { on = 1; next } on && /^pmemk> / { exit } on' "$LOG" | tr -d ' \n'
+}
+
+# ars_want WHAT GOT PATTERN: GOT holds the fixed string PATTERN.
+ars_want() {
+	if ! grep -qF -- "$3" <<<"$2"; then
+		echo "    FAIL: $1 has no '$3'"
+		CASE_FAILED=1
+	fi
+}
+
+# Address Range Scrub (issue 33 item 3): two errors stored before boot
+# (region0 sectors 128-135, region1 sector 16) are found by the boot scrub
+# and listed; reads of them fail with an I/O error; a write over region0's
+# clears it through the firmware (function 4) and the next read works; the
+# store no longer has it after poweroff, while region1's, never written,
+# stays. Then injection through the firmware (functions 7/9) with
+# --no-notify: listed only after start-scrub / wait-scrub; --status shows it;
+# --uninject takes it out of the firmware (function 8); a notified one is
+# listed at once (pmemk answers the notification with a scrub).
+case_platform_ars() {
+	local d=build/qemu/platform_ars/plat show
+	platform_make "$d" --sets 2,2 --add-error 0x100010000 4096 --add-error 0x120002000 512 || return
+	tools/mkplatform "$d" --reset-counters
+	boot platform_ars 0 --platform "$d" --timeout 120 --cmdline \
+		'"run=list -RNM; read pmem0 128 1; read pmem0 135 1; read pmem1 16 1; write pmem0 128 8 pattern=0x5a; cmp pmem0 128 8 pattern=0x5a; list -RM -r region0; inject-error namespace0.0 -B 100 -n 2 -N; list -RNM -r region0; inject-error namespace0.0 --status; start-scrub region0; wait-scrub region0; list -RNM -r region0; inject-error namespace0.0 -B 100 -n 2 --uninject; inject-error namespace0.0 -t; inject-error namespace1.0 --block=300; list -RM -r region1; poweroff"'
+	expect '\] nfit: the firmware offers Address Range Scrub \(root _DSM functions 0x39f: clear error, error injection\)$'
+	expect '\] region0: Address Range Scrub \(started at boot\): 1 error record, 8 bad sectors listed; clear unit 256 bytes$'
+	expect '\] region1: Address Range Scrub \(started at boot\): 1 error record, 1 bad sector listed; clear unit 256 bytes$'
+	ars_want "list -RNM at boot" "$(ars_out 'list -RNM')" \
+		'"blockdev":"pmem0","numa_node":0,"target_node":0,"badblock_count":8,"badblocks":[{"offset":128,"length":8}]'
+	ars_want "list -RNM at boot" "$(ars_out 'list -RNM')" '"badblock_count":1,"badblocks":[{"offset":16,"length":1}]'
+	expect '^read pmem0: I/O error at sector 128$'
+	expect '^read pmem0: I/O error at sector 135$'
+	expect '^read pmem1: I/O error at sector 16$'
+	expect_not "^write pmem0: I/O error|'(write|cmp) pmem0 128 8 pattern=0x5a' returned"
+	expect '^cmp pmem0: 4096 bytes at 0x10000 match$'
+	ars_want "list after the write" "$(ars_out 'list -RM -r region0')" '"dev":"region0"'
+	if grep -q badblock <<<"$(ars_out 'list -RM -r region0')"; then
+		echo "    FAIL: region0 still lists bad blocks after the write"
+		CASE_FAILED=1
+	fi
+	expect '^inject-error namespace0.0: the firmware injected an error at blocks 100-101 \(1024 bytes at 0x10000c800\); the next scrub lists them'
+	if grep -q badblock <<<"$(ars_out 'list -RNM -r region0')"; then
+		echo "    FAIL: an injection without notification was listed before a scrub"
+		CASE_FAILED=1
+	fi
+	want_eq "inject-error --status" "$(ars_out 'inject-error namespace0.0 --status')" '{"badblocks":[{"block":100,"count":2}]}'
+	expect '^region0: scrub started$'
+	expect '^region0: scrub complete: 1 error record, 2 bad sectors listed$'
+	ars_want "list after the scrub" "$(awk '/^pmemk> wait-scrub/ { on = 1 } on' "$LOG" | tr -d ' \n')" \
+		'"badblock_count":2,"badblocks":[{"offset":100,"length":2}]'
+	expect '^inject-error namespace0.0: the firmware.s injection at blocks 100-101 \(1024 bytes at 0x10000c800\) removed; listed blocks stay listed until written$'
+	want_eq "inject-error -t after --uninject" "$(ars_out 'inject-error namespace0.0 -t')" '{"badblocks":[]}'
+	# The default notifies: pmemk answers with a scrub, as Linux does.
+	expect '^inject-error namespace1.0: the firmware injected an error at blocks 300-300 \(512 bytes at 0x120025800\); listed by the scrub answering the notification$'
+	ars_want "region1 after the notified injection" "$(ars_out 'list -RM -r region1')" \
+		'"badblock_count":2,"badblocks":[{"offset":16,"length":1},{"offset":300,"length":1}]'
+	want_eq "clears" "$(platform_calls "$d" root_dsm.4)" 1
+	show=$(tools/mkplatform "$d" --show)
+	want_eq "errors left in the store" "$(grep -c '"handle"' <<<"$show")" 2
+	grep -q '"0x120002000"' <<<"$show" || { echo "    FAIL: region1's error left the store"; CASE_FAILED=1; }
+	grep -q '"0x100010000"' <<<"$show" && { echo "    FAIL: the written error is still in the store"; CASE_FAILED=1; }
 }
 
 # The safety fix of issue 33: the label areas Linux wrote for a 512 MiB
