@@ -247,6 +247,7 @@ void kmain(const struct boot_info *bi)
 	smp_setup(bi);
 	nfit_probe();
 	nvdimm_labels_load();	/* labelled regions are divided at publication */
+	nvdimm_health_load();	/* a line for a DIMM that is not ok */
 	e820_pmem_register(&e820_table);
 	nvdimm_publish();
 	nvdimm_ars_probe();	/* where bad blocks can come from */

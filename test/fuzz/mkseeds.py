@@ -243,9 +243,25 @@ def badblocks():
     write("fuzz_badblocks", "random-400", ops)
 
 
+# ---- fuzz_smart: Intel _DSM function 1 output, {u32 status, 128-byte payload} ----
+
+def smart():
+    def out(flags, health=0, temp=30 * 16, status=0, shutdown=0):
+        p = bytearray(128)
+        struct.pack_into("<I", p, 0, flags)
+        p[8], p[9], p[10], p[11] = health, 100, 1, 0x3
+        struct.pack_into("<HHI", p, 12, temp, 35 * 16, 3)
+        p[31] = shutdown
+        return struct.pack("<I", status) + bytes(p)
+    write("fuzz_smart", "platform-default", out(0x47f))
+    write("fuzz_smart", "critical-dirty-alarms", out(0x67f, health=2, temp=0x8000 | 40, shutdown=1))
+    write("fuzz_smart", "status-not-supported", out(0x47f, status=1))
+    write("fuzz_smart", "truncated", out(0x47f)[:40])
+
+
 TARGETS = {"fuzz_pfn_info": pfn_info, "fuzz_multiboot2": multiboot2,
            "fuzz_efi_memmap": efi_memmap, "fuzz_memmap": memmap, "fuzz_acpi": acpi,
-           "fuzz_madt": madt, "fuzz_badblocks": badblocks}
+           "fuzz_madt": madt, "fuzz_badblocks": badblocks, "fuzz_smart": smart}
 
 if __name__ == "__main__":
     for t in sys.argv[1:] or TARGETS:
