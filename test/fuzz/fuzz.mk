@@ -164,3 +164,15 @@ $(BUILD)/fuzz/fuzz_smart: test/fuzz/fuzz_smart.c $(FUZZ_SMART_SRCS) $(wildcard i
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only $(FUZZ_SMART_PARSERS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_smart.c $(FUZZ_SMART_SRCS) -o $@
+
+# The SRAT: proximity domains numbered into nodes as Linux does.
+FUZZ_SRAT_PARSERS := drivers/acpi_nfit/srat.c drivers/acpi_nfit/subtable.c
+
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_srat
+
+$(BUILD)/fuzz/fuzz_srat: test/fuzz/fuzz_srat.c $(FUZZ_SRAT_PARSERS) drivers/acpi_nfit/acpi.c \
+		drivers/acpi_nfit/rsdp.c $(FUZZ_E820_SRCS) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only $(FUZZ_SRAT_PARSERS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_srat.c $(FUZZ_SRAT_PARSERS) drivers/acpi_nfit/acpi.c \
+		drivers/acpi_nfit/rsdp.c $(FUZZ_E820_SRCS) -o $@

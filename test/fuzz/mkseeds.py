@@ -243,6 +243,20 @@ def badblocks():
     write("fuzz_badblocks", "random-400", ops)
 
 
+# ---- fuzz_srat: a SRAT's entries (the harness adds the 48-byte header) ----
+
+def srat():
+    for d in ("qemu-7.2-seabios", "qemu-7.2-numa"):
+        t = read(glob.glob(FIX + "/acpi/%s/SRAT-*.bin" % d)[0])
+        write("fuzz_srat", d + ".entries", t[48:])
+    # x2APIC CPUs in two domains, a wrapping range, a short entry.
+    e = struct.pack("<BBHIIIII", 2, 24, 0, 5, 0x100, 1, 0, 0)
+    e += struct.pack("<BBHIIIII", 2, 24, 0, 6, 0x101, 1, 0, 0)
+    e += struct.pack("<BBIHQQIIQ", 1, 40, 6, 0, 0xfffffffffffff000, 0x2000, 0, 1, 0)
+    e += struct.pack("<BB", 1, 8) + bytes(6)
+    write("fuzz_srat", "x2apic-bad.entries", e)
+
+
 # ---- fuzz_smart: Intel _DSM function 1 output, {u32 status, 128-byte payload} ----
 
 def smart():
@@ -261,7 +275,7 @@ def smart():
 
 TARGETS = {"fuzz_pfn_info": pfn_info, "fuzz_multiboot2": multiboot2,
            "fuzz_efi_memmap": efi_memmap, "fuzz_memmap": memmap, "fuzz_acpi": acpi,
-           "fuzz_madt": madt, "fuzz_badblocks": badblocks, "fuzz_smart": smart}
+           "fuzz_madt": madt, "fuzz_badblocks": badblocks, "fuzz_smart": smart, "fuzz_srat": srat}
 
 if __name__ == "__main__":
     for t in sys.argv[1:] or TARGETS:
