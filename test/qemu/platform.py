@@ -32,6 +32,9 @@
   platform.py health-vs-linux LOG LINUX_LOG
       pmemk's `list -DH` in LOG equals Linux's `ndctl list -DH` (the
       "==== json health" of LINUX_LOG) DIMM by DIMM on the fields both print
+  platform.py numa-vs-linux LOG LINUX_LOG
+      the regions' numa_node and target_node in pmemk's `list -RDN` equal
+      Linux's `ndctl list -Rv` (the "==== json numa" of LINUX_LOG)
   platform.py show-field JSON PATH
       a field of `tools/mkplatform --show` (PATH like calls.dimm_dsm.5)
 Exits 1 with one line per problem.
@@ -311,6 +314,20 @@ def health_vs_linux(log, linux_log):
         len(linux), ", ".join(sorted(both)), "; only one side: " + ", ".join(only) if only else ""))
 
 
+def numa_vs_linux(log, linux_log):
+    """region0's numa_node and target_node: pmemk's list -RDN against Linux's ndctl list -Rv."""
+    text = open(linux_log, errors="replace").read().replace("\r", "")
+    linux = guest_json(text, "numa")
+    linux = linux["regions"] if isinstance(linux, dict) else linux
+    ours = json.loads(command_output(log, "list -RDN"))["regions"]
+    keys = ("numa_node", "target_node")
+    want = [{k: r.get(k) for k in keys} for r in linux]
+    got = [{k: r.get(k) for k in keys} for r in ours]
+    if want != got or any(v is None for r in want for v in r.values()):
+        fail("regions' nodes: Linux %s, pmemk %s" % (want, got))
+    print("    list -R: pmemk = Linux on %d region(s): %s" % (len(got), got))
+
+
 def show_field(text, path):
     v = json.loads(text)
     for k in path.split("."):
@@ -338,6 +355,8 @@ def main():
         check_health(a[1], a[2], a[3])
     elif a[:1] == ["health-vs-linux"] and len(a) == 3:
         health_vs_linux(a[1], a[2])
+    elif a[:1] == ["numa-vs-linux"] and len(a) == 3:
+        numa_vs_linux(a[1], a[2])
     elif a[:1] == ["show-field"] and len(a) == 3:
         show_field(a[1], a[2])
     else:

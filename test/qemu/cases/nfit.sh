@@ -152,6 +152,27 @@ case_nfit_and_e820_together() {
 		"0x100000000 1G nfit 1 unknown" "0x140000000 3G nfit 2 unknown"
 }
 
+# NUMA (issue 33 item 6): nodes 0 and 1, the nvdimm on node 1 (run-qemu
+# --numa 1: QEMU lists it in its SRAT under domain 1 and gives the NFIT
+# SPA proximity domain 1). Node 1 has no CPU and no RAM, so, as on Linux,
+# the region's numa_node is the nearest online node, 0, and its
+# target_node 1; its namespace says the same.
+case_nfit_numa() {
+	boot nfit_numa 0 --ram 1G --nvdimm 1G --numa 1 --cmdline '"run=list -RN; poweroff"'
+	expect '\] srat: 1 CPU and 5 memory affinity entries, 2 proximity domains as nodes 0-1, 1 online$'
+	expect '\] srat: node 0: proximity domain 0$'
+	expect '\] srat: node 1: proximity domain 1, offline \(no CPU, no RAM\)$'
+	local n t
+	n=$(grep -c '^ *"numa_node":0,$' "$LOG")
+	t=$(grep -cE '^ *"target_node":1,?$' "$LOG")
+	if [ "$n" != 2 ] || [ "$t" != 2 ]; then
+		echo "    FAIL: list -RN: $n numa_node 0 and $t target_node 1, want 2 each (region, namespace)"
+		CASE_FAILED=1
+	else
+		echo "    list -RN: region0 and namespace0.0 numa_node 0, target_node 1"
+	fi
+}
+
 # The RSDP from the BIOS scan and from the EFI configuration table, not the copy.
 case_nfit_rsdp_bios_scan() {
 	boot nfit_rsdp_bios 0 --ram 1G --nvdimm 1G --cmdline "acpi_rsdp=bios $NFIT_RUN"
