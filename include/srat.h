@@ -6,6 +6,9 @@
  * the fuzzer run it as is; srat_init() reads the table pmemk's ACPI walk
  * listed.
  *
+ * Proximity domains are 32 bits from SRAT revision 2 on; in a revision 1
+ * table (QEMU's) Linux reads 8 bits, and so does pmemk.
+ *
  * Node ids as Linux 6.1 gives them (drivers/acpi/numa/srat.c,
  * acpi_numa_init; arch/x86/mm/srat.c): each proximity domain gets the next
  * free node the first time an *enabled* entry names it, all processor

@@ -19,6 +19,7 @@ struct srat_info srat;
 struct walk {
 	struct srat_info *out;
 	bool full_said;
+	u8 revision;		/* the header's */
 };
 
 static u16 min_len(u16 type)
@@ -57,7 +58,9 @@ static int add_cpu(struct walk *w, u32 pxm, u32 flags)
 static int add_mem(struct walk *w, u32 off, const u8 *e)
 {
 	struct srat_info *s = w->out;
-	struct srat_mem m = { .pxm = get_le32(e + 2), .base = get_le64(e + 8),
+	/* Linux: a revision 1 table's domains are 8 bits (ACPI 2.0's field). */
+	u32 pxm = w->revision >= 2 ? get_le32(e + 2) : e[2];
+	struct srat_mem m = { .pxm = pxm, .base = get_le64(e + 8),
 			      .length = get_le64(e + 16), .flags = get_le32(e + 28), .offset = off };
 
 	if (m.base + m.length < m.base) {
@@ -79,8 +82,11 @@ static int parse_entry(void *ctx, u16 type, u32 off, const u8 *e, u16 length)
 	(void)length;	/* at least min_len(type) */
 	switch (type) {
 	case SRAT_TYPE_LAPIC:
-		/* §5.2.16.1: the domain's bits 7:0 at +2, bits 31:8 at +9..+11. */
-		return add_cpu(w, e[2] | (u32)e[9] << 8 | (u32)e[10] << 16 | (u32)e[11] << 24,
+		/*
+		 * §5.2.16.1: the domain's bits 7:0 at +2, bits 31:8 at +9..+11,
+		 * which Linux reads from revision 2 on.
+		 */
+		return add_cpu(w, e[2] | (w->revision >= 2 ? get_le32(e + 8) >> 8 << 8 : 0),
 			       get_le32(e + 4));
 	case SRAT_TYPE_X2APIC:
 		return add_cpu(w, get_le32(e + 4), get_le32(e + 12));
@@ -128,10 +134,16 @@ static void number_nodes(struct walk *w)
 	}
 }
 
+/* The SDT header's revision (+8): how wide the domain fields are. */
+static void read_header(void *ctx, const u8 *table)
+{
+	((struct walk *)ctx)->revision = table[8];
+}
+
 static const struct subtable_layout srat_layout = {
 	.log = "srat", .signature = "SRAT", .a_table = "a SRAT", .header_len = SRAT_HEADER_LEN,
 	.field_size = 1, .short_stops = false, .min_len = min_len, .name = NULL,
-	.header = NULL, .entry = parse_entry,
+	.header = read_header, .entry = parse_entry,
 };
 
 int srat_parse(const void *table, size_t len, struct srat_info *out)

@@ -28,6 +28,7 @@ static void begin(void)
 {
 	memset(tbl, 0, sizeof(tbl));
 	memcpy(tbl, "SRAT", 4);
+	tbl[8] = 3;		/* revision 3: 32-bit domains */
 	put_le32(tbl + 36, 1);
 	tlen = SRAT_HEADER_LEN;
 }
@@ -159,6 +160,24 @@ static void srat_skips_bad_entries_with_a_line(void **state)
 	assert_int_equal(s.nr_nodes, 1);
 }
 
+/* A revision 1 table: Linux takes the low 8 bits of every domain, and so do we. */
+static void srat_revision_1_domains_are_8_bits(void **state)
+{
+	(void)state;
+	begin();
+	tbl[8] = 1;
+	lapic(0x30201, 0, SRAT_ENABLED);
+	x2apic(0x105, 1, SRAT_ENABLED);		/* x2APIC entries are ACPI 4: 32 bits */
+	mem(0x202, 0, 1ULL << 30, SRAT_ENABLED);
+	end();
+	assert_int_equal(srat_parse(tbl, tlen, &s), 0);
+	assert_int_equal(s.nr_nodes, 3);
+	assert_int_equal(srat_pxm_to_node(&s, 1), 0);		/* 0x30201's low byte */
+	assert_int_equal(srat_pxm_to_node(&s, 0x105), 1);
+	assert_int_equal(srat_pxm_to_node(&s, 2), 2);		/* 0x202's low byte */
+	assert_int_equal(srat_pxm_to_node(&s, 0x202), -1);
+}
+
 static u8 *read_fixture(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -228,6 +247,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(srat_numbers_domains_as_linux),
 		cmocka_unit_test(srat_skips_bad_entries_with_a_line),
+		cmocka_unit_test(srat_revision_1_domains_are_8_bits),
 		cmocka_unit_test(srat_qemu_one_node),
 		cmocka_unit_test(srat_qemu_nvdimm_on_node_1),
 	};
