@@ -25,6 +25,13 @@ int acpica_poweroff(void);
 void nvdimm_labels_load(void);
 
 /*
+ * Give every DIMM whose Intel _DSM has function 1 (SMART) the core's
+ * smart_ops, and print one line for each whose health is not ok or whose
+ * last shutdown was dirty (nd_smart.h).
+ */
+void nvdimm_health_load(void);
+
+/*
  * After publication: ask the NVDIMM root device which of its _DSM
  * functions exist (ACPI 6.4 §9.20.7) and say in one line whether Address
  * Range Scrub is offered; if it is, register the root _DSM as the NFIT

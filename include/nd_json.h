@@ -25,5 +25,7 @@ void nd_json_str(struct nd_json *j, const char *key, const char *val);
 void nd_json_u64(struct nd_json *j, const char *key, u64 val);
 void nd_json_int(struct nd_json *j, const char *key, long long val);
 void nd_json_bool(struct nd_json *j, const char *key, bool val);
+/* A value already in JSON's syntax (a number formatted by the caller), as is. */
+void nd_json_raw(struct nd_json *j, const char *key, const char *val);
 
 #endif

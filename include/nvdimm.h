@@ -87,6 +87,8 @@ struct nvdimm {
 	u8 *lsa;
 	u32 lsa_size;
 	const struct nd_label_ops *label_ops;
+	/* Its SMART health through the provider (NULL: none; list -H shows no "health"). */
+	const struct nd_smart_ops *smart_ops;
 };
 
 /* A DIMM's share of a region: DPA range and interleave position. */
@@ -121,6 +123,17 @@ struct nd_ns_view {
  */
 struct nd_label_ops {
 	int (*write)(struct nvdimm *d, u32 off, const void *buf, u32 len);
+};
+
+struct nd_smart;
+/*
+ * How the core reads a DIMM's health: the provider asks the firmware (the
+ * Intel _DSM function 1 on ACPI platforms) and decodes the answer with
+ * nd_smart_decode. 0 with *s filled, else a negative errno after one line
+ * and s->known false.
+ */
+struct nd_smart_ops {
+	int (*read)(struct nvdimm *d, struct nd_smart *s);
 };
 
 /* What a device claiming a namespace (pfn, later btt) tells `list`. */
@@ -327,6 +340,7 @@ void nd_namespace_raw_uuid_json(const struct nd_namespace_io *ns, struct nd_json
 #define ND_LIST_REGIONS (1 << 1)
 #define ND_LIST_NAMESPACES (1 << 2)
 #define ND_LIST_MEDIA_ERRORS (1 << 3)	/* -M: badblock_count and badblocks */
+#define ND_LIST_HEALTH (1 << 4)	/* -H: each DIMM's "health" (nd_smart.h) */
 
 /*
  * Print what `ndctl list` prints for `what` (ND_LIST_*), optionally only

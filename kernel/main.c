@@ -16,6 +16,7 @@
 #include "heap.h"
 #include "kernel.h"
 #include "madt.h"
+#include "srat.h"
 #include "ktest.h"
 #include "memblock.h"
 #include "nd_pfn.h"
@@ -244,9 +245,11 @@ void kmain(const struct boot_info *bi)
 	 */
 	/* The other CPUs: listed by the MADT, started, parked (nothing runs on them yet). */
 	madt_init();
+	srat_init();	/* proximity domains: the regions' NUMA nodes */
 	smp_setup(bi);
 	nfit_probe();
 	nvdimm_labels_load();	/* labelled regions are divided at publication */
+	nvdimm_health_load();	/* a line for a DIMM that is not ok */
 	e820_pmem_register(&e820_table);
 	nvdimm_publish();
 	nvdimm_ars_probe();	/* where bad blocks can come from */

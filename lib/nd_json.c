@@ -81,3 +81,9 @@ void nd_json_bool(struct nd_json *j, const char *key, bool val)
 	item(j, key);
 	kprintf("%s", val ? "true" : "false");
 }
+
+void nd_json_raw(struct nd_json *j, const char *key, const char *val)
+{
+	item(j, key);
+	kprintf("%s", val);
+}

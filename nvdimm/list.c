@@ -10,6 +10,7 @@
 
 #include "media_error.h"
 #include "nd_label.h"
+#include "nd_smart.h"
 #include "nd_util.h"
 #include "nvdimm.h"
 #include "printk.h"
@@ -48,8 +49,11 @@ static bool region_wanted(const struct nd_region *r, const struct list_opts *o)
 	return false;
 }
 
-/* ndctl's dimm flags: one key per flag that is set (nd_dimm_flag_names). */
-static void dimm_json(struct nd_json *j, const struct nvdimm *d)
+/*
+ * ndctl's dimm flags: one key per flag that is set (nd_dimm_flag_names);
+ * with -H the firmware's SMART payload, read now, as ndctl reads it.
+ */
+static void dimm_json(struct nd_json *j, const struct nvdimm *d, const struct list_opts *o)
 {
 	nd_json_open(j, NULL, '{');
 	nd_json_str(j, "dev", d->name);
@@ -60,6 +64,12 @@ static void dimm_json(struct nd_json *j, const struct nvdimm *d)
 	for (size_t i = 0; i < ARRAY_SIZE(nd_dimm_flag_names); i++)
 		if ((d->flags & nd_dimm_flag_names[i].flag) && nd_dimm_flag_names[i].json)
 			nd_json_bool(j, nd_dimm_flag_names[i].json, true);
+	if ((o->what & ND_LIST_HEALTH) && d->smart_ops) {
+		struct nd_smart s;
+
+		d->smart_ops->read((struct nvdimm *)d, &s);
+		nd_smart_json(j, &s);
+	}
 	nd_json_close(j, '}');
 }
 
@@ -247,7 +257,7 @@ static void dimms_json(struct nd_json *j, const char *key, const struct list_opt
 	nd_json_open(j, key, '[');
 	for (u32 i = 0; i < nvdimm_count(); i++)
 		if (dimm_wanted(nvdimm_get(i), o))
-			dimm_json(j, nvdimm_get(i));
+			dimm_json(j, nvdimm_get(i), o);
 	nd_json_close(j, ']');
 }
 
@@ -326,7 +336,7 @@ void nd_list(unsigned int what, const char *region, const char *dimm)
 	list_opts(&o, false);
 }
 
-#define LIST_USAGE "list [-B] [-D] [-R] [-N] [-M] [-v] [-r region] [-d dimm]"
+#define LIST_USAGE "list [-B] [-D] [-R] [-N] [-H] [-M] [-v] [-r region] [-d dimm]"
 
 /* One short flag of a cluster like -RND; -1 if unknown. */
 static int short_flag(char c, unsigned int *what, bool *buses)
@@ -337,6 +347,7 @@ static int short_flag(char c, unsigned int *what, bool *buses)
 	case 'N': *what |= ND_LIST_NAMESPACES; return 0;
 	case 'B': *buses = true; return 0;
 	case 'M': *what |= ND_LIST_MEDIA_ERRORS; return 0;
+	case 'H': *what |= ND_LIST_HEALTH; return 0;
 	case 'v': case 'u': case 'i': return 0;	/* always verbose; sizes in bytes */
 	default: return -1;
 	}
@@ -349,7 +360,7 @@ static int long_flag(const char *a, unsigned int *what, bool *buses)
 		char c;
 	} longs[] = { { "--dimms", 'D' }, { "--regions", 'R' }, { "--namespaces", 'N' },
 		      { "--buses", 'B' }, { "--verbose", 'v' },
-		      { "--media-errors", 'M' } };
+		      { "--media-errors", 'M' }, { "--health", 'H' } };
 
 	for (size_t i = 0; i < ARRAY_SIZE(longs); i++)
 		if (strcmp(a, longs[i].name) == 0)
@@ -383,7 +394,7 @@ static int parse_args(int argc, char **argv, struct list_opts *o, bool *buses)
 	return 0;
 }
 
-/* The `list` shell command: list [-D] [-R] [-N] [-v] [-r regionN] [-d nmemN]. */
+/* The `list` shell command: list [-D] [-R] [-N] [-H] [-M] [-v] [-r regionN] [-d nmemN]. */
 static int nd_list_cmd(int argc, char **argv)
 {
 	struct list_opts o = { 0 };
@@ -399,4 +410,4 @@ static int nd_list_cmd(int argc, char **argv)
 	return 0;
 }
 SHELL_COMMAND(SHELL_NVDIMM, "list", nd_list_cmd, LIST_USAGE,
-	      "nvdimm dimms (-D), regions (-R), namespaces (-N), media errors (-M) as ndctl list JSON");
+	      "nvdimm dimms (-D), regions (-R), namespaces (-N), DIMM health (-H), media errors (-M) as ndctl list JSON");

@@ -14,6 +14,7 @@
 #include "nfit.h"
 #include "nvdimm.h"
 #include "printk.h"
+#include "srat.h"
 
 /* Handle -> DIMM for one table being registered. */
 struct dimm_map {
@@ -214,6 +215,32 @@ static int add_mappings(const struct nfit_table *t, const struct nfit_spa *spa,
 	return 0;
 }
 
+
+/*
+ * A region's nodes as Linux 6.1 sets them (drivers/acpi/nfit/core.c,
+ * acpi_nfit_register_region): with a valid proximity domain (§5.2.25.2
+ * flags bit 1), numa_node is its node or the nearest online one and
+ * target_node its own node; what that leaves at -1 falls back to the
+ * address (srat.h). Without a SRAT pmemk takes the domain as the node for
+ * both (QEMU always has one with NVDIMMs: both 0), and -1 when not valid.
+ */
+static void spa_nodes(const struct nfit_spa *spa, struct nd_region_desc *rd)
+{
+	bool valid = spa->flags & NFIT_SPA_PROXIMITY_VALID;
+
+	if (!srat.present) {
+		rd->numa_node = valid ? (int)MIN(spa->proximity_domain, (u32)INT32_MAX) : -1;
+		rd->target_node = rd->numa_node;
+		return;
+	}
+	rd->numa_node = valid ? srat_pxm_to_online_node(&srat, spa->proximity_domain) : -1;
+	rd->target_node = valid ? srat_pxm_to_node(&srat, spa->proximity_domain) : -1;
+	if (rd->numa_node < 0)
+		rd->numa_node = srat_addr_to_node(&srat, spa->address);
+	if (rd->target_node < 0)
+		rd->target_node = srat_addr_to_target_node(&srat, spa->address);
+}
+
 /* Memdevs say how many ways the range is interleaved; the table should agree. */
 static void check_ways(const struct nfit_table *t, const struct nfit_spa *spa, u32 nr)
 {
@@ -259,10 +286,7 @@ static int register_spa(const struct nfit_table *t, const struct nfit_spa *spa,
 	}
 	rd.start = spa->address;
 	rd.size = spa->length;
-	/* Without SRAT we take the proximity domain as the node (QEMU: both 0). */
-	rd.numa_node = spa->flags & NFIT_SPA_PROXIMITY_VALID ? 
-		       (int)MIN(spa->proximity_domain, (u32)INT32_MAX) : -1;
-	rd.target_node = rd.numa_node;
+	spa_nodes(spa, &rd);
 	rd.persistence = nfit_caps_persistence(&t->caps);
 	rd.range_index = spa->range_index;
 	if (add_mappings(t, spa, m, &rd))

@@ -32,4 +32,16 @@ struct nvdimm_label_if {
 
 extern const struct nvdimm_label_if nvdimm_lsx_if;
 
+/* nvdimm_dsm.c: the DIMM device whose _ADR is the NFIT handle, or NULL (quietly). */
+acpi_handle nvdimm_acpi_lookup(u32 handle);
+/*
+ * _DSM function `fn` of the DIMM's Intel family with `in` (len bytes):
+ * the output buffer (ACPI_FREE it), or NULL after one line (none when
+ * `who` is NULL).
+ */
+union acpi_object *nvdimm_dsm_eval(acpi_handle dev, u32 fn, const void *in, u32 len,
+				   const char *who);
+/* Bit `fn` of the DIMM's Intel _DSM function bitmap (function 0), quietly. */
+bool nvdimm_dsm_supports(acpi_handle dev, u32 fn);
+
 #endif

@@ -86,7 +86,7 @@ static acpi_status found_root(acpi_handle dev, u32 level, void *ctx, void **ret)
 }
 
 /* The DIMM device whose _ADR is `handle`, or NULL (quietly). */
-static acpi_handle nvdimm_acpi_lookup(u32 handle)
+acpi_handle nvdimm_acpi_lookup(u32 handle)
 {
 	struct find_dimm f = { handle, NULL, NULL };
 
@@ -153,7 +153,7 @@ static union acpi_object *dsm_eval(acpi_handle dev, const char *uuid_str, u32 fn
 }
 
 /* dsm_eval of a DIMM device's Intel interface. */
-static union acpi_object *nvdimm_dsm_eval(acpi_handle dev, u32 fn, const void *in, u32 len,
+union acpi_object *nvdimm_dsm_eval(acpi_handle dev, u32 fn, const void *in, u32 len,
 					  const char *who)
 {
 	return dsm_eval(dev, NVDIMM_INTEL_DSM_UUID, fn, in, len, who);
@@ -191,7 +191,7 @@ static union acpi_object *nvdimm_dsm(acpi_handle dev, u32 fn, const void *in, u3
 }
 
 /* Bit `fn` of the DIMM's _DSM function bitmap (function 0), quietly. */
-static bool dsm_supports(acpi_handle dev, u32 fn)
+bool nvdimm_dsm_supports(acpi_handle dev, u32 fn)
 {
 	union acpi_object *o = nvdimm_dsm_eval(dev, 0, NULL, 0, NULL);
 	bool yes = o && fn / 8 < o->buffer.length && (o->buffer.pointer[fn / 8] >> (fn % 8) & 1);
@@ -204,13 +204,13 @@ static bool dsm_supports(acpi_handle dev, u32 fn)
 
 static bool dsm_label_present(acpi_handle dev)
 {
-	return dsm_supports(dev, NVDIMM_DSM_GET_LABEL_SIZE) &&
-	       dsm_supports(dev, NVDIMM_DSM_GET_LABEL_DATA);
+	return nvdimm_dsm_supports(dev, NVDIMM_DSM_GET_LABEL_SIZE) &&
+	       nvdimm_dsm_supports(dev, NVDIMM_DSM_GET_LABEL_DATA);
 }
 
 static bool dsm_label_writable(acpi_handle dev)
 {
-	return dsm_supports(dev, NVDIMM_DSM_SET_LABEL_DATA);
+	return nvdimm_dsm_supports(dev, NVDIMM_DSM_SET_LABEL_DATA);
 }
 
 static int dsm_label_info(acpi_handle dev, u32 *size, u32 *max_xfer, const char *who)

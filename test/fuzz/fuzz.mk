@@ -22,7 +22,7 @@ $(BUILD)/fuzz/fuzz_memmap: test/fuzz/fuzz_memmap.c $(FUZZ_E820_SRCS) $(wildcard 
 # The parsers also build with -Wconversion (docs/STYLE.md).
 FUZZ_NFIT_PARSERS := drivers/acpi_nfit/nfit.c drivers/acpi_nfit/subtable.c drivers/acpi_nfit/acpi.c \
 	drivers/acpi_nfit/rsdp.c
-FUZZ_ND_SRCS := nvdimm/nsio.c nvdimm/bus.c nvdimm/region.c nvdimm/namespace.c nvdimm/list.c nvdimm/label.c \
+FUZZ_ND_SRCS := nvdimm/nsio.c nvdimm/bus.c nvdimm/region.c nvdimm/namespace.c nvdimm/list.c nvdimm/smart.c nvdimm/label.c \
 	nvdimm/namespace_label.c nvdimm/badblocks.c nvdimm/media_error.c nvdimm/ars.c test/host/mce_host.c
 FUZZ_NFIT_SRCS := $(wildcard drivers/acpi_nfit/*.c) drivers/e820/e820_pmem.c mm/memblock.c test/host/persist_host.c \
 	test/fuzz/fuzz_mm_fake.c \
@@ -160,3 +160,28 @@ $(BUILD)/fuzz/fuzz_api_request: test/fuzz/fuzz_api_request.c $(FUZZ_API_SRCS) $(
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(API_INC) -Wconversion -fsyntax-only $(FUZZ_API_PARSERS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(API_INC) test/fuzz/fuzz_api_request.c $(FUZZ_API_SRCS) \
 		$(FUZZ_HTTP_PARSER_OBJ) -o $@
+
+# The SMART payload decoder (Intel _DSM function 1) and its JSON; lib/ for
+# the console the JSON goes to.
+FUZZ_SMART_PARSERS := nvdimm/smart.c
+FUZZ_SMART_SRCS := $(FUZZ_SMART_PARSERS) lib/nd_json.c lib/printk.c lib/print_capture.c lib/spinlock.c \
+	test/host/arch_host.c test/host/pte_host.c
+
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_smart
+
+$(BUILD)/fuzz/fuzz_smart: test/fuzz/fuzz_smart.c $(FUZZ_SMART_SRCS) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only $(FUZZ_SMART_PARSERS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_smart.c $(FUZZ_SMART_SRCS) -o $@
+
+# The SRAT: proximity domains numbered into nodes as Linux does.
+FUZZ_SRAT_PARSERS := drivers/acpi_nfit/srat.c drivers/acpi_nfit/subtable.c
+
+FUZZ_BINS += $(BUILD)/fuzz/fuzz_srat
+
+$(BUILD)/fuzz/fuzz_srat: test/fuzz/fuzz_srat.c $(FUZZ_SRAT_PARSERS) drivers/acpi_nfit/acpi.c \
+		drivers/acpi_nfit/rsdp.c $(FUZZ_E820_SRCS) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wconversion -fsyntax-only $(FUZZ_SRAT_PARSERS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) test/fuzz/fuzz_srat.c $(FUZZ_SRAT_PARSERS) drivers/acpi_nfit/acpi.c \
+		drivers/acpi_nfit/rsdp.c $(FUZZ_E820_SRCS) -o $@

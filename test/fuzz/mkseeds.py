@@ -271,9 +271,40 @@ def ars():
     write("fuzz_ars", "busy", b"\x00" + struct.pack("<II", 1 << 16, 4))
 
 
+# ---- fuzz_srat: a SRAT's entries (the harness adds the 48-byte header) ----
+
+def srat():
+    for d in ("qemu-7.2-seabios", "qemu-7.2-numa"):
+        t = read(glob.glob(FIX + "/acpi/%s/SRAT-*.bin" % d)[0])
+        write("fuzz_srat", d + ".entries", t[48:])
+    # x2APIC CPUs in two domains, a wrapping range, a short entry.
+    e = struct.pack("<BBHIIIII", 2, 24, 0, 5, 0x100, 1, 0, 0)
+    e += struct.pack("<BBHIIIII", 2, 24, 0, 6, 0x101, 1, 0, 0)
+    e += struct.pack("<BBIHQQIIQ", 1, 40, 6, 0, 0xfffffffffffff000, 0x2000, 0, 1, 0)
+    e += struct.pack("<BB", 1, 8) + bytes(6)
+    write("fuzz_srat", "x2apic-bad.entries", e)
+
+
+# ---- fuzz_smart: Intel _DSM function 1 output, {u32 status, 128-byte payload} ----
+
+def smart():
+    def out(flags, health=0, temp=30 * 16, status=0, shutdown=0):
+        p = bytearray(128)
+        struct.pack_into("<I", p, 0, flags)
+        p[8], p[9], p[10], p[11] = health, 100, 1, 0x3
+        struct.pack_into("<HHI", p, 12, temp, 35 * 16, 3)
+        p[31] = shutdown
+        return struct.pack("<I", status) + bytes(p)
+    write("fuzz_smart", "platform-default", out(0x47f))
+    write("fuzz_smart", "critical-dirty-alarms", out(0x67f, health=2, temp=0x8000 | 40, shutdown=1))
+    write("fuzz_smart", "status-not-supported", out(0x47f, status=1))
+    write("fuzz_smart", "truncated", out(0x47f)[:40])
+
+
 TARGETS = {"fuzz_pfn_info": pfn_info, "fuzz_multiboot2": multiboot2,
            "fuzz_efi_memmap": efi_memmap, "fuzz_memmap": memmap, "fuzz_acpi": acpi,
-           "fuzz_madt": madt, "fuzz_badblocks": badblocks, "fuzz_ars": ars}
+           "fuzz_madt": madt, "fuzz_badblocks": badblocks, "fuzz_ars": ars, "fuzz_smart": smart,
+           "fuzz_srat": srat}
 
 if __name__ == "__main__":
     for t in sys.argv[1:] or TARGETS:

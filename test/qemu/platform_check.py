@@ -25,6 +25,16 @@
       positions, the SMART fields the case set on nmem1 (handle 0x11), the
       stored error as region badblocks after the boot's scrub, and the
       fsdax namespace it made with the FACTS-4 fixture's interleave-set cookie
+  platform_check.py health LOG PLATFORM_JSON SHOW
+      pmemk's `list -DH` in LOG gives each DIMM the health object of the
+      SMART payload the store holds (SHOW: `tools/mkplatform DIR --show`;
+      the alarm booleans, which --show does not decode, are left out)
+  platform_check.py health-vs-linux LOG LINUX_LOG
+      pmemk's `list -DH` in LOG equals Linux's `ndctl list -DH` (the
+      "==== json health" of LINUX_LOG) DIMM by DIMM on the fields both print
+  platform_check.py numa-vs-linux LOG LINUX_LOG
+      the regions' numa_node and target_node in pmemk's `list -RDN` equal
+      Linux's `ndctl list -Rv` (the "==== json numa" of LINUX_LOG)
   platform_check.py show-field JSON PATH
       a field of `tools/mkplatform --show` (PATH like calls.dimm_dsm.5)
 Exits 1 with one line per problem.
@@ -260,6 +270,64 @@ def check_linux(log, pj):
           "the stored error as badblocks, fsdax %s (iset_id as the fixture)" % ns[0]["uuid"])
 
 
+def pmemk_health(log):
+    """pmemk's `list -DH` in LOG: {handle: health object}."""
+    doc = json.loads(command_output(log, "list -DH"))
+    dimms = doc["dimms"] if isinstance(doc, dict) else doc
+    return {d["handle"]: d.get("health") for d in dimms}
+
+
+def check_health(log, pj, show_text):
+    """pmemk's list -DH health of every DIMM equals the store's SMART (mkplatform --show)."""
+    p = json.load(open(pj))
+    store = json.loads(show_text)["smart"]
+    got = pmemk_health(log)
+    alarms = {h: {k: v for k, v in (j or {}).items() if k.startswith("alarm_")} for h, j in got.items()}
+    got = {h: {k: v for k, v in (j or {}).items() if not k.startswith("alarm_")} for h, j in got.items()}
+    for d in p["dimms"]:
+        want = {k: v for k, v in store["nmem%d" % d["index"]].items() if k != "flags"}
+        if got.get(d["handle"]) != want:
+            fail("DIMM %#x health %s, want %s" % (d["handle"], got.get(d["handle"]), want))
+    print("    list -DH: %d DIMMs' health as the store holds it (%s)" % (len(got), "; ".join(
+        "%#x %s%s" % (h, got[h].get("health_state", "-"), " alarms %s" % alarms[h] if alarms[h] else "")
+        for h in sorted(got))))
+
+
+def health_vs_linux(log, linux_log):
+    """pmemk's list -DH health against Linux's ndctl list -DH, DIMM by DIMM, on the fields both print."""
+    text = open(linux_log, errors="replace").read().replace("\r", "")
+    linux = {d["handle"]: d.get("health", {}) for d in guest_json(text, "health")}
+    ours = pmemk_health(log)
+    if sorted(linux) != sorted(ours):
+        fail("DIMM handles: Linux %s, pmemk %s" % (sorted(linux), sorted(ours)))
+    both = set()
+    for h in sorted(linux):
+        common = set(linux[h]) & set(ours[h] or {})
+        if not {"health_state", "temperature_celsius", "shutdown_state"} <= common:
+            fail("DIMM %#x: Linux %s, pmemk %s" % (h, linux[h], ours[h]))
+        diff = {k: (linux[h][k], ours[h][k]) for k in common if linux[h][k] != ours[h][k]}
+        if diff:
+            fail("DIMM %#x: (Linux, pmemk) differ: %s" % (h, diff))
+        both |= common
+    only = sorted((set().union(*map(set, linux.values())) ^ set().union(*map(set, ours.values()))))
+    print("    list -DH: pmemk = Linux on %d DIMMs, fields %s%s" % (
+        len(linux), ", ".join(sorted(both)), "; only one side: " + ", ".join(only) if only else ""))
+
+
+def numa_vs_linux(log, linux_log):
+    """region0's numa_node and target_node: pmemk's list -RDN against Linux's ndctl list -Rv."""
+    text = open(linux_log, errors="replace").read().replace("\r", "")
+    linux = guest_json(text, "numa")
+    linux = linux["regions"] if isinstance(linux, dict) else linux
+    ours = json.loads(command_output(log, "list -RDN"))["regions"]
+    keys = ("numa_node", "target_node")
+    want = [{k: r.get(k) for k in keys} for r in linux]
+    got = [{k: r.get(k) for k in keys} for r in ours]
+    if want != got or any(v is None for r in want for v in r.values()):
+        fail("regions' nodes: Linux %s, pmemk %s" % (want, got))
+    print("    list -R: pmemk = Linux on %d region(s): %s" % (len(got), got))
+
+
 def show_field(text, path):
     v = json.loads(text)
     for k in path.split("."):
@@ -283,6 +351,12 @@ def main():
         labels_json(a[1], a[2], a[3])
     elif a[:1] == ["linux"] and len(a) == 3:
         check_linux(a[1], a[2])
+    elif a[:1] == ["health"] and len(a) == 4:
+        check_health(a[1], a[2], a[3])
+    elif a[:1] == ["health-vs-linux"] and len(a) == 3:
+        health_vs_linux(a[1], a[2])
+    elif a[:1] == ["numa-vs-linux"] and len(a) == 3:
+        numa_vs_linux(a[1], a[2])
     elif a[:1] == ["show-field"] and len(a) == 3:
         show_field(a[1], a[2])
     else:

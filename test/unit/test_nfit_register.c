@@ -2,7 +2,8 @@
  * Host tests: the "nfit" provider (drivers/acpi_nfit/nfit_register.c) on
  * crafted tables: SPA ranges that make no region and say why, interleave
  * sets and their alignment, overlapping and invalid ranges, ranges over
- * RAM, DIMMs not armed and the NFIT state flags.
+ * RAM, DIMMs not armed and the NFIT state flags, and the regions' NUMA
+ * nodes from a SRAT.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -19,6 +20,8 @@
 #include "nfit_tests.h"
 #include "nvdimm.h"
 #include "printk.h"
+#include "srat.h"
+#include "unaligned.h"
 
 /*
  * SPA ranges that make no region say so, one line each, at a level the
@@ -233,6 +236,59 @@ static void nfit_state_flags_translated(void **state)
 	assert_false(host_console_has("notify"));
 }
 
+/* A SRAT entry of `len` bytes at *at in buf. */
+static void srat_put(u8 *buf, size_t *at, const u8 *e, u8 len)
+{
+	memcpy(buf + *at, e, len);
+	*at += len;
+}
+
+/*
+ * With a SRAT (srat.h), Linux's rules: SPA range 1 in proximity domain 1
+ * (valid), whose node 1 has no CPU or RAM: numa_node 0 (nearest online),
+ * target_node 1. SPA range 2 without a valid domain: the address decides,
+ * the first RAM range's node and the hot-plug range's own node 2.
+ */
+static void nfit_region_nodes_from_srat(void **state)
+{
+	u8 t[256] = "SRAT", e[40];
+	size_t len = SRAT_HEADER_LEN;
+	u32 spa2;
+
+	(void)state;
+	memset(e, 0, sizeof(e));
+	e[0] = SRAT_TYPE_LAPIC, e[1] = SRAT_LAPIC_LEN, e[4] = SRAT_ENABLED;
+	srat_put(t, &len, e, SRAT_LAPIC_LEN);	/* the CPU: domain 0, node 0 */
+	memset(e, 0, sizeof(e));
+	e[0] = SRAT_TYPE_MEMORY, e[1] = SRAT_MEMORY_LEN;
+	put_le64(e + 16, 2 * GiB);
+	put_le32(e + 28, SRAT_ENABLED);
+	srat_put(t, &len, e, SRAT_MEMORY_LEN);	/* RAM [0, 2G): domain 0 */
+	put_le32(e + 2, 1);
+	put_le64(e + 8, 8 * GiB);
+	put_le64(e + 16, 4 * GiB);
+	put_le32(e + 28, SRAT_ENABLED | SRAT_MEM_NON_VOLATILE);
+	srat_put(t, &len, e, SRAT_MEMORY_LEN);	/* [8G, 12G): domain 1, node 1 */
+	put_le32(e + 2, 2);
+	put_le64(e + 8, 16 * GiB);
+	put_le32(e + 28, SRAT_ENABLED | SRAT_MEM_HOTPLUGGABLE);
+	srat_put(t, &len, e, SRAT_MEMORY_LEN);	/* [16G, 20G): domain 2, node 2 */
+	put_le32(t + 4, (u32)len);
+	assert_int_equal(srat_parse(t, len, &srat), 0);
+	tb_init();
+	add_spa(1, 8 * GiB, 1 * GiB, guid_pm);	/* domain 1, valid */
+	spa2 = add_spa(2, 16 * GiB, 1 * GiB, guid_pm);
+	put_le16(tb.buf + spa2 + 6, NFIT_SPA_CONTROL_ONLY);	/* domain not valid */
+	fix_checksum(tb.buf, tb.len, 9);
+	register_tb();
+	memset(&srat, 0, sizeof(srat));
+	assert_int_equal(nd_region_count(), 2);
+	assert_int_equal(nd_region_get(0)->numa_node, 0);
+	assert_int_equal(nd_region_get(0)->target_node, 1);
+	assert_int_equal(nd_region_get(1)->numa_node, 0);
+	assert_int_equal(nd_region_get(1)->target_node, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -244,6 +300,7 @@ int main(void)
 		cmocka_unit_test_setup(nfit_not_armed_region_read_only, nfit_test_reset),
 		cmocka_unit_test_setup(nfit_state_flags_translated, nfit_test_reset),
 		cmocka_unit_test_setup(nfit_spa_over_ram_or_unaligned_refused, nfit_test_reset),
+		cmocka_unit_test_setup(nfit_region_nodes_from_srat, nfit_test_reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -98,6 +98,8 @@ def layout(a):
         die("--dimm-size must be a multiple of 16M (Linux's region alignment)")
     if a.label_size % 4096 or a.label_size < (128 << 10):
         die("--label-size must be a multiple of 4K and at least 128K")
+    if a.numa_node is not None and not 1 <= a.numa_node <= 7:
+        die("--numa-node 1..7 (node 0 holds the RAM and the CPUs)")
     if a.clear_unit & (a.clear_unit - 1) or not 64 <= a.clear_unit <= 4096:
         die("--clear-unit must be a power of 2 from 64 to 4096")
     # The store: header and counters, lists, SMART, flush lines, label areas.
@@ -149,6 +151,7 @@ def layout(a):
         "maxmem": a.ram + span,
         "label_size": a.label_size, "label_methods": a.label_methods,
         "persistence": a.persistence, "flush_hints": a.flush_hints,
+        "numa_node": a.numa_node,
         "max_errors": a.max_errors, "clear_unit": a.clear_unit,
         "max_xfer": MAX_XFER,
         "store": {"base": store_base, "size": store_size, "file": "ram.img",

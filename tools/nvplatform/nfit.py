@@ -8,9 +8,11 @@ import struct
 from nvplatform.layout import LINE, PM_ATTR, PM_GUID, VENDOR, DEVICE, REVISION, \
     MFG_LOCATION, MFG_DATE, FORMAT_CODE
 
-def nfit_spa(s):
-    # 5.2.25.2 System Physical Address Range: flags bit 1 = proximity domain valid.
-    return struct.pack("<HHHHII16sQQQ", 0, 56, s["index"], 0x2, 0, 0, PM_GUID,
+def nfit_spa(s, pxm=0):
+    # 5.2.25.2 System Physical Address Range: flags bit 1 = proximity domain
+    # valid; the domain (u32 at +12) is the NUMA node's (QEMU's SRAT uses
+    # node ids as proximity domains).
+    return struct.pack("<HHHHII16sQQQ", 0, 56, s["index"], 0x2, 0, pxm, PM_GUID,
                        s["base"], s["size"], PM_ATTR)
 
 
@@ -61,7 +63,7 @@ def acpi_table(sig, rev, body, oem_table):
 def build_nfit(p):
     body = bytearray(4)     # reserved
     for s in p["sets"]:
-        body += nfit_spa(s)
+        body += nfit_spa(s, p.get("numa_node") or 0)
     for d in p["dimms"]:
         body += nfit_memdev(d, p)
     for d in p["dimms"]:

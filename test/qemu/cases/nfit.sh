@@ -152,6 +152,29 @@ case_nfit_and_e820_together() {
 		"0x100000000 1G nfit 1 unknown" "0x140000000 3G nfit 2 unknown"
 }
 
+# NUMA (issue 33 item 6): nodes 0, 1 and 2, two CPUs on node 0, the
+# nvdimm on node 2 (run-qemu --numa 2: QEMU lists it in its SRAT under
+# domain 2 and gives the NFIT SPA proximity domain 2; node 1 is empty).
+# Linux 6.1 on this machine numbered domain 2 node 1 (the next node when
+# first named: "SRAT: Node 1 PXM 2 ... non-volatile") and printed
+# numa_node 0 (node 1 has no CPU and no RAM: the nearest online node) and
+# target_node 1 for region0 and namespace0.0; so must pmemk.
+case_nfit_numa() {
+	boot nfit_numa 0 --ram 1G --nvdimm 1G --numa 2 --smp 2 --cmdline '"run=list -RN; poweroff"'
+	expect '\] srat: 2 CPU and 6 memory affinity entries, 2 proximity domains as nodes 0-1, 1 online$'
+	expect '\] srat: node 0: proximity domain 0$'
+	expect '\] srat: node 1: proximity domain 2, offline \(no CPU, no RAM\)$'
+	local n t
+	n=$(grep -c '^ *"numa_node":0,$' "$LOG")
+	t=$(grep -cE '^ *"target_node":1,?$' "$LOG")
+	if [ "$n" != 2 ] || [ "$t" != 2 ]; then
+		echo "    FAIL: list -RN: $n numa_node 0 and $t target_node 1, want 2 each (region, namespace)"
+		CASE_FAILED=1
+	else
+		echo "    list -RN: region0 and namespace0.0 numa_node 0, target_node 1"
+	fi
+}
+
 # The RSDP from the BIOS scan and from the EFI configuration table, not the copy.
 case_nfit_rsdp_bios_scan() {
 	boot nfit_rsdp_bios 0 --ram 1G --nvdimm 1G --cmdline "acpi_rsdp=bios $NFIT_RUN"

@@ -148,21 +148,35 @@ case_platform_4way() {
 # 0x101), and pmemk's acpi-eval drives the root _DSM: ARS status before any
 # start, a start over set 2, the status with the record, a clear, the
 # status without it; the store's list is empty afterwards. nmem3's SMART
-# fields, set on the host, come back through the DIMM _DSM.
+# fields, set on the host, come back through the DIMM _DSM; nmem1-3's
+# (dirty, non-critical with alarms, critical) give boot lines and list -DH.
 case_platform_2x2() {
 	local d=build/qemu/platform_2x2/plat r="acpi-eval _SB.NVDR._DSM u:$ROOT_UUID 1"
 	local set2=0000002001000000 len2=0000002000000000 err=0010002001000000 page=0010000000000000
 	platform_make "$d" --sets 2,2 --add-error 0x120001000 4096 --smart 3 health_state=critical \
-		temperature_celsius=41.5 life_used_percentage=7 || return
+		temperature_celsius=41.5 life_used_percentage=7 --smart 2 health_state=non-critical \
+		temperature_celsius=-2.5 controller_temperature_celsius=52.5 alarm_flags=5 \
+		--smart 1 shutdown_state=dirty shutdown_count=12 || return
 	tools/mkplatform "$d" --reset-counters
 	boot platform_2x2 0 --platform "$d" --timeout 120 --cmdline \
-		"nd.ars=off \"run=list -RDN; $r 3 p:b:; $r 2 p:b:$set2${len2}0200000000000000; $r 3 p:b:; $r 4 p:b:$err$page; $r 3 p:b:; acpi-eval _SB.NVDR.NV03._DSM u:$INTEL_UUID 1 1 p:b:; poweroff\""
+		"nd.ars=off \"run=list -RDN; list -DH; $r 3 p:b:; $r 2 p:b:$set2${len2}0200000000000000; $r 3 p:b:; $r 4 p:b:$err$page; $r 3 p:b:; acpi-eval _SB.NVDR.NV03._DSM u:$INTEL_UUID 1 1 p:b:; poweroff\""
 	expect '\] nfit: NFIT at 0x[0-9a-f]+ \(856 bytes\): 2 SPA, 4 MEMDEV, 4 DCR, 4 IDT, 0 SMBIOS, 0 BDW, 4 FLUSH, 1 CAPS$'
 	expect '\] nd_region region0: \[mem 0x100000000-0x11fffffff\] nfit pmem, 2 dimms \(handles 0x1, 0x11\), persistence memory_controller$'
 	expect '\] nd_region region1: \[mem 0x120000000-0x13fffffff\] nfit pmem, 2 dimms \(handles 0x21, 0x101\), persistence memory_controller$'
 	expect '\] nd_pmem namespace0.0: raw, pmem0, 512 MiB$'
 	expect '\] nd_pmem namespace1.0: raw, pmem1, 512 MiB$'
 	platform_py list "$LOG" "$d/platform.json"
+	# Health: a boot line for each DIMM not ok or shut down dirty, none for
+	# nmem0; list -DH gives every DIMM the store's SMART fields, ndctl's way.
+	expect '\] nvdimm nmem1: health ok, media 30\.0 C, controller 35\.0 C, spares 100%, life used 1%, shutdown dirty, 12 unsafe shutdowns$'
+	expect '\] nvdimm nmem2: health non-critical, media -2\.5 C, controller 52\.5 C, .*, shutdown clean, 3 unsafe shutdowns$'
+	expect '\] nvdimm nmem3: health critical, media 41\.5 C, .*life used 7%'
+	expect_not '\] nvdimm nmem0: health'
+	platform_py health "$LOG" "$d/platform.json" "$(tools/mkplatform "$d" --show)"
+	# nmem2's alarm trips 5: spares and controller temperature (nd_smart.h).
+	expect '"alarm_temperature":false,'
+	expect '"alarm_controller_temperature":true,'
+	expect '"alarm_spares":true,'
 	local hdr=0000000000000000000000000000000000000000000000000000000000000000 got
 	# Status (extended 2: no ARS performed), length 44, then zeros.
 	got=$(platform_py eval-buffer "$LOG" "$r 3 p:b:" 1)
