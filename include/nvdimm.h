@@ -156,7 +156,7 @@ struct nd_namespace_io {
 	char alt_name[65];
 	u64 dpa;
 	u32 claim_class;	/* enum nd_claim_class (nd_label.h) */
-	u32 label_slot;
+	u32 label_slot[ND_MAX_MAPPINGS];	/* by mapping index: each DIMM's label */
 };
 
 /* What a provider describes; nd_region_create() copies it. */

@@ -1,23 +1,40 @@
 /*
  * Labelled namespaces (Linux's nd_namespace_pmem; drivers/nvdimm/
- * namespace_devs.c scan_labels, label.c __pmem_label_update): a region whose
- * DIMM has a valid label area is divided into one namespace per live label
- * that fits it, in DPA order (namespaceN.0, .1, ...); labels that do not fit
- * get one line each and are left alone, and their space is not taken for a
- * new namespace (no create in that region). A region without a valid index
- * stays label-less (one namespace over it all). nd.labels=off ignores labels.
+ * namespace_devs.c scan_labels, create_namespace_pmem, label.c
+ * __pmem_label_update): a region whose DIMMs all have a valid label area is
+ * divided into one namespace per uuid whose labels fit it, in region-offset
+ * order (namespaceN.0, .1, ...); labels that do not fit get one line each
+ * and are left alone, and their space is not taken for a new namespace (no
+ * create in that region). A region without any valid index stays
+ * label-less (one namespace over it all). nd.labels=off ignores labels.
  *
- * Labels across an interleave set (nlabel > 1, several DIMMs) are not read
- * yet: a region of several DIMMs any of which has a valid index is closed
- * (no namespace at all, one line), never opened raw: a raw namespace over
- * it would write through the namespaces another system made there.
+ * An interleave set of N DIMMs (UEFI 2.7 §13.19, FACTS-4 §5): a namespace
+ * is one label per DIMM, all with its uuid, nlabel N, the DIMM's position
+ * in the set (region-offset order), the set's cookie (FACTS-2 §3.2, by
+ * each DIMM's index version), the same DPA offset in each DIMM's part and
+ * the same rawsize; it lies at N x that offset in the region, N x rawsize
+ * long. Missing or inconsistent on one DIMM: refused with one line naming
+ * the DIMM, not exposed, its space kept. A set where some DIMMs have a
+ * valid index and others not is closed (no namespace at all, one line),
+ * never opened raw over what the labelled DIMMs describe.
  *
- * Updates are crash-safe (FACTS-2 §3.3, UEFI 2.7 §13.19): a new label goes
- * into a slot free in the current index, then the whole next index (next
- * sequence number, updated free bitmap) into the *other* index block. The
- * current index is never written, so a stop at any point leaves either the
- * old current index (old set) or a complete newer one (new set); a torn
- * index block fails its checksum and the old one stays current.
+ * Updates are crash-safe per DIMM (FACTS-2 §3.3, UEFI 2.7 §13.19): a new
+ * label goes into a slot free in the current index, then the whole next
+ * index (next sequence number, updated free bitmap) into the *other* index
+ * block. The current index is never written, so a stop at any point leaves
+ * either the old current index (old set) or a complete newer one (new set);
+ * a torn index block fails its checksum and the old one stays current.
+ *
+ * Across the DIMMs of a set, the label at position 0 is the commit point:
+ * create writes positions N-1 down to 1, then 0; destroy frees position 0
+ * first, then 1..N-1; a class change rewrites N-1..1, then 0, and readers
+ * take the class and sector size from position 0's label (as Linux does).
+ * After a stop at any point each DIMM holds its old or its new index, so a
+ * reader finds the old namespace on every DIMM, the new one on every DIMM,
+ * or labels of it on some DIMMs but never at position 0 without all the
+ * others: that set is refused (one line, "position 0's is missing: an
+ * interrupted create or destroy"), never exposed, its space kept until
+ * init-labels -f. A class change cut short leaves the old class in force.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -46,36 +63,90 @@ void nd_labels_set_enabled(bool on)
 	labels_off = !on;
 }
 
-/* The DIMM whose labels describe r: a region of one DIMM with a label area. */
+/* Parsed label areas of the region being read or written, by mapping index. */
+static struct nd_lsa set_lsa[ND_MAX_MAPPINGS];
+
+/* Mapping index of each position 0..N-1 of r, false when positions are not a permutation. */
+static bool region_positions(const struct nd_region *r, u32 by_pos[ND_MAX_MAPPINGS])
+{
+	u32 seen = 0;
+
+	for (u32 i = 0; i < r->nr_mappings; i++) {
+		int p = r->mapping[i].position;
+		if (p < 0 || (u32)p >= r->nr_mappings || (seen >> p & 1))
+			return false;
+		seen |= 1u << p;
+		by_pos[p] = i;
+	}
+	return r->nr_mappings > 0;
+}
+
+/* Every DIMM of r has a label area. */
+static bool region_has_areas(const struct nd_region *r)
+{
+	for (u32 i = 0; i < r->nr_mappings; i++)
+		if (!r->mapping[i].nvdimm || !r->mapping[i].nvdimm->lsa)
+			return false;
+	return r->nr_mappings > 0;
+}
+
+/* The first DIMM of r when all of r's DIMMs have a label area, else NULL. */
 struct nvdimm *nd_region_label_dimm(const struct nd_region *r)
 {
-	if (r->nr_mappings != 1 || !r->mapping[0].nvdimm || !r->mapping[0].nvdimm->lsa)
-		return NULL;
-	return r->mapping[0].nvdimm;
+	return region_has_areas(r) ? r->mapping[0].nvdimm : NULL;
 }
 
-/* The cookie labels of r carry: v1.1 or v1.2 form (FACTS-2 §3.2). */
+/*
+ * The cookie labels of r carry, v1.1 or v1.2 form (FACTS-2 §3.2, Linux's
+ * acpi_nfit_init_interleave_set): one record per DIMM in region-offset
+ * order, which is position order (nfit_register.c set_positions).
+ */
 static u64 region_cookie(const struct nd_region *r, bool v1_2)
 {
-	const struct nd_mapping *m = &r->mapping[0];
-	const struct nvdimm *d = m->nvdimm;
-	struct nd_cookie_rec rec = { m->region_offset, d->serial, d->vendor_id,
-				     d->manufacturing_date, d->manufacturing_location };
+	struct nd_cookie_rec rec[ND_MAX_MAPPINGS];
 
-	return nd_label_cookie(&rec, 1, v1_2);
+	memset(rec, 0, sizeof(rec));
+	for (u32 i = 0; i < r->nr_mappings && i < ND_MAX_MAPPINGS; i++) {
+		const struct nd_mapping *m = &r->mapping[i];
+		const struct nvdimm *d = m->nvdimm;
+		u32 p = (u32)m->position < r->nr_mappings ? (u32)m->position : i;
+
+		rec[p] = (struct nd_cookie_rec){ m->region_offset, d->serial, d->vendor_id,
+						 d->manufacturing_date, d->manufacturing_location };
+	}
+	return nd_label_cookie(rec, r->nr_mappings, v1_2);
 }
 
-/* Why label l cannot be a namespace of r (given those accepted so far), or NULL. */
-static const char *label_misfit(const struct nd_region *r, const struct nd_lsa *lsa,
-				const struct nd_label *l, const struct nd_label *ok, u32 nok)
+/* The cookie the labels of mapping mi must carry: by its own index's version. */
+static u64 mapping_cookie(const struct nd_region *r, const struct nd_lsa *lsa)
 {
-	const struct nd_mapping *m = &r->mapping[0];
+	return region_cookie(r, lsa->index[lsa->current].minor >= 2);
+}
+
+/*
+ * Why label l of mapping mi cannot be its part of a namespace of r (given
+ * the labels of that DIMM accepted so far), or NULL. Per label: the set-wide
+ * checks (the same uuid on every DIMM) follow in assemble_set().
+ */
+static const char *label_misfit(const struct nd_region *r, u32 mi, const struct nd_lsa *lsa,
+				const struct nd_label *l, const bool *fit)
+{
+	static char why[96];
+	const struct nd_mapping *m = &r->mapping[mi];
 
 	if (l->flags & ND_LABEL_FLAG_LOCAL)
 		return "LOCAL flag: a label for block-window mode";
-	if (l->nlabel != 1 || l->position != 0)
-		return "part of an interleave set of several DIMMs (not supported)";
-	if (l->isetcookie != r->iset_id)
+	if (l->nlabel != r->nr_mappings) {
+		snprintf(why, sizeof(why), "nlabel %u, but %s is an interleave set of %u DIMM%s",
+			 l->nlabel, r->name, r->nr_mappings, r->nr_mappings == 1 ? "" : "s");
+		return why;
+	}
+	if (l->position != (u32)m->position) {
+		snprintf(why, sizeof(why), "position %u, but %s is at position %d of the set",
+			 l->position, m->nvdimm->name, m->position);
+		return why;
+	}
+	if (l->isetcookie != mapping_cookie(r, lsa))
 		return "interleave-set cookie is not the region's";
 	if (lsa->label_size >= 256 && !uuid_is_null(l->type_guid) &&
 	    memcmp(l->type_guid, nd_label_pmem_type_guid, 16))
@@ -84,142 +155,284 @@ static const char *label_misfit(const struct nd_region *r, const struct nd_lsa *
 		return "unknown abstraction GUID";
 	if (l->dpa < m->start || l->dpa + l->rawsize > m->start + m->size)
 		return "DPA range outside the DIMM's part of the region";
-	for (u32 i = 0; i < nok; i++) {
-		if (!memcmp(ok[i].uuid, l->uuid, 16))
+	for (u32 i = 0; i < lsa->nr_live; i++) {
+		const struct nd_label *o = &lsa->live[i];
+		if (o == l)
+			break;
+		if (!fit[i])
+			continue;
+		if (!memcmp(o->uuid, l->uuid, 16))
 			return "uuid of another label";
-		if (l->dpa < ok[i].dpa + ok[i].rawsize && ok[i].dpa < l->dpa + l->rawsize)
+		if (l->dpa < o->dpa + o->rawsize && o->dpa < l->dpa + l->rawsize)
 			return "DPA range overlaps another label's";
 	}
 	return NULL;
 }
 
-static void sort_by_dpa(struct nd_label *l, u32 n)
+/* One namespace of r as its labels describe it (Linux's nd_namespace_pmem). */
+struct label_set {
+	const struct nd_label *l0;	/* the label at position 0: uuid, name, class, lbasize */
+	u32 slot[ND_MAX_MAPPINGS];	/* by mapping index */
+	u64 off, size;			/* in the region */
+};
+
+static struct label_set sets[ND_LABEL_MAX_LIVE];
+static bool fit[ND_MAX_MAPPINGS][ND_LABEL_MAX_LIVE], used[ND_MAX_MAPPINGS][ND_LABEL_MAX_LIVE];
+
+/* The fit label of `uuid` on mapping mi (all of them marked used), or NULL; *n counts them. */
+static const struct nd_label *label_of(u32 mi, const u8 *uuid, u32 *n, bool *misfit)
+{
+	const struct nd_label *found = NULL;
+
+	*n = 0;
+	for (u32 k = 0; k < set_lsa[mi].nr_live; k++) {
+		if (memcmp(set_lsa[mi].live[k].uuid, uuid, 16))
+			continue;
+		used[mi][k] = true;
+		if (!fit[mi][k]) {
+			*misfit = true;	/* refused with its own line already */
+			continue;
+		}
+		(*n)++;
+		found = &set_lsa[mi].live[k];
+	}
+	return found;
+}
+
+/*
+ * The namespace of `uuid` across r's DIMMs (Linux's create_namespace_pmem:
+ * one label per DIMM at its position, nlabel N, the set's cookie): every
+ * DIMM holds a fit label of it with the same DPA offset in its part and the
+ * same rawsize; the namespace lies at N x that offset in the region, N x
+ * rawsize long (4 KiB lines go round the DIMMs). Returns NULL and prints
+ * one line naming the DIMM and why, or is quiet when a label of it was
+ * already refused with its own line.
+ */
+static const char *assemble_set(const struct nd_region *r, const u32 *by_pos, const u8 *uuid,
+				struct label_set *s, u32 *bad_mi)
+{
+	static char why[160];
+	u32 n = r->nr_mappings, present = 0;
+	bool misfit = false;
+
+	for (u32 p = 0; p < n; p++) {
+		u32 mi = by_pos[p], cnt;
+		const struct nd_label *l = label_of(mi, uuid, &cnt, &misfit);
+
+		if (!l) {
+			*bad_mi = *bad_mi < n ? *bad_mi : mi;
+			continue;
+		}
+		present++;
+		s->slot[mi] = l->slot;
+		if (p == 0) {
+			s->l0 = l;
+			continue;
+		}
+		if (!s->l0)
+			continue;
+		if (l->dpa - r->mapping[mi].start != s->l0->dpa - r->mapping[by_pos[0]].start ||
+		    l->rawsize != s->l0->rawsize) {
+			*bad_mi = mi;
+			snprintf(why, sizeof(why),
+				 "has a label (dpa %#llx, rawsize %#llx) unlike position 0's (dpa %#llx, rawsize %#llx)",
+				 l->dpa, l->rawsize, s->l0->dpa, s->l0->rawsize);
+			return why;
+		}
+	}
+	if (misfit && present < n)
+		return "";	/* said by its refused label's line */
+	if (present < n) {
+		snprintf(why, sizeof(why), "holds no label of it (%u of %u DIMMs do%s)", present, n,
+			 s->l0 ? "" : "; position 0's is missing: an interrupted create or destroy");
+		return why;
+	}
+	s->off = (s->l0->dpa - r->mapping[by_pos[0]].start) * n;
+	s->size = s->l0->rawsize * n;
+	return NULL;
+}
+
+static void sort_sets(struct label_set *s, u32 n)
 {
 	for (u32 i = 1; i < n; i++)
-		for (u32 k = i; k > 0 && l[k].dpa < l[k - 1].dpa; k--) {
-			struct nd_label t = l[k];
-			l[k] = l[k - 1];
-			l[k - 1] = t;
+		for (u32 k = i; k > 0 && s[k].off < s[k - 1].off; k--) {
+			struct label_set t = s[k];
+			s[k] = s[k - 1];
+			s[k - 1] = t;
 		}
 }
 
-/* Make ns (added at the label's range) the label's namespace; one line. */
-static void ns_set_label(struct nd_namespace_io *ns, const struct nd_label *l)
+/* Make ns (added at the set's range) the set's namespace; one line. */
+static void ns_set_label(struct nd_namespace_io *ns, const struct nd_label *l, const u32 *slot,
+			 u32 mi0)
 {
 	struct nd_region *r = ns->region;
-	const struct nd_mapping *m = &r->mapping[0];
+	const struct nd_mapping *m = &r->mapping[mi0];
 	enum nd_claim_class cls = nd_label_claim_class(l->abstraction_guid);
-	char uuid[UUID_STR_LEN + 1];
+	char uuid[UUID_STR_LEN + 1], more[48] = "";
 
 	ns->labelled = true;
 	memcpy(ns->uuid, l->uuid, 16);
 	snprintf(ns->alt_name, sizeof(ns->alt_name), "%s", l->name);
 	ns->dpa = l->dpa;
 	ns->claim_class = cls;
-	ns->label_slot = l->slot;
+	for (u32 i = 0; i < r->nr_mappings; i++)
+		ns->label_slot[i] = slot[i];
 	if (cls == ND_CLAIM_NONE && l->lbasize == 4096)
 		ns->sector_size = 4096;
 	uuid_to_str(l->uuid, uuid);
-	pr_info("nd_label %s: %s from %s label slot %u: uuid %s%s%s%s, %llu MiB at dpa %#llx, %s\n",
-		r->name, ns->name, m->nvdimm->name, l->slot, uuid, l->name[0] ? ", name '" : "",
-		l->name, l->name[0] ? "'" : "", (l->rawsize >> 20), l->dpa,
-		nd_claim_class_mode(cls));
+	if (r->nr_mappings > 1)
+		snprintf(more, sizeof(more), " and %u more DIMM%s (nlabel %u)", r->nr_mappings - 1,
+			 r->nr_mappings == 2 ? "" : "s", l->nlabel);
+	pr_info("nd_label %s: %s from %s label slot %u%s: uuid %s%s%s%s, %llu MiB at dpa %#llx, %s\n",
+		r->name, ns->name, m->nvdimm->name, slot[mi0], more, uuid, l->name[0] ? ", name '" : "",
+		l->name, l->name[0] ? "'" : "", (ns->size >> 20), l->dpa, nd_claim_class_mode(cls));
 }
 
-/* Namespaces from d's labels for r. False (nothing done) when the area has no valid index. */
-static bool namespaces_from_labels(struct nd_region *r, struct nvdimm *d)
+/* Refuse r's labels that cannot be part of a namespace, one line each; mark the rest fit. */
+static void check_labels(struct nd_region *r)
 {
-	static struct nd_lsa lsa;
-	static struct nd_label ok[ND_LABEL_MAX_LIVE];
-	u32 nok = 0;
+	for (u32 mi = 0; mi < r->nr_mappings; mi++) {
+		const struct nd_lsa *lsa = &set_lsa[mi];
+		const char *name = r->mapping[mi].nvdimm->name;
 
-	if (nd_lsa_parse(&lsa, d->lsa, d->lsa_size)) {
-		pr_info("nd_label %s: %s has no valid label index (index0: %s; index1: %s): label-less\n",
-			r->name, d->name, lsa.index[0].why, lsa.index[1].why);
-		return false;
-	}
-	r->labelled = true;
-	r->iset_id = region_cookie(r, lsa.index[lsa.current].minor >= 2);
-	/* A signed block that fails: torn or damaged (a blank one is not news). */
-	for (int i = 0; i < 2; i++)
-		if (!lsa.index[i].valid && !strcmp(lsa.index[i].sig, "NAMESPACE_INDEX"))
-			pr_warn("nd_label %s: %s label index %d refused: %s (index %d used)\n",
-				r->name, d->name, i, lsa.index[i].why, lsa.current);
-	for (u32 i = 0; i < lsa.nr_refused; i++)
-		pr_warn("nd_label %s: %s label slot %u refused: %s\n", r->name, d->name,
-			lsa.refused[i].slot, lsa.refused[i].why);
-	for (u32 i = 0; i < lsa.nr_live; i++) {
-		const char *why = label_misfit(r, &lsa, &lsa.live[i], ok, nok);
+		/* A signed block that fails: torn or damaged (a blank one is not news). */
+		for (int i = 0; i < 2; i++)
+			if (!lsa->index[i].valid && !strcmp(lsa->index[i].sig, "NAMESPACE_INDEX"))
+				pr_warn("nd_label %s: %s label index %d refused: %s (index %d used)\n",
+					r->name, name, i, lsa->index[i].why, lsa->current);
+		for (u32 i = 0; i < lsa->nr_refused; i++)
+			pr_warn("nd_label %s: %s label slot %u refused: %s\n", r->name, name,
+				lsa->refused[i].slot, lsa->refused[i].why);
+		for (u32 k = 0; k < lsa->nr_live; k++) {
+			const char *why = label_misfit(r, mi, lsa, &lsa->live[k], fit[mi]);
 
-		if (why) {
-			pr_warn("nd_label %s: %s label slot %u refused: %s\n", r->name, d->name,
-				lsa.live[i].slot, why);
-			r->nr_foreign++;
-		} else {
-			ok[nok++] = lsa.live[i];
+			used[mi][k] = false;
+			fit[mi][k] = !why;
+			if (why) {
+				pr_warn("nd_label %s: %s label slot %u refused: %s\n", r->name, name,
+					lsa->live[k].slot, why);
+				r->nr_foreign++;
+			}
 		}
 	}
+}
+
+/* Namespaces from the labels of r's DIMMs (all with a valid index, parsed in set_lsa). */
+static void namespaces_from_labels(struct nd_region *r, const u32 *by_pos)
+{
+	u32 nset = 0;
+
+	r->labelled = true;
+	r->iset_id = mapping_cookie(r, &set_lsa[0]);
+	check_labels(r);
+	for (u32 mi = 0; mi < r->nr_mappings; mi++)
+		for (u32 k = 0; k < set_lsa[mi].nr_live; k++) {
+			const u8 *uuid = set_lsa[mi].live[k].uuid;
+			struct label_set s;
+			u32 bad = ND_MAX_MAPPINGS;
+			char us[UUID_STR_LEN + 1];
+
+			if (used[mi][k] || !fit[mi][k])
+				continue;
+			memset(&s, 0, sizeof(s));
+			const char *why = assemble_set(r, by_pos, uuid, &s, &bad);
+			for (u32 i = 0; !why && i < nset; i++)
+				if (s.off < sets[i].off + sets[i].size && sets[i].off < s.off + s.size) {
+					why = "its range overlaps another namespace's";
+					bad = by_pos[0];
+				}
+			uuid_to_str(uuid, us);
+			if (why) {
+				r->nr_foreign++;
+				if (*why)
+					pr_warn("nd_label %s: namespace %s refused, not exposed: %s %s\n",
+						r->name, us, r->mapping[bad < r->nr_mappings ? bad : mi].nvdimm->name,
+						why);
+				continue;
+			}
+			if (nset < ND_LABEL_MAX_LIVE)
+				sets[nset++] = s;
+		}
 	if (r->nr_foreign)
 		pr_warn("nd_label %s: %u label%s it cannot use: their space is kept, no namespace is created in %s\n",
 			r->name, r->nr_foreign, r->nr_foreign == 1 ? "" : "s", r->name);
-	sort_by_dpa(ok, nok);
-	for (u32 i = 0; i < nok; i++) {
-		const struct nd_mapping *m = &r->mapping[0];
+	sort_sets(sets, nset);
+	for (u32 i = 0; i < nset; i++) {
 		struct nd_namespace_io *ns =
-			nd_namespace_add(r, (int)i, r->start + (ok[i].dpa - m->start), ok[i].rawsize);
+			nd_namespace_add(r, (int)i, r->start + sets[i].off, sets[i].size);
 		if (ns)
-			ns_set_label(ns, &ok[i]);
+			ns_set_label(ns, sets[i].l0, sets[i].slot, by_pos[0]);
 	}
-	pr_info("nd_label %s: %u labelled namespace%s (labels v1.%u, index %d seq %u, %u slots)\n",
-		r->name, nok, nok == 1 ? "" : "s", lsa.index[lsa.current].minor, lsa.current,
-		lsa.index[lsa.current].seq, lsa.nslot);
-	return true;
+	const struct nd_lsa *l0 = &set_lsa[0];
+	pr_info("nd_label %s: %u labelled namespace%s (labels v1.%u, index %d seq %u, %u slots%s)\n",
+		r->name, nset, nset == 1 ? "" : "s", l0->index[l0->current].minor, l0->current,
+		l0->index[l0->current].seq, l0->nslot, r->nr_mappings > 1 ? " on the first DIMM" : "");
 }
 
 /*
- * Close r, a region of several DIMMs, when any of them has a valid label
- * index: the set is labelled (Linux gives it only the namespaces its
- * labels describe, nlabel of them per namespace), and pmemk cannot read
- * labels across DIMMs yet. True when closed (one line said so).
+ * Parse the label areas of r's DIMMs into set_lsa. Returns how many hold a
+ * valid index; *missing names a DIMM without an area or a valid index.
  */
-static bool close_labelled_set(struct nd_region *r)
+static u32 parse_areas(const struct nd_region *r, const struct nvdimm **missing)
 {
-	static struct nd_lsa lsa;
-	u32 labelled = 0, live = 0, nlabel = 0;
+	u32 indexed = 0;
 
-	if (r->nr_mappings < 2)
-		return false;
+	*missing = NULL;
 	for (u32 i = 0; i < r->nr_mappings; i++) {
 		const struct nvdimm *d = r->mapping[i].nvdimm;
 
-		if (!d || !d->lsa || nd_lsa_parse(&lsa, d->lsa, d->lsa_size))
-			continue;
-		labelled++;
-		live += lsa.nr_live;
-		for (u32 k = 0; k < lsa.nr_live; k++)
-			nlabel = MAX(nlabel, (u32)lsa.live[k].nlabel);
+		if (d && d->lsa && !nd_lsa_parse(&set_lsa[i], d->lsa, d->lsa_size))
+			indexed++;
+		else if (!*missing)
+			*missing = d;
 	}
-	if (!labelled)
-		return false;
-	r->closed = "its DIMMs hold labels of an interleave set";
-	pr_warn("nd_label %s: disabled, no namespace: %u of its %u DIMMs hold labels (%u live, nlabel up to %u) of an interleave set, which pmemk cannot use yet; nothing is written to it\n",
-		r->name, labelled, r->nr_mappings, live, nlabel);
-	return true;
+	return indexed;
+}
+
+/*
+ * Close r: some of its DIMMs hold labels and some cannot (no area, no
+ * valid index), so no namespace can be known to be whole; never opened
+ * raw over what the labelled DIMMs describe. One line.
+ */
+static void close_region(struct nd_region *r, const char *why, const struct nvdimm *d, u32 indexed)
+{
+	r->closed = why;
+	pr_warn("nd_label %s: disabled, no namespace: %u of its %u DIMMs hold a label index, %s %s; init-labels each DIMM of the set (or nd.labels=off)\n",
+		r->name, indexed, r->nr_mappings, d ? d->name : "a DIMM", why);
 }
 
 void nd_region_namespaces_init(struct nd_region *r)
 {
-	struct nvdimm *d = nd_region_label_dimm(r);
+	const struct nvdimm *missing;
+	u32 by_pos[ND_MAX_MAPPINGS], indexed;
 
 	r->labelled = false;
 	r->iset_id = 0;
 	r->closed = NULL;
 	r->nr_foreign = 0;
-	if (!labels_off && close_labelled_set(r))
+	if (labels_off || !r->nr_mappings) {
+		nd_namespace_io_init(r);
 		return;
-	if (d && !labels_off && namespaces_from_labels(r, d))
+	}
+	indexed = parse_areas(r, &missing);
+	if (!indexed) {
+		if (r->nr_mappings == 1 && missing && missing->lsa)
+			pr_info("nd_label %s: %s has no valid label index (index0: %s; index1: %s): label-less\n",
+				r->name, missing->name, set_lsa[0].index[0].why, set_lsa[0].index[1].why);
+		nd_namespace_io_init(r);
 		return;
-	nd_namespace_io_init(r);
+	}
+	if (indexed < r->nr_mappings) {
+		close_region(r, missing && missing->lsa ? "has no valid label index" :
+			     "has no label area", missing, indexed);
+		return;
+	}
+	if (!region_positions(r, by_pos)) {
+		close_region(r, "positions in the set are not 0..N-1", NULL, indexed);
+		return;
+	}
+	namespaces_from_labels(r, by_pos);
 }
 
 /* ---- free space ---- */
@@ -336,22 +549,15 @@ static int labels_commit(struct nvdimm *d, struct nd_label *add, int del_slot)
 	return err;
 }
 
-int nd_label_namespace_create(struct nd_region *r, u64 size, const char *name,
-			      enum nd_claim_class cls, u32 lbasize, u8 uuid[16],
-			      struct nd_namespace_io **out)
+/* Checks before a new namespace of `size` in r; 0 when it may be made (else printed). */
+static int create_allowed(const struct nd_region *r, u64 size)
 {
-	struct nvdimm *d = nd_region_label_dimm(r);
-	static struct nd_lsa lsa;
-	struct nd_label l;
-	u64 off;
-	int err;
-
 	if (r->closed) {
-		pr_err("%s: disabled: %s, which pmemk cannot use yet\n", r->name, r->closed);
+		pr_err("%s: disabled: %s\n", r->name, r->closed);
 		return -ENXIO;
 	}
-	if (!d || !r->labelled) {
-		pr_err("%s: not a labelled region (init-labels on its DIMM first)\n", r->name);
+	if (!region_has_areas(r) || !r->labelled) {
+		pr_err("%s: not a labelled region (init-labels on its DIMMs first)\n", r->name);
 		return -ENXIO;
 	}
 	if (r->nr_foreign) {
@@ -363,11 +569,50 @@ int nd_label_namespace_create(struct nd_region *r, u64 size, const char *name,
 		pr_err("%s: region is read-only\n", r->name);
 		return -EROFS;
 	}
-	if (!size || !IS_ALIGNED(size, r->align)) {
+	/* Each DIMM's share a whole number of pages (4 KiB interleave lines). */
+	if (!size || !IS_ALIGNED(size, r->align) || !IS_ALIGNED(size, r->nr_mappings * PAGE_SIZE)) {
 		pr_err("%s: size %#llx is not a multiple of the region align %#llx\n", r->name,
 		       size, r->align);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* Free the labels of slot[] on the DIMMs at positions [from, to) (undo); false when one stays. */
+static bool free_labels(struct nd_region *r, const u32 *by_pos, u32 from, u32 to, const u32 *slot)
+{
+	bool all = true;
+
+	for (u32 p = from; p < to; p++) {
+		u32 mi = by_pos[p];
+		if (labels_commit(r->mapping[mi].nvdimm, NULL, (int)slot[mi]))
+			all = false;
+	}
+	return all;
+}
+
+/*
+ * Across an interleave set every DIMM gets its own label (position p,
+ * nlabel N, the set's cookie, dpa = its part's start + offset / N, rawsize
+ * size / N), each written by one crash-safe commit on that DIMM, positions
+ * N-1 down to 0: the label at position 0 is the namespace's commit point
+ * (see the file comment). A commit that fails frees the labels already
+ * written.
+ */
+int nd_label_namespace_create(struct nd_region *r, u64 size, const char *name,
+			      enum nd_claim_class cls, u32 lbasize, u8 uuid[16],
+			      struct nd_namespace_io **out)
+{
+	static struct nd_lsa lsa;
+	u32 by_pos[ND_MAX_MAPPINGS], slot[ND_MAX_MAPPINGS], n = r->nr_mappings;
+	struct nd_label l, l0;
+	u64 off;
+	int err = create_allowed(r, size);
+
+	if (err)
+		return err;
+	if (!region_positions(r, by_pos))
+		return -ENXIO;
 	if (find_extent(r, size, &off)) {
 		u64 avail, max;
 		nd_region_available(r, &avail, &max);
@@ -375,58 +620,88 @@ int nd_label_namespace_create(struct nd_region *r, u64 size, const char *name,
 		       max >> 20);
 		return -ENOSPC;
 	}
-	nd_lsa_parse(&lsa, d->lsa, d->lsa_size);
-	memset(&l, 0, sizeof(l));
-	memcpy(l.uuid, uuid, 16);
-	snprintf(l.name, sizeof(l.name), "%s", name ? name : "");
-	l.nlabel = 1;
-	l.isetcookie = r->iset_id;
-	l.lbasize = lbasize;
-	l.dpa = r->mapping[0].start + off;
-	l.rawsize = size;
-	if (lsa.label_size >= 256) {
-		memcpy(l.type_guid, nd_label_pmem_type_guid, 16);
-		nd_label_claim_guid(cls, l.abstraction_guid);
-	}
 	/* The table entry first: a full table must not leave a label without a namespace. */
 	struct nd_namespace_io *ns = nd_namespace_add(r, nd_namespace_free_id(r), r->start + off, size);
 	if (!ns)
 		return -ENOSPC;
-	err = labels_commit(d, &l, -1);
-	if (err) {
-		nd_namespace_remove(ns);
-		return err;
+	memset(slot, 0, sizeof(slot));
+	for (u32 p = n; p-- > 0;) {
+		u32 mi = by_pos[p];
+		struct nvdimm *d = r->mapping[mi].nvdimm;
+
+		nd_lsa_parse(&lsa, d->lsa, d->lsa_size);
+		memset(&l, 0, sizeof(l));
+		memcpy(l.uuid, uuid, 16);
+		snprintf(l.name, sizeof(l.name), "%s", name ? name : "");
+		l.nlabel = (u16)n;
+		l.position = (u16)p;
+		l.isetcookie = mapping_cookie(r, &lsa);
+		l.lbasize = lbasize;
+		l.dpa = r->mapping[mi].start + off / n;
+		l.rawsize = size / n;
+		if (lsa.label_size >= 256) {
+			memcpy(l.type_guid, nd_label_pmem_type_guid, 16);
+			nd_label_claim_guid(cls, l.abstraction_guid);
+		}
+		err = labels_commit(d, &l, -1);
+		if (err) {
+			if (!free_labels(r, by_pos, p + 1, n, slot)) {
+				r->nr_foreign++;
+				pr_err("%s: the labels of the unfinished namespace stay on some DIMMs (no position 0: refused at the next boot, their space kept)\n",
+				       r->name);
+			}
+			nd_namespace_remove(ns);
+			return err;
+		}
+		slot[mi] = l.slot;
+		if (p == 0)
+			l0 = l;
 	}
-	ns_set_label(ns, &l);
+	ns_set_label(ns, &l0, slot, by_pos[0]);
 	*out = ns;
 	return 0;
 }
 
+/*
+ * Each DIMM's label rewritten (one commit: a copy into a free slot, the old
+ * slot freed), positions N-1 down to 0. Readers take the class and sector
+ * size from position 0's label (as Linux does), so a stop half-way leaves
+ * the old class in force, and the next call finishes the others.
+ */
 int nd_label_namespace_set_class(struct nd_namespace_io *ns, enum nd_claim_class cls, u32 lbasize)
 {
-	struct nvdimm *d = nd_region_label_dimm(ns->region);
+	struct nd_region *r = ns->region;
 	static struct nd_lsa lsa;
+	u32 by_pos[ND_MAX_MAPPINGS];
 	struct nd_label l;
-	u32 old;
 	int err;
 
-	if (!d || !ns->labelled || nd_lsa_parse(&lsa, d->lsa, d->lsa_size))
+	if (!region_has_areas(r) || !ns->labelled || !region_positions(r, by_pos))
 		return -ENXIO;
-	old = ns->label_slot;
-	nd_label_decode(&l, d->lsa, 2 * lsa.index_size + old * lsa.label_size, lsa.label_size);
-	if (lsa.label_size < 256)
+	if (!nd_label_region_v1_2(r))
 		cls = ND_CLAIM_NONE;	/* v1.1 labels have no abstraction GUID */
-	if (nd_label_claim_class(l.abstraction_guid) == cls && l.lbasize == lbasize)
-		return 0;
-	nd_label_claim_guid(cls, l.abstraction_guid);
-	l.lbasize = lbasize;
-	/* One commit: the updated copy into a free slot, the old slot freed. */
-	err = labels_commit(d, &l, (int)old);
-	if (!err) {
-		ns->label_slot = l.slot;
-		ns->claim_class = cls;
+	for (u32 p = r->nr_mappings; p-- > 0;) {
+		u32 mi = by_pos[p], old = ns->label_slot[mi];
+		struct nvdimm *d = r->mapping[mi].nvdimm;
+
+		if (nd_lsa_parse(&lsa, d->lsa, d->lsa_size))
+			return -ENXIO;
+		nd_label_decode(&l, d->lsa, 2 * lsa.index_size + old * lsa.label_size, lsa.label_size);
+		if (lsa.label_size < 256)
+			memset(l.abstraction_guid, 0, 16);
+		if (nd_label_claim_class(l.abstraction_guid) == (lsa.label_size < 256 ? ND_CLAIM_NONE : cls) &&
+		    l.lbasize == lbasize)
+			continue;
+		if (lsa.label_size >= 256)
+			nd_label_claim_guid(cls, l.abstraction_guid);
+		l.lbasize = lbasize;
+		err = labels_commit(d, &l, (int)old);
+		if (err)
+			return err;
+		ns->label_slot[mi] = l.slot;
 	}
-	return err;
+	ns->claim_class = cls;
+	return 0;
 }
 
 bool nd_label_region_v1_2(const struct nd_region *r)
@@ -437,17 +712,29 @@ bool nd_label_region_v1_2(const struct nd_region *r)
 	return d && !nd_lsa_parse(&lsa, d->lsa, d->lsa_size) && lsa.label_size >= 256;
 }
 
+/*
+ * Each DIMM's label freed, position 0 first (the commit point: once it is
+ * gone no reader finds the namespace; labels left on the others by a stop
+ * are refused and their space kept until init-labels -f).
+ */
 int nd_label_namespace_delete(struct nd_namespace_io *ns)
 {
-	struct nvdimm *d = nd_region_label_dimm(ns->region);
+	struct nd_region *r = ns->region;
+	u32 by_pos[ND_MAX_MAPPINGS];
 	int err;
 
-	if (!d || !ns->labelled)
+	if (!region_has_areas(r) || !ns->labelled || !region_positions(r, by_pos))
 		return -ENXIO;
-	err = labels_commit(d, NULL, (int)ns->label_slot);
-	if (!err)
-		nd_namespace_remove(ns);
-	return err;
+	err = labels_commit(r->mapping[by_pos[0]].nvdimm, NULL, (int)ns->label_slot[by_pos[0]]);
+	if (err)
+		return err;
+	if (!free_labels(r, by_pos, 1, r->nr_mappings, ns->label_slot)) {
+		r->nr_foreign++;
+		pr_err("%s: %s is gone, but its labels stay on some DIMMs (refused at the next boot, their space kept)\n",
+		       r->name, ns->name);
+	}
+	nd_namespace_remove(ns);
+	return 0;
 }
 
 int nd_label_init(struct nvdimm *d, u32 label_size)
