@@ -313,6 +313,8 @@ int nd_namespace_release(struct nd_namespace_io *ns, void *owner);
 /* nvdimm/list.c: ndctl-style JSON through lib/nd_json.c (include/nd_json.h). */
 /* "raw_uuid" (the label's uuid) of a labelled namespace; nothing for a label-less one. */
 void nd_namespace_raw_uuid_json(const struct nd_namespace_io *ns, struct nd_json *j);
+/* ndctl's numa_node and target_node fields (each left out when negative). */
+void nd_node_json(struct nd_json *j, int numa_node, int target_node);
 
 #define ND_LIST_DIMMS (1 << 0)
 #define ND_LIST_REGIONS (1 << 1)

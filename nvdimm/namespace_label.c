@@ -397,7 +397,7 @@ static u32 parse_areas(const struct nd_region *r, const struct nvdimm **missing)
  */
 static void close_region(struct nd_region *r, const char *why, const struct nvdimm *d, u32 indexed)
 {
-	r->closed = why;
+	r->closed = "a DIMM of its interleave set holds no label index";
 	pr_warn("nd_label %s: disabled, no namespace: %u of its %u DIMMs hold a label index, %s %s; init-labels each DIMM of the set (or nd.labels=off)\n",
 		r->name, indexed, r->nr_mappings, d ? d->name : "a DIMM", why);
 }
@@ -429,7 +429,8 @@ void nd_region_namespaces_init(struct nd_region *r)
 		return;
 	}
 	if (!region_positions(r, by_pos)) {
-		close_region(r, "positions in the set are not 0..N-1", NULL, indexed);
+		r->closed = "positions in its interleave set are not 0..N-1";
+		pr_warn("nd_label %s: disabled, no namespace: %s\n", r->name, r->closed);
 		return;
 	}
 	namespaces_from_labels(r, by_pos);

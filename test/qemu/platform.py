@@ -11,6 +11,11 @@
       pmemk's `list -RDN` in LOG shows the platform's DIMMs, one region per
       set with its DIMMs at their positions, and one raw namespace over each
       region (or, with `closed`, regions in state disabled, no namespace)
+  platform.py linux-list LOG TXT
+      pmemk's `list -RDN` in LOG shows region0 and its namespace with the
+      fields and values Linux's `ndctl list -RNDMv` had in the fixture's TXT
+      (ndctl_list_RNDMv.created; mappings in any order; the fsdax block
+      device is pmemk's pmem0m for Linux's pmem0)
   platform.py eval-buffer LOG CMD [N]
       the hex of the buffer acpi-eval printed for the shell command CMD (its
       Nth run, default the first)
@@ -181,6 +186,34 @@ def check_list(log, pj, closed=False):
         for n, (r, s) in enumerate(zip(regions, p["sets"])))))
 
 
+def linux_list(log, txt):
+    doc = json.loads(command_output(log, "list -RDN"))
+    key = "REF: ndctl_list_RNDMv.created="
+    line = next((l for l in open(txt).read().splitlines() if l.startswith(key)), None)
+    if not line:
+        fail("%s has no %s" % (txt, key))
+    want = json.loads(line[len(key):])["regions"][0]
+    got = doc["regions"][0]
+    for k, v in want.items():
+        if k == "mappings":
+            key_of = lambda m: (m["dimm"], m["offset"], m["length"], m["position"])
+            if sorted(map(key_of, got.get(k, []))) != sorted(map(key_of, v)):
+                fail("region0 mappings %s, want %s" % (got.get(k), v))
+        elif k == "namespaces":
+            gns = got.get(k, [{}])[0]
+            for f, fv in v[0].items():
+                # pmemk names an fsdax namespace's block device pmemNm (docs/NAMESPACES.md)
+                if f == "blockdev" and gns.get(f) == fv + "m":
+                    continue
+                if gns.get(f) != fv:
+                    fail("namespace0.0 %s is %r, want Linux's %r" % (f, gns.get(f), fv))
+        elif got.get(k) != v:
+            fail("region0 %s is %r, want Linux's %r" % (k, got.get(k), v))
+    ns = want["namespaces"][0]
+    print("    list -RDN: region0 and namespace0.0 as ndctl list -RNDMv (%s %s, raw_uuid %s, iset_id %d)" % (
+        ns["mode"], ns["uuid"], ns["raw_uuid"], want["iset_id"]))
+
+
 def eval_buffer(log, cmd, nth=1):
     out = command_output(log, cmd, nth).splitlines()
     m = re.match(r"Buffer \((\d+) bytes\)$", out[0]) if out else None
@@ -275,6 +308,8 @@ def main():
         decode(a[1], a[2])
     elif a[:1] == ["list"] and len(a) in (3, 4):
         check_list(a[1], a[2], a[3:] == ["closed"])
+    elif a[:1] == ["linux-list"] and len(a) == 3:
+        linux_list(a[1], a[2])
     elif a[:1] == ["eval-buffer"] and len(a) in (3, 4):
         eval_buffer(a[1], a[2], int(a[3]) if len(a) == 4 else 1)
     elif a[:1] == ["fletcher64"] and len(a) == 2:
