@@ -30,6 +30,11 @@
       positions, the SMART fields the case set on nmem1 (handle 0x11), the
       stored error as region badblocks after the boot's scrub, and the
       fsdax namespace it made with the FACTS-4 fixture's interleave-set cookie
+  platform.py linux-reads LOG PMEMK_LOG
+      Linux (test/linux/cases/platform.sh, its second boot) lists its own
+      fsdax namespace and the one pmemk made across the set (named pmemk,
+      the uuid of pmemk's boot line in PMEMK_LOG), and read-labels -j of
+      nmem0..3 shows pmemk's label at each DIMM's position, nlabel 4
   platform.py show-field JSON PATH
       a field of `tools/mkplatform --show` (PATH like calls.dimm_dsm.5)
 Exits 1 with one line per problem.
@@ -293,6 +298,29 @@ def check_linux(log, pj):
           "the stored error as badblocks, fsdax %s (iset_id as the fixture)" % ns[0]["uuid"])
 
 
+def linux_reads(log, pmemk_log):
+    text = open(log, errors="replace").read().replace("\r", "")
+    m = re.search(r"namespace0\.1 from nmem0 label slot \d+ and 3 more DIMMs \(nlabel 4\): uuid ([0-9a-f-]+)",
+                  open(pmemk_log, errors="replace").read())
+    if not m:
+        fail("pmemk made no namespace across the set")
+    uuid = m.group(1)
+    after = guest_json(text, "after")
+    (r,) = after["regions"] if isinstance(after, dict) else after
+    ns = {n.get("raw_uuid", n.get("uuid")): n for n in r.get("namespaces", [])}
+    mine = ns.get(uuid)
+    if not mine or mine.get("name") != "pmemk" or mine.get("mode") != "fsdax" or len(ns) != 2:
+        fail("Linux's listing of pmemk's namespace %s: %s" % (uuid, r.get("namespaces")))
+    for k in range(4):
+        doc = guest_json(text, "labels%d" % k)
+        doc = doc[0] if isinstance(doc, list) else doc
+        got = [(l["position"], l["nlabel"], l["isetcookie"]) for l in doc["label"] if l["uuid"] == uuid]
+        if (k, 4, r["iset_id"]) not in got:
+            fail("nmem%d: pmemk's labels as Linux reads them: %s" % (k, got))
+    print("    Linux: pmemk's namespace %s across the set is fsdax '%s', %d bytes; "
+          "read-labels: position k on nmemk, nlabel 4, iset_id %d" % (uuid, mine["name"], mine["size"], r["iset_id"]))
+
+
 def show_field(text, path):
     v = json.loads(text)
     for k in path.split("."):
@@ -318,6 +346,8 @@ def main():
         labels_json(a[1], a[2], a[3])
     elif a[:1] == ["linux"] and len(a) == 3:
         check_linux(a[1], a[2])
+    elif a[:1] == ["linux-reads"] and len(a) == 3:
+        linux_reads(a[1], a[2])
     elif a[:1] == ["show-field"] and len(a) == 3:
         show_field(a[1], a[2])
     else:

@@ -6,9 +6,11 @@
  * refusals, one reason each, and the writers (init, encode, index) read
  * back by the parser. Then labelled regions: namespaces from the labels,
  * free extents, create and delete, and a write stopped part-way at every
- * step of a commit (the DIMM keeps the old set). Last, labels pmemk cannot
- * use: an interleave set labelled by Linux (test/fixtures/synthetic-4way)
- * stays closed, and a foreign label keeps its space.
+ * step of a commit (the DIMM keeps the old set). Last, labels across an
+ * interleave set: Linux's 4-way set (test/fixtures/synthetic-4way) gives
+ * its namespace; a label missing or inconsistent on one DIMM refuses it;
+ * create, class change and destroy across the set round-trip, and a stop at
+ * any write never leaves half a namespace; a foreign label keeps its space.
  */
 #include <errno.h>
 #include <setjmp.h>
