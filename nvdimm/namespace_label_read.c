@@ -290,7 +290,8 @@ static void namespaces_from_labels(struct nd_region *r, const u32 *by_pos)
 				}
 			uuid_to_str(uuid, us);
 			if (why) {
-				r->nr_foreign++;
+				/* Quiet: a refused label of it said why (and counts). */
+				r->nr_foreign += *why ? 1 : 0;
 				if (*why)
 					pr_warn("nd_label %s: namespace %s refused, not exposed: %s %s\n",
 						r->name, us, r->mapping[bad < r->nr_mappings ? bad : mi].nvdimm->name,
