@@ -250,8 +250,9 @@ case_platform_set_refused() {
 # pmemk creates namespaces across a 4-way set and across each 2-way set
 # (one platform: --sets 4,2,2): blank label areas get index blocks on every
 # DIMM, then one label per DIMM (nlabel = ways, its position); the next boot
-# finds them again as fsdax, and Linux's reading of the labels (read-labels
-# -j) shows each DIMM's position.
+# finds them again, read-labels -j shows each DIMM's position, and a
+# destroy frees set 2's label on both its DIMMs (the stores decoded on the
+# host by test/qemu/labels.py).
 case_platform_set_create() {
 	local d=build/qemu/platform_set_create/plat
 	platform_make "$d" --sets 4,2,2 || return
@@ -262,7 +263,7 @@ case_platform_set_create() {
 	expect '\] nd_label region2: namespace2\.0 from nmem6 label slot 0 and 1 more DIMM \(nlabel 2\): uuid [0-9a-f-]+, 128 MiB at dpa 0, devdax$'
 	expect_not 'refused|disabled'
 	boot platform_set_create_again 0 --platform "$d" --timeout 150 --cmdline \
-		'"run=list -RN; read-labels nmem3 -j; read-labels nmem7 -j; poweroff"'
+		'"run=list -RN; read-labels nmem3 -j; read-labels nmem7 -j; destroy-namespace -f namespace2.0; poweroff"'
 	expect '\] nd_label region0: namespace0\.0 from nmem0 label slot 0 and 3 more DIMMs \(nlabel 4\): uuid [0-9a-f-]+, name .four., 512 MiB at dpa 0, fsdax$'
 	expect '\] nd_label region1: namespace1\.0 from nmem4 label slot 0 and 1 more DIMM \(nlabel 2\)'
 	expect '\] nd_label region2: namespace2\.0 from nmem6 label slot 0 and 1 more DIMM \(nlabel 2\)'
@@ -273,6 +274,20 @@ case_platform_set_create() {
 	expect '"nlabel":4'
 	expect '"dev":"nmem7"'
 	expect_not 'refused|disabled'
+	# The stores, by labels.py's own decoder: one label per DIMM (dpa, rawsize = size / ways),
+	# none left on set 2's DIMMs after the destroy.
+	local k got
+	for k in 0 1 2 3 4 5 6 7; do
+		tools/mkplatform "$d" --dump-label-area $k "$d/../nmem$k.bin"
+		python3 test/qemu/labels.py set "$d/../nmem$k.bin" >/dev/null ||
+			{ echo "    FAIL: nmem$k's label area has no valid index"; CASE_FAILED=1; }
+		got=$(python3 test/qemu/labels.py set "$d/../nmem$k.bin" | awk '{print $1, $2}' | tr '\n' ' ')
+		case $k in
+		[0-3]) want_eq "nmem$k's live labels (dpa rawsize)" "$got" "0 134217728 " ;;
+		[4-5]) want_eq "nmem$k's live labels (dpa rawsize)" "$got" "0 134217728 " ;;
+		*) want_eq "nmem$k's live labels after the destroy" "$got" "" ;;
+		esac
+	done
 }
 
 # --label-methods acpi: the DIMM _DSM is the Hyper-V family (no label
