@@ -126,12 +126,15 @@ struct label_set {
 static struct label_set sets[ND_LABEL_MAX_LIVE];
 static bool fit[ND_MAX_MAPPINGS][ND_LABEL_MAX_LIVE], used[ND_MAX_MAPPINGS][ND_LABEL_MAX_LIVE];
 
-/* The fit label of `uuid` on mapping mi (all of them marked used), or NULL; *n counts them. */
-static const struct nd_label *label_of(u32 mi, const u8 *uuid, u32 *n, bool *misfit)
+/*
+ * The fit label of `uuid` on mapping mi (every label of it marked used), or
+ * NULL; *misfit when one of it was refused (label_misfit keeps one fit label
+ * per uuid and DIMM).
+ */
+static const struct nd_label *label_of(u32 mi, const u8 *uuid, bool *misfit)
 {
 	const struct nd_label *found = NULL;
 
-	*n = 0;
 	for (u32 k = 0; k < set_lsa[mi].nr_live; k++) {
 		if (memcmp(set_lsa[mi].live[k].uuid, uuid, 16))
 			continue;
@@ -140,7 +143,6 @@ static const struct nd_label *label_of(u32 mi, const u8 *uuid, u32 *n, bool *mis
 			*misfit = true;	/* refused with its own line already */
 			continue;
 		}
-		(*n)++;
 		found = &set_lsa[mi].live[k];
 	}
 	return found;
@@ -163,8 +165,8 @@ static const char *assemble_set(const struct nd_region *r, const u32 *by_pos, co
 	bool misfit = false;
 
 	for (u32 p = 0; p < n; p++) {
-		u32 mi = by_pos[p], cnt;
-		const struct nd_label *l = label_of(mi, uuid, &cnt, &misfit);
+		u32 mi = by_pos[p];
+		const struct nd_label *l = label_of(mi, uuid, &misfit);
 
 		if (!l) {
 			*bad_mi = *bad_mi < n ? *bad_mi : mi;
