@@ -125,7 +125,7 @@ HOST_CORE       := $(patsubst %,$(BUILD)/host/%.o,$(filter $(addsuffix %,$(CORE_
 CORE_UNIT_TESTS := test_altmap test_workqueue test_memmap_parallel test_btt test_btt_check \
 	test_btt_device test_cmdline test_memblock test_memmap_init test_memremap \
 	test_ns_cycles test_nvdimm test_page_alloc test_pfn_dev test_pfn_info test_pgtable test_vmemmap \
-	test_vmemmap_dedup test_vmemmap_lazy test_vmemmap_scale test_devdax test_btt_lanes test_label \
+	test_vmemmap_dedup test_vmemmap_lazy test_vmemmap_scale test_devdax test_btt_lanes test_label test_label_set \
 	test_pmem_hold test_media_ro test_shell_args test_shell_nvdimm test_shell_block test_badblocks \
 	test_media_errors test_ars test_api_tokens test_print_capture test_metrics test_cpu_time test_smart
 

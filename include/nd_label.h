@@ -165,8 +165,26 @@ struct nvdimm;
 bool nd_labels_enabled(void);
 void nd_labels_set_enabled(bool on);	/* host tests */
 
-/* The DIMM whose labels describe r (a one-DIMM region with a label area), or NULL. */
+/* r's first DIMM when every DIMM of r has a label area (labels can describe r), else NULL. */
 struct nvdimm *nd_region_label_dimm(const struct nd_region *r);
+
+/* by_pos[p] = the mapping index at position p; false when r's positions are not 0..N-1. */
+bool nd_region_label_positions(const struct nd_region *r, u32 by_pos[]);
+
+/*
+ * The interleave-set cookie labels of r must carry in an area with index
+ * *lsa: v1.1 or v1.2 form by its version (FACTS-2 §3.2, UEFI 2.7 §13.19).
+ */
+u64 nd_region_label_cookie(const struct nd_region *r, const struct nd_lsa *lsa);
+
+/*
+ * Make ns, added at the range of a namespace read or created from labels,
+ * that namespace: uuid, name, class and sector size from position 0's label
+ * l (at mapping mi0), each DIMM's label slot from slot[] (by mapping index).
+ * One line.
+ */
+void nd_namespace_set_label(struct nd_namespace_io *ns, const struct nd_label *l, const u32 *slot,
+			    u32 mi0);
 
 /*
  * At publication: divide r into its DIMM's labelled namespaces (one line

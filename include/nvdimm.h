@@ -174,7 +174,7 @@ struct nd_namespace_io {
 	char alt_name[65];
 	u64 dpa;
 	u32 claim_class;	/* enum nd_claim_class (nd_label.h) */
-	u32 label_slot;
+	u32 label_slot[ND_MAX_MAPPINGS];	/* by mapping index: each DIMM's label */
 };
 
 /* What a provider describes; nd_region_create() copies it. */
@@ -335,6 +335,8 @@ int nd_namespace_release(struct nd_namespace_io *ns, void *owner);
 /* nvdimm/list.c: ndctl-style JSON through lib/nd_json.c (include/nd_json.h). */
 /* "raw_uuid" (the label's uuid) of a labelled namespace; nothing for a label-less one. */
 void nd_namespace_raw_uuid_json(const struct nd_namespace_io *ns, struct nd_json *j);
+/* ndctl's numa_node and target_node fields (each left out when negative). */
+void nd_node_json(struct nd_json *j, int numa_node, int target_node);
 
 #define ND_LIST_DIMMS (1 << 0)
 #define ND_LIST_REGIONS (1 << 1)

@@ -73,7 +73,7 @@ static void dimm_json(struct nd_json *j, const struct nvdimm *d, const struct li
 	nd_json_close(j, '}');
 }
 
-static void node_json(struct nd_json *j, int numa_node, int target_node)
+void nd_node_json(struct nd_json *j, int numa_node, int target_node)
 {
 	if (numa_node >= 0)
 		nd_json_int(j, "numa_node", numa_node);
@@ -159,7 +159,7 @@ static void namespace_json(struct nd_json *j, const struct nd_namespace_io *ns,
 			nd_json_str(j, "state", "disabled");
 		else
 			nd_json_str(j, "blockdev", ns->blockdev);
-		node_json(j, ns->region->numa_node, ns->region->target_node);
+		nd_node_json(j, ns->region->numa_node, ns->region->target_node);
 	}
 	if (ns->alt_name[0])
 		nd_json_str(j, "name", ns->alt_name);
@@ -212,7 +212,7 @@ static void region_json(struct nd_json *j, const struct nd_region *r, const stru
 	nd_json_u64(j, "available_size", avail);
 	nd_json_u64(j, "max_available_extent", max_extent);
 	nd_json_str(j, "type", "pmem");
-	node_json(j, r->numa_node, r->target_node);
+	nd_node_json(j, r->numa_node, r->target_node);
 	if (r->labelled)
 		nd_json_u64(j, "iset_id", r->iset_id);
 	if (o->what & ND_LIST_DIMMS)

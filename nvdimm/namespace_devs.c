@@ -454,9 +454,9 @@ static enum nd_claim_class request_class(const struct nd_region *r,
 }
 
 /*
- * A DIMM with a blank label area whose region holds only its raw label-less
- * namespace gets v1.2 labels first, as Linux does on the first namespace
- * creation (FACTS-2 §3.3).
+ * DIMMs with blank label areas whose region holds only its raw label-less
+ * namespace get v1.2 labels first, every DIMM of the set, as Linux does on
+ * the first namespace creation (FACTS-2 §3.3).
  */
 static int region_make_labelled(struct nd_region *r)
 {
@@ -464,7 +464,7 @@ static int region_make_labelled(struct nd_region *r)
 	struct nd_namespace_io *ns = nd_region_namespace(r, 0);
 
 	if (r->closed) {
-		pr_err("%s: disabled: %s, which pmemk cannot use yet\n", r->name, r->closed);
+		pr_err("%s: disabled: %s\n", r->name, r->closed);
 		return -ENXIO;
 	}
 	if (r->labelled)
@@ -478,6 +478,12 @@ static int region_make_labelled(struct nd_region *r)
 		pr_err("%s: %s is not raw: destroy it before labelling the region\n", r->name,
 		       ns->name);
 		return -EBUSY;
+	}
+	/* The last DIMM's index makes the set labelled (a stop before: closed, one line). */
+	for (u32 i = 1; i < r->nr_mappings; i++) {
+		int err = nd_label_init(r->mapping[i].nvdimm, 256);
+		if (err)
+			return err;
 	}
 	return nd_region_relabel(r, d, 256);
 }

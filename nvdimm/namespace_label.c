@@ -1,23 +1,40 @@
 /*
  * Labelled namespaces (Linux's nd_namespace_pmem; drivers/nvdimm/
- * namespace_devs.c scan_labels, label.c __pmem_label_update): a region whose
- * DIMM has a valid label area is divided into one namespace per live label
- * that fits it, in DPA order (namespaceN.0, .1, ...); labels that do not fit
- * get one line each and are left alone, and their space is not taken for a
- * new namespace (no create in that region). A region without a valid index
- * stays label-less (one namespace over it all). nd.labels=off ignores labels.
+ * namespace_devs.c scan_labels, create_namespace_pmem, label.c
+ * __pmem_label_update): a region whose DIMMs all have a valid label area is
+ * divided into one namespace per uuid whose labels fit it, in region-offset
+ * order (namespaceN.0, .1, ...); labels that do not fit get one line each
+ * and are left alone, and their space is not taken for a new namespace (no
+ * create in that region). A region without any valid index stays
+ * label-less (one namespace over it all). nd.labels=off ignores labels.
  *
- * Labels across an interleave set (nlabel > 1, several DIMMs) are not read
- * yet: a region of several DIMMs any of which has a valid index is closed
- * (no namespace at all, one line), never opened raw: a raw namespace over
- * it would write through the namespaces another system made there.
+ * An interleave set of N DIMMs (UEFI 2.7 §13.19, FACTS-4 §5): a namespace
+ * is one label per DIMM, all with its uuid, nlabel N, the DIMM's position
+ * in the set (region-offset order), the set's cookie (FACTS-2 §3.2, by
+ * each DIMM's index version), the same DPA offset in each DIMM's part and
+ * the same rawsize; it lies at N x that offset in the region, N x rawsize
+ * long. Missing or inconsistent on one DIMM: refused with one line naming
+ * the DIMM, not exposed, its space kept. A set where some DIMMs have a
+ * valid index and others not is closed (no namespace at all, one line),
+ * never opened raw over what the labelled DIMMs describe.
  *
- * Updates are crash-safe (FACTS-2 §3.3, UEFI 2.7 §13.19): a new label goes
- * into a slot free in the current index, then the whole next index (next
- * sequence number, updated free bitmap) into the *other* index block. The
- * current index is never written, so a stop at any point leaves either the
- * old current index (old set) or a complete newer one (new set); a torn
- * index block fails its checksum and the old one stays current.
+ * Updates are crash-safe per DIMM (FACTS-2 §3.3, UEFI 2.7 §13.19): a new
+ * label goes into a slot free in the current index, then the whole next
+ * index (next sequence number, updated free bitmap) into the *other* index
+ * block. The current index is never written, so a stop at any point leaves
+ * either the old current index (old set) or a complete newer one (new set);
+ * a torn index block fails its checksum and the old one stays current.
+ *
+ * Across the DIMMs of a set, the label at position 0 is the commit point:
+ * create writes positions N-1 down to 1, then 0; destroy frees position 0
+ * first, then 1..N-1; a class change rewrites N-1..1, then 0, and readers
+ * take the class and sector size from position 0's label (as Linux does).
+ * After a stop at any point each DIMM holds its old or its new index, so a
+ * reader finds the old namespace on every DIMM, the new one on every DIMM,
+ * or labels of it on some DIMMs but never at position 0 without all the
+ * others: that set is refused (one line, "position 0's is missing: an
+ * interrupted create or destroy"), never exposed, its space kept until
+ * init-labels -f. A class change cut short leaves the old class in force.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -44,182 +61,6 @@ bool nd_labels_enabled(void)
 void nd_labels_set_enabled(bool on)
 {
 	labels_off = !on;
-}
-
-/* The DIMM whose labels describe r: a region of one DIMM with a label area. */
-struct nvdimm *nd_region_label_dimm(const struct nd_region *r)
-{
-	if (r->nr_mappings != 1 || !r->mapping[0].nvdimm || !r->mapping[0].nvdimm->lsa)
-		return NULL;
-	return r->mapping[0].nvdimm;
-}
-
-/* The cookie labels of r carry: v1.1 or v1.2 form (FACTS-2 §3.2). */
-static u64 region_cookie(const struct nd_region *r, bool v1_2)
-{
-	const struct nd_mapping *m = &r->mapping[0];
-	const struct nvdimm *d = m->nvdimm;
-	struct nd_cookie_rec rec = { m->region_offset, d->serial, d->vendor_id,
-				     d->manufacturing_date, d->manufacturing_location };
-
-	return nd_label_cookie(&rec, 1, v1_2);
-}
-
-/* Why label l cannot be a namespace of r (given those accepted so far), or NULL. */
-static const char *label_misfit(const struct nd_region *r, const struct nd_lsa *lsa,
-				const struct nd_label *l, const struct nd_label *ok, u32 nok)
-{
-	const struct nd_mapping *m = &r->mapping[0];
-
-	if (l->flags & ND_LABEL_FLAG_LOCAL)
-		return "LOCAL flag: a label for block-window mode";
-	if (l->nlabel != 1 || l->position != 0)
-		return "part of an interleave set of several DIMMs (not supported)";
-	if (l->isetcookie != r->iset_id)
-		return "interleave-set cookie is not the region's";
-	if (lsa->label_size >= 256 && !uuid_is_null(l->type_guid) &&
-	    memcmp(l->type_guid, nd_label_pmem_type_guid, 16))
-		return "type GUID is not persistent memory";
-	if (nd_label_claim_class(l->abstraction_guid) == ND_CLAIM_UNKNOWN)
-		return "unknown abstraction GUID";
-	if (l->dpa < m->start || l->dpa + l->rawsize > m->start + m->size)
-		return "DPA range outside the DIMM's part of the region";
-	for (u32 i = 0; i < nok; i++) {
-		if (!memcmp(ok[i].uuid, l->uuid, 16))
-			return "uuid of another label";
-		if (l->dpa < ok[i].dpa + ok[i].rawsize && ok[i].dpa < l->dpa + l->rawsize)
-			return "DPA range overlaps another label's";
-	}
-	return NULL;
-}
-
-static void sort_by_dpa(struct nd_label *l, u32 n)
-{
-	for (u32 i = 1; i < n; i++)
-		for (u32 k = i; k > 0 && l[k].dpa < l[k - 1].dpa; k--) {
-			struct nd_label t = l[k];
-			l[k] = l[k - 1];
-			l[k - 1] = t;
-		}
-}
-
-/* Make ns (added at the label's range) the label's namespace; one line. */
-static void ns_set_label(struct nd_namespace_io *ns, const struct nd_label *l)
-{
-	struct nd_region *r = ns->region;
-	const struct nd_mapping *m = &r->mapping[0];
-	enum nd_claim_class cls = nd_label_claim_class(l->abstraction_guid);
-	char uuid[UUID_STR_LEN + 1];
-
-	ns->labelled = true;
-	memcpy(ns->uuid, l->uuid, 16);
-	snprintf(ns->alt_name, sizeof(ns->alt_name), "%s", l->name);
-	ns->dpa = l->dpa;
-	ns->claim_class = cls;
-	ns->label_slot = l->slot;
-	if (cls == ND_CLAIM_NONE && l->lbasize == 4096)
-		ns->sector_size = 4096;
-	uuid_to_str(l->uuid, uuid);
-	pr_info("nd_label %s: %s from %s label slot %u: uuid %s%s%s%s, %llu MiB at dpa %#llx, %s\n",
-		r->name, ns->name, m->nvdimm->name, l->slot, uuid, l->name[0] ? ", name '" : "",
-		l->name, l->name[0] ? "'" : "", (l->rawsize >> 20), l->dpa,
-		nd_claim_class_mode(cls));
-}
-
-/* Namespaces from d's labels for r. False (nothing done) when the area has no valid index. */
-static bool namespaces_from_labels(struct nd_region *r, struct nvdimm *d)
-{
-	static struct nd_lsa lsa;
-	static struct nd_label ok[ND_LABEL_MAX_LIVE];
-	u32 nok = 0;
-
-	if (nd_lsa_parse(&lsa, d->lsa, d->lsa_size)) {
-		pr_info("nd_label %s: %s has no valid label index (index0: %s; index1: %s): label-less\n",
-			r->name, d->name, lsa.index[0].why, lsa.index[1].why);
-		return false;
-	}
-	r->labelled = true;
-	r->iset_id = region_cookie(r, lsa.index[lsa.current].minor >= 2);
-	/* A signed block that fails: torn or damaged (a blank one is not news). */
-	for (int i = 0; i < 2; i++)
-		if (!lsa.index[i].valid && !strcmp(lsa.index[i].sig, "NAMESPACE_INDEX"))
-			pr_warn("nd_label %s: %s label index %d refused: %s (index %d used)\n",
-				r->name, d->name, i, lsa.index[i].why, lsa.current);
-	for (u32 i = 0; i < lsa.nr_refused; i++)
-		pr_warn("nd_label %s: %s label slot %u refused: %s\n", r->name, d->name,
-			lsa.refused[i].slot, lsa.refused[i].why);
-	for (u32 i = 0; i < lsa.nr_live; i++) {
-		const char *why = label_misfit(r, &lsa, &lsa.live[i], ok, nok);
-
-		if (why) {
-			pr_warn("nd_label %s: %s label slot %u refused: %s\n", r->name, d->name,
-				lsa.live[i].slot, why);
-			r->nr_foreign++;
-		} else {
-			ok[nok++] = lsa.live[i];
-		}
-	}
-	if (r->nr_foreign)
-		pr_warn("nd_label %s: %u label%s it cannot use: their space is kept, no namespace is created in %s\n",
-			r->name, r->nr_foreign, r->nr_foreign == 1 ? "" : "s", r->name);
-	sort_by_dpa(ok, nok);
-	for (u32 i = 0; i < nok; i++) {
-		const struct nd_mapping *m = &r->mapping[0];
-		struct nd_namespace_io *ns =
-			nd_namespace_add(r, (int)i, r->start + (ok[i].dpa - m->start), ok[i].rawsize);
-		if (ns)
-			ns_set_label(ns, &ok[i]);
-	}
-	pr_info("nd_label %s: %u labelled namespace%s (labels v1.%u, index %d seq %u, %u slots)\n",
-		r->name, nok, nok == 1 ? "" : "s", lsa.index[lsa.current].minor, lsa.current,
-		lsa.index[lsa.current].seq, lsa.nslot);
-	return true;
-}
-
-/*
- * Close r, a region of several DIMMs, when any of them has a valid label
- * index: the set is labelled (Linux gives it only the namespaces its
- * labels describe, nlabel of them per namespace), and pmemk cannot read
- * labels across DIMMs yet. True when closed (one line said so).
- */
-static bool close_labelled_set(struct nd_region *r)
-{
-	static struct nd_lsa lsa;
-	u32 labelled = 0, live = 0, nlabel = 0;
-
-	if (r->nr_mappings < 2)
-		return false;
-	for (u32 i = 0; i < r->nr_mappings; i++) {
-		const struct nvdimm *d = r->mapping[i].nvdimm;
-
-		if (!d || !d->lsa || nd_lsa_parse(&lsa, d->lsa, d->lsa_size))
-			continue;
-		labelled++;
-		live += lsa.nr_live;
-		for (u32 k = 0; k < lsa.nr_live; k++)
-			nlabel = MAX(nlabel, (u32)lsa.live[k].nlabel);
-	}
-	if (!labelled)
-		return false;
-	r->closed = "its DIMMs hold labels of an interleave set";
-	pr_warn("nd_label %s: disabled, no namespace: %u of its %u DIMMs hold labels (%u live, nlabel up to %u) of an interleave set, which pmemk cannot use yet; nothing is written to it\n",
-		r->name, labelled, r->nr_mappings, live, nlabel);
-	return true;
-}
-
-void nd_region_namespaces_init(struct nd_region *r)
-{
-	struct nvdimm *d = nd_region_label_dimm(r);
-
-	r->labelled = false;
-	r->iset_id = 0;
-	r->closed = NULL;
-	r->nr_foreign = 0;
-	if (!labels_off && close_labelled_set(r))
-		return;
-	if (d && !labels_off && namespaces_from_labels(r, d))
-		return;
-	nd_namespace_io_init(r);
 }
 
 /* ---- free space ---- */
@@ -336,22 +177,15 @@ static int labels_commit(struct nvdimm *d, struct nd_label *add, int del_slot)
 	return err;
 }
 
-int nd_label_namespace_create(struct nd_region *r, u64 size, const char *name,
-			      enum nd_claim_class cls, u32 lbasize, u8 uuid[16],
-			      struct nd_namespace_io **out)
+/* Checks before a new namespace of `size` in r; 0 when it may be made (else printed). */
+static int create_allowed(const struct nd_region *r, u64 size)
 {
-	struct nvdimm *d = nd_region_label_dimm(r);
-	static struct nd_lsa lsa;
-	struct nd_label l;
-	u64 off;
-	int err;
-
 	if (r->closed) {
-		pr_err("%s: disabled: %s, which pmemk cannot use yet\n", r->name, r->closed);
+		pr_err("%s: disabled: %s\n", r->name, r->closed);
 		return -ENXIO;
 	}
-	if (!d || !r->labelled) {
-		pr_err("%s: not a labelled region (init-labels on its DIMM first)\n", r->name);
+	if (!nd_region_label_dimm(r) || !r->labelled) {
+		pr_err("%s: not a labelled region (init-labels on its DIMMs first)\n", r->name);
 		return -ENXIO;
 	}
 	if (r->nr_foreign) {
@@ -363,11 +197,50 @@ int nd_label_namespace_create(struct nd_region *r, u64 size, const char *name,
 		pr_err("%s: region is read-only\n", r->name);
 		return -EROFS;
 	}
-	if (!size || !IS_ALIGNED(size, r->align)) {
+	/* Each DIMM's share a whole number of pages (4 KiB interleave lines). */
+	if (!size || !IS_ALIGNED(size, r->align) || !IS_ALIGNED(size, r->nr_mappings * PAGE_SIZE)) {
 		pr_err("%s: size %#llx is not a multiple of the region align %#llx\n", r->name,
 		       size, r->align);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* Free the labels of slot[] on the DIMMs at positions [from, to) (undo); false when one stays. */
+static bool free_labels(struct nd_region *r, const u32 *by_pos, u32 from, u32 to, const u32 *slot)
+{
+	bool all = true;
+
+	for (u32 p = from; p < to; p++) {
+		u32 mi = by_pos[p];
+		if (labels_commit(r->mapping[mi].nvdimm, NULL, (int)slot[mi]))
+			all = false;
+	}
+	return all;
+}
+
+/*
+ * Across an interleave set every DIMM gets its own label (position p,
+ * nlabel N, the set's cookie, dpa = its part's start + offset / N, rawsize
+ * size / N), each written by one crash-safe commit on that DIMM, positions
+ * N-1 down to 0: the label at position 0 is the namespace's commit point
+ * (see the file comment). A commit that fails frees the labels already
+ * written.
+ */
+int nd_label_namespace_create(struct nd_region *r, u64 size, const char *name,
+			      enum nd_claim_class cls, u32 lbasize, u8 uuid[16],
+			      struct nd_namespace_io **out)
+{
+	static struct nd_lsa lsa;
+	u32 by_pos[ND_MAX_MAPPINGS], slot[ND_MAX_MAPPINGS], n = r->nr_mappings;
+	struct nd_label l, l0;
+	u64 off;
+	int err = create_allowed(r, size);
+
+	if (err)
+		return err;
+	if (!nd_region_label_positions(r, by_pos))
+		return -ENXIO;
 	if (find_extent(r, size, &off)) {
 		u64 avail, max;
 		nd_region_available(r, &avail, &max);
@@ -375,58 +248,88 @@ int nd_label_namespace_create(struct nd_region *r, u64 size, const char *name,
 		       max >> 20);
 		return -ENOSPC;
 	}
-	nd_lsa_parse(&lsa, d->lsa, d->lsa_size);
-	memset(&l, 0, sizeof(l));
-	memcpy(l.uuid, uuid, 16);
-	snprintf(l.name, sizeof(l.name), "%s", name ? name : "");
-	l.nlabel = 1;
-	l.isetcookie = r->iset_id;
-	l.lbasize = lbasize;
-	l.dpa = r->mapping[0].start + off;
-	l.rawsize = size;
-	if (lsa.label_size >= 256) {
-		memcpy(l.type_guid, nd_label_pmem_type_guid, 16);
-		nd_label_claim_guid(cls, l.abstraction_guid);
-	}
 	/* The table entry first: a full table must not leave a label without a namespace. */
 	struct nd_namespace_io *ns = nd_namespace_add(r, nd_namespace_free_id(r), r->start + off, size);
 	if (!ns)
 		return -ENOSPC;
-	err = labels_commit(d, &l, -1);
-	if (err) {
-		nd_namespace_remove(ns);
-		return err;
+	memset(slot, 0, sizeof(slot));
+	for (u32 p = n; p-- > 0;) {
+		u32 mi = by_pos[p];
+		struct nvdimm *d = r->mapping[mi].nvdimm;
+
+		nd_lsa_parse(&lsa, d->lsa, d->lsa_size);
+		memset(&l, 0, sizeof(l));
+		memcpy(l.uuid, uuid, 16);
+		snprintf(l.name, sizeof(l.name), "%s", name ? name : "");
+		l.nlabel = (u16)n;
+		l.position = (u16)p;
+		l.isetcookie = nd_region_label_cookie(r, &lsa);
+		l.lbasize = lbasize;
+		l.dpa = r->mapping[mi].start + off / n;
+		l.rawsize = size / n;
+		if (lsa.label_size >= 256) {
+			memcpy(l.type_guid, nd_label_pmem_type_guid, 16);
+			nd_label_claim_guid(cls, l.abstraction_guid);
+		}
+		err = labels_commit(d, &l, -1);
+		if (err) {
+			if (!free_labels(r, by_pos, p + 1, n, slot)) {
+				r->nr_foreign++;
+				pr_err("%s: the labels of the unfinished namespace stay on some DIMMs (no position 0: refused at the next boot, their space kept)\n",
+				       r->name);
+			}
+			nd_namespace_remove(ns);
+			return err;
+		}
+		slot[mi] = l.slot;
+		if (p == 0)
+			l0 = l;
 	}
-	ns_set_label(ns, &l);
+	nd_namespace_set_label(ns, &l0, slot, by_pos[0]);
 	*out = ns;
 	return 0;
 }
 
+/*
+ * Each DIMM's label rewritten (one commit: a copy into a free slot, the old
+ * slot freed), positions N-1 down to 0. Readers take the class and sector
+ * size from position 0's label (as Linux does), so a stop half-way leaves
+ * the old class in force, and the next call finishes the others.
+ */
 int nd_label_namespace_set_class(struct nd_namespace_io *ns, enum nd_claim_class cls, u32 lbasize)
 {
-	struct nvdimm *d = nd_region_label_dimm(ns->region);
+	struct nd_region *r = ns->region;
 	static struct nd_lsa lsa;
+	u32 by_pos[ND_MAX_MAPPINGS];
 	struct nd_label l;
-	u32 old;
 	int err;
 
-	if (!d || !ns->labelled || nd_lsa_parse(&lsa, d->lsa, d->lsa_size))
+	if (!nd_region_label_dimm(r) || !ns->labelled || !nd_region_label_positions(r, by_pos))
 		return -ENXIO;
-	old = ns->label_slot;
-	nd_label_decode(&l, d->lsa, 2 * lsa.index_size + old * lsa.label_size, lsa.label_size);
-	if (lsa.label_size < 256)
+	if (!nd_label_region_v1_2(r))
 		cls = ND_CLAIM_NONE;	/* v1.1 labels have no abstraction GUID */
-	if (nd_label_claim_class(l.abstraction_guid) == cls && l.lbasize == lbasize)
-		return 0;
-	nd_label_claim_guid(cls, l.abstraction_guid);
-	l.lbasize = lbasize;
-	/* One commit: the updated copy into a free slot, the old slot freed. */
-	err = labels_commit(d, &l, (int)old);
-	if (!err) {
-		ns->label_slot = l.slot;
-		ns->claim_class = cls;
+	for (u32 p = r->nr_mappings; p-- > 0;) {
+		u32 mi = by_pos[p], old = ns->label_slot[mi];
+		struct nvdimm *d = r->mapping[mi].nvdimm;
+
+		if (nd_lsa_parse(&lsa, d->lsa, d->lsa_size))
+			return -ENXIO;
+		nd_label_decode(&l, d->lsa, 2 * lsa.index_size + old * lsa.label_size, lsa.label_size);
+		if (lsa.label_size < 256)
+			memset(l.abstraction_guid, 0, 16);
+		if (nd_label_claim_class(l.abstraction_guid) == (lsa.label_size < 256 ? ND_CLAIM_NONE : cls) &&
+		    l.lbasize == lbasize)
+			continue;
+		if (lsa.label_size >= 256)
+			nd_label_claim_guid(cls, l.abstraction_guid);
+		l.lbasize = lbasize;
+		err = labels_commit(d, &l, (int)old);
+		if (err)
+			return err;
+		ns->label_slot[mi] = l.slot;
 	}
-	return err;
+	ns->claim_class = cls;
+	return 0;
 }
 
 bool nd_label_region_v1_2(const struct nd_region *r)
@@ -437,17 +340,29 @@ bool nd_label_region_v1_2(const struct nd_region *r)
 	return d && !nd_lsa_parse(&lsa, d->lsa, d->lsa_size) && lsa.label_size >= 256;
 }
 
+/*
+ * Each DIMM's label freed, position 0 first (the commit point: once it is
+ * gone no reader finds the namespace; labels left on the others by a stop
+ * are refused and their space kept until init-labels -f).
+ */
 int nd_label_namespace_delete(struct nd_namespace_io *ns)
 {
-	struct nvdimm *d = nd_region_label_dimm(ns->region);
+	struct nd_region *r = ns->region;
+	u32 by_pos[ND_MAX_MAPPINGS];
 	int err;
 
-	if (!d || !ns->labelled)
+	if (!nd_region_label_dimm(r) || !ns->labelled || !nd_region_label_positions(r, by_pos))
 		return -ENXIO;
-	err = labels_commit(d, NULL, (int)ns->label_slot);
-	if (!err)
-		nd_namespace_remove(ns);
-	return err;
+	err = labels_commit(r->mapping[by_pos[0]].nvdimm, NULL, (int)ns->label_slot[by_pos[0]]);
+	if (err)
+		return err;
+	if (!free_labels(r, by_pos, 1, r->nr_mappings, ns->label_slot)) {
+		r->nr_foreign++;
+		pr_err("%s: %s is gone, but its labels stay on some DIMMs (refused at the next boot, their space kept)\n",
+		       r->name, ns->name);
+	}
+	nd_namespace_remove(ns);
+	return 0;
 }
 
 int nd_label_init(struct nvdimm *d, u32 label_size)

@@ -146,6 +146,8 @@ static void pfn_list_json(const struct nd_namespace_io *ns, struct nd_json *j)
 		nd_json_u64(j, "align", pfn->layout.align);
 	if (pfn->enabled) {
 		nd_json_str(j, "blockdev", pfn->pmem.name);
+		/* ndctl prints the node after the block device (linux-6.1.txt of synthetic-4way). */
+		nd_node_json(j, ns->region->numa_node, ns->region->target_node);
 		pfn_memmap_json(pfn, j);
 		if (pfn->pmem.ro)
 			nd_json_bool(j, "ro", true);

@@ -23,7 +23,7 @@ $(BUILD)/fuzz/fuzz_memmap: test/fuzz/fuzz_memmap.c $(FUZZ_E820_SRCS) $(wildcard 
 FUZZ_NFIT_PARSERS := drivers/acpi_nfit/nfit.c drivers/acpi_nfit/subtable.c drivers/acpi_nfit/acpi.c \
 	drivers/acpi_nfit/rsdp.c
 FUZZ_ND_SRCS := nvdimm/nsio.c nvdimm/bus.c nvdimm/region.c nvdimm/namespace.c nvdimm/list.c nvdimm/smart.c nvdimm/label.c \
-	nvdimm/namespace_label.c nvdimm/badblocks.c nvdimm/media_error.c nvdimm/ars.c test/host/mce_host.c
+	nvdimm/namespace_label.c nvdimm/namespace_label_read.c nvdimm/badblocks.c nvdimm/media_error.c nvdimm/ars.c test/host/mce_host.c
 FUZZ_NFIT_SRCS := $(wildcard drivers/acpi_nfit/*.c) drivers/e820/e820_pmem.c mm/memblock.c test/host/persist_host.c \
 	test/fuzz/fuzz_mm_fake.c \
 	$(FUZZ_ND_SRCS) $(FUZZ_E820_SRCS)

@@ -11,6 +11,11 @@
       pmemk's `list -RDN` in LOG shows the platform's DIMMs, one region per
       set with its DIMMs at their positions, and one raw namespace over each
       region (or, with `closed`, regions in state disabled, no namespace)
+  platform_check.py linux-list LOG TXT
+      pmemk's `list -RDN` in LOG shows region0 and its namespace with the
+      fields and values Linux's `ndctl list -RNDMv` had in the fixture's TXT
+      (ndctl_list_RNDMv.created; mappings in any order; the fsdax block
+      device is pmemk's pmem0m for Linux's pmem0)
   platform_check.py eval-buffer LOG CMD [N]
       the hex of the buffer acpi-eval printed for the shell command CMD (its
       Nth run, default the first)
@@ -35,6 +40,11 @@
   platform_check.py numa-vs-linux LOG LINUX_LOG
       the regions' numa_node and target_node in pmemk's `list -RDN` equal
       Linux's `ndctl list -Rv` (the "==== json numa" of LINUX_LOG)
+  platform_check.py linux-reads LOG PMEMK_LOG
+      Linux (test/linux/cases/platform.sh, its second boot) lists its own
+      fsdax namespace and the one pmemk made across the set (named pmemk,
+      the uuid of pmemk's boot line in PMEMK_LOG), and read-labels -j of
+      nmem0..3 shows pmemk's label at each DIMM's position, nlabel 4
   platform_check.py show-field JSON PATH
       a field of `tools/mkplatform --show` (PATH like calls.dimm_dsm.5)
 Exits 1 with one line per problem.
@@ -191,6 +201,34 @@ def check_list(log, pj, closed=False):
         for n, (r, s) in enumerate(zip(regions, p["sets"])))))
 
 
+def linux_list(log, txt):
+    doc = json.loads(command_output(log, "list -RDN"))
+    key = "REF: ndctl_list_RNDMv.created="
+    line = next((l for l in open(txt).read().splitlines() if l.startswith(key)), None)
+    if not line:
+        fail("%s has no %s" % (txt, key))
+    want = json.loads(line[len(key):])["regions"][0]
+    got = doc["regions"][0]
+    for k, v in want.items():
+        if k == "mappings":
+            key_of = lambda m: (m["dimm"], m["offset"], m["length"], m["position"])
+            if sorted(map(key_of, got.get(k, []))) != sorted(map(key_of, v)):
+                fail("region0 mappings %s, want %s" % (got.get(k), v))
+        elif k == "namespaces":
+            gns = got.get(k, [{}])[0]
+            for f, fv in v[0].items():
+                # pmemk names an fsdax namespace's block device pmemNm (docs/NAMESPACES.md)
+                if f == "blockdev" and gns.get(f) == fv + "m":
+                    continue
+                if gns.get(f) != fv:
+                    fail("namespace0.0 %s is %r, want Linux's %r" % (f, gns.get(f), fv))
+        elif got.get(k) != v:
+            fail("region0 %s is %r, want Linux's %r" % (k, got.get(k), v))
+    ns = want["namespaces"][0]
+    print("    list -RDN: region0 and namespace0.0 as ndctl list -RNDMv (%s %s, raw_uuid %s, iset_id %d)" % (
+        ns["mode"], ns["uuid"], ns["raw_uuid"], want["iset_id"]))
+
+
 def eval_buffer(log, cmd, nth=1):
     out = command_output(log, cmd, nth).splitlines()
     m = re.match(r"Buffer \((\d+) bytes\)$", out[0]) if out else None
@@ -328,6 +366,29 @@ def numa_vs_linux(log, linux_log):
     print("    list -R: pmemk = Linux on %d region(s): %s" % (len(got), got))
 
 
+def linux_reads(log, pmemk_log):
+    text = open(log, errors="replace").read().replace("\r", "")
+    m = re.search(r"namespace0\.1 from nmem0 label slot \d+ and 3 more DIMMs \(nlabel 4\): uuid ([0-9a-f-]+)",
+                  open(pmemk_log, errors="replace").read())
+    if not m:
+        fail("pmemk made no namespace across the set")
+    uuid = m.group(1)
+    after = guest_json(text, "after")
+    (r,) = after["regions"] if isinstance(after, dict) else after
+    ns = {n.get("raw_uuid", n.get("uuid")): n for n in r.get("namespaces", [])}
+    mine = ns.get(uuid)
+    if not mine or mine.get("name") != "pmemk" or mine.get("mode") != "fsdax" or len(ns) != 2:
+        fail("Linux's listing of pmemk's namespace %s: %s" % (uuid, r.get("namespaces")))
+    for k in range(4):
+        doc = guest_json(text, "labels%d" % k)
+        doc = doc[0] if isinstance(doc, list) else doc
+        got = [(l["position"], l["nlabel"], l["isetcookie"]) for l in doc["label"] if l["uuid"] == uuid]
+        if (k, 4, r["iset_id"]) not in got:
+            fail("nmem%d: pmemk's labels as Linux reads them: %s" % (k, got))
+    print("    Linux: pmemk's namespace %s across the set is fsdax '%s', %d bytes; "
+          "read-labels: position k on nmemk, nlabel 4, iset_id %d" % (uuid, mine["name"], mine["size"], r["iset_id"]))
+
+
 def show_field(text, path):
     v = json.loads(text)
     for k in path.split("."):
@@ -343,6 +404,8 @@ def main():
         decode(a[1], a[2])
     elif a[:1] == ["list"] and len(a) in (3, 4):
         check_list(a[1], a[2], a[3:] == ["closed"])
+    elif a[:1] == ["linux-list"] and len(a) == 3:
+        linux_list(a[1], a[2])
     elif a[:1] == ["eval-buffer"] and len(a) in (3, 4):
         eval_buffer(a[1], a[2], int(a[3]) if len(a) == 4 else 1)
     elif a[:1] == ["fletcher64"] and len(a) == 2:
@@ -357,6 +420,8 @@ def main():
         health_vs_linux(a[1], a[2])
     elif a[:1] == ["numa-vs-linux"] and len(a) == 3:
         numa_vs_linux(a[1], a[2])
+    elif a[:1] == ["linux-reads"] and len(a) == 3:
+        linux_reads(a[1], a[2])
     elif a[:1] == ["show-field"] and len(a) == 3:
         show_field(a[1], a[2])
     else:

@@ -6,9 +6,9 @@
  * refusals, one reason each, and the writers (init, encode, index) read
  * back by the parser. Then labelled regions: namespaces from the labels,
  * free extents, create and delete, and a write stopped part-way at every
- * step of a commit (the DIMM keeps the old set). Last, labels pmemk cannot
- * use: an interleave set labelled by Linux (test/fixtures/synthetic-4way)
- * stays closed, and a foreign label keeps its space.
+ * step of a commit (the DIMM keeps the old set). Last, a label of a 4-way
+ * set on a one-DIMM region keeps its space. Labels across an interleave
+ * set: test_label_set.c.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -419,7 +419,7 @@ static void test_create_delete(void **state)
 	assert_int_equal(writes, 2);
 	assert_string_equal(ns->name, "namespace0.2");
 	assert_int_equal(ns->start, 4 * GiB + 768 * MiB);
-	assert_int_equal(ns->label_slot, 0);	/* free in the current index (stale copy) */
+	assert_int_equal(ns->label_slot[0], 0);	/* free in the current index (stale copy) */
 	assert_int_equal(dev_live(), 3);
 	nd_region_available(r, &avail, &max);
 	assert_int_equal(avail, 1325400064 - 16 * MiB);
@@ -428,7 +428,7 @@ static void test_create_delete(void **state)
 	assert_int_equal(writes, 2);	/* unchanged: nothing written */
 	assert_int_equal(nd_label_namespace_set_class(ns, ND_CLAIM_BTT, 4096), 0);
 	assert_int_equal(writes, 4);
-	assert_int_equal(ns->label_slot, 3);
+	assert_int_equal(ns->label_slot[0], 3);
 	static struct nd_lsa d;
 	assert_int_equal(nd_lsa_parse(&d, dev_area, LSA_SIZE), 0);
 	assert_int_equal(d.nr_live, 3);
@@ -492,112 +492,12 @@ static void test_commit_crash(void **state)
 	assert_true(outcomes[0] > 0 && outcomes[1] > 0);	/* the tears fell on both sides */
 }
 
-/* ---- labels pmemk cannot use: the region stays closed, never raw ---- */
-
-#define SET_DIMMS 4
-static u8 set_area[SET_DIMMS][LSA_SIZE];
-
-/*
- * The 4-way set of test/fixtures/synthetic-4way: four DIMMs of 256 MiB at
- * region offsets k x 4 KiB, a region of 1 GiB at 4 GiB. `labelled` says
- * which DIMMs get the label area Linux wrote (nlabel 4), the others a blank one.
- */
-static struct nd_region *interleaved_region(unsigned int labelled)
-{
-	static const u32 handles[SET_DIMMS] = { 0x1, 0x11, 0x21, 0x101 };
-	struct nd_region_desc rd = { .start = 4 * GiB, .size = 1 * GiB, .numa_node = 0,
-				     .target_node = 0, .nr_mappings = SET_DIMMS };
-	struct nd_bus *bus;
-
-	nd_reset();
-	bus = nd_bus_register("nfit");
-	for (int k = 0; k < SET_DIMMS; k++) {
-		struct nvdimm desc = { .handle = handles[k], .serial = 0x0101005eu + ((u32)k << 24),
-				       .vendor_id = 0x8089 };
-		struct nvdimm *d = nvdimm_create(bus, &desc);
-		char path[128];
-		size_t n;
-
-		memset(set_area[k], 0, LSA_SIZE);
-		if (labelled & (1u << k)) {
-			snprintf(path, sizeof(path), "test/fixtures/synthetic-4way/labels-nmem%d.bin", k);
-			char *bin = read_text(path, &n);
-			assert_int_equal(n, LSA_SIZE);
-			memcpy(set_area[k], bin, LSA_SIZE);
-			free(bin);
-		}
-		d->lsa = set_area[k];
-		d->lsa_size = LSA_SIZE;
-		d->label_ops = &fake_ops;
-		rd.mapping[k] = (struct nd_mapping){ d, 0, 256 * MiB, k, (u64)k * 4096 };
-	}
-	assert_int_equal(nd_region_create(bus, &rd, NULL), 0);
-	host_console_reset();
-	writes = fail_at = 0;
-	nd_regions_publish();
-	return nd_region_get(0);
-}
-
-/*
- * Issue 33: on the platform where Linux made a 512 MiB fsdax namespace
- * across four DIMMs, pmemk showed the whole set as one writable raw pmem0.
- * Now the region is closed: no namespace, one line, no space to allocate,
- * nothing written; `list` says "disabled". Blank label areas still give
- * Linux's label-less namespace over the set, and so does nd.labels=off.
- */
-static void test_interleave_set_labels_close_region(void **state)
-{
-	struct nd_namespace_io *ns;
-	u8 uuid[16] = { 5 };
-	u64 avail, max;
-
-	(void)state;
-	struct nd_region *r = interleaved_region(0xf);
-	assert_int_equal(r->nr_namespaces, 0);
-	assert_null(nd_region_namespace(r, 0));
-	assert_non_null(r->closed);
-	assert_true(host_console_has("nd_label region0: disabled, no namespace: 4 of its 4 DIMMs hold labels"));
-	assert_true(host_console_has("nlabel up to 4) of an interleave set"));
-	assert_false(host_console_has("raw"));
-	nd_region_available(r, &avail, &max);
-	assert_int_equal(avail, 0);
-	assert_int_equal(max, 0);
-	host_console_reset();
-	assert_int_equal(nd_label_namespace_create(r, 16 * MiB, NULL, ND_CLAIM_PFN, 512, uuid, &ns),
-			 -ENXIO);
-	assert_true(host_console_has("region0: disabled: its DIMMs hold labels of an interleave set"));
-	assert_int_equal(writes, 0);
-	host_console_reset();
-	nd_list(ND_LIST_REGIONS | ND_LIST_NAMESPACES, NULL, NULL);
-	assert_true(host_console_has("\"state\":\"disabled\""));
-	assert_false(host_console_has("namespace0.0"));
-
-	/* One DIMM of the four with labels is enough. */
-	r = interleaved_region(0x4);
-	assert_int_equal(r->nr_namespaces, 0);
-	assert_true(host_console_has("disabled, no namespace: 1 of its 4 DIMMs hold labels"));
-
-	/* Blank areas (Linux before init-labels): one label-less namespace over the set. */
-	r = interleaved_region(0);
-	assert_null(r->closed);
-	assert_int_equal(r->nr_namespaces, 1);
-	ns = nd_region_namespace(r, 0);
-	assert_int_equal(ns->start, 4 * GiB);
-	assert_int_equal(ns->size, 1 * GiB);
-	assert_false(ns->labelled);
-
-	/* nd.labels=off: the user asked for labels to be ignored. */
-	nd_labels_set_enabled(false);
-	r = interleaved_region(0xf);
-	assert_null(r->closed);
-	assert_int_equal(r->nr_namespaces, 1);
-	nd_labels_set_enabled(true);
-}
-
 /*
  * One DIMM whose area holds a label it cannot use (here one of a 4-way set):
  * refused with a line, and its space is not offered for a new namespace.
  */
+static u8 foreign_area[LSA_SIZE];
+
 static void test_foreign_label_blocks_create(void **state)
 {
 	struct nd_region_desc rd = { .start = 4 * GiB, .size = 256 * MiB, .nr_mappings = 1 };
@@ -612,9 +512,9 @@ static void test_foreign_label_blocks_create(void **state)
 	struct nd_bus *bus = nd_bus_register("nfit");
 	struct nvdimm *d = nvdimm_create(bus, &desc);
 	char *bin = read_text("test/fixtures/synthetic-4way/labels-nmem0.bin", &n);
-	memcpy(set_area[0], bin, LSA_SIZE);
+	memcpy(foreign_area, bin, LSA_SIZE);
 	free(bin);
-	d->lsa = set_area[0];
+	d->lsa = foreign_area;
 	d->lsa_size = LSA_SIZE;
 	d->label_ops = &fake_ops;
 	rd.mapping[0] = (struct nd_mapping){ d, 0, rd.size, 0, 0 };
@@ -627,7 +527,7 @@ static void test_foreign_label_blocks_create(void **state)
 	assert_null(r->closed);
 	assert_int_equal(r->nr_namespaces, 0);
 	assert_true(r->nr_foreign > 0);
-	assert_true(host_console_has("refused: part of an interleave set of several DIMMs"));
+	assert_true(host_console_has("refused: nlabel 4, but region0 is an interleave set of 1 DIMM"));
 	assert_true(host_console_has("it cannot use: their space is kept, no namespace is created in region0"));
 	nd_region_available(r, &avail, &max);
 	assert_int_equal(avail, 0);
@@ -646,7 +546,6 @@ int main(void)
 		cmocka_unit_test(test_cookies),	     cmocka_unit_test(test_writers),
 		cmocka_unit_test(test_region_from_labels), cmocka_unit_test(test_create_delete),
 		cmocka_unit_test(test_commit_crash),
-		cmocka_unit_test(test_interleave_set_labels_close_region),
 		cmocka_unit_test(test_foreign_label_blocks_create),
 	};
 

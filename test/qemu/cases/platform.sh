@@ -1,13 +1,15 @@
 # The App Direct platform of tools/mkplatform (issue 33 item 1,
 # docs/PLATFORM.md): interleave sets on pc-dimms, our NFIT and SSDT, the
 # firmware store in file-backed RAM. Host checks of the tool and its AML,
-# then pmemk booted on a 4-way set and on two 2-way sets, and on a set
-# whose label areas hold the labels Linux wrote (they must keep it closed).
+# then pmemk booted on a 4-way set and on two 2-way sets, on a set whose
+# label areas hold the labels Linux wrote (its namespace comes up; with one
+# DIMM's area blank the set is refused), and creating namespaces across sets.
 # Helpers: test/qemu/platform_check.py; the AML test: test/qemu/platform_aml.asl.
 
 PLATFORM_FIXTURE=test/fixtures/synthetic-4way
 ROOT_UUID=2f10e7a4-9e91-11e4-89d3-123b93f75cba
 INTEL_UUID=4309ac30-0d11-11e4-9191-0800200c9a66
+INFOBLOCK=${INFOBLOCK:-build/tools/pmemk-infoblock}
 
 # platform_make DIR ARGS...: tools/mkplatform DIR ARGS, failing the case on an
 # error or on any iasl warning (the generator's ASL must compile clean).
@@ -133,7 +135,7 @@ case_platform_4way() {
 	want_eq "DIMM devices" "$(grep -cE '^  \\_SB_\.NVDR\.NV0[0-3]: _ADR 0x(1|11|21|101) \(nmem[0-3]\), _DSM functions 0x73$' "$LOG")" 4
 	expect "^nmem1: handle 0x11 label area 131072 bytes, max transfer 4096, 32 reads, fletcher64 $f64\$"
 	expect '^initialized 1 nmem$'
-	expect 'nd_label region0: disabled, no namespace: 1 of its 4 DIMMs hold labels \(0 live, nlabel up to 0\)'
+	expect 'nd_label region0: disabled, no namespace: 1 of its 4 DIMMs hold a label index, nmem0 has no valid label index'
 	platform_py list "$LOG" "$d/platform.json"
 	# The reads and the writes went through the store.
 	want_eq "_DSM 5 calls" "$(platform_calls "$d" dimm_dsm.5)" 160
@@ -264,32 +266,110 @@ case_platform_ars() {
 	grep -q '"0x100010000"' <<<"$show" && { echo "    FAIL: the written error is still in the store"; CASE_FAILED=1; }
 }
 
-# The safety fix of issue 33: the label areas Linux wrote for a 512 MiB
-# fsdax namespace across the four DIMMs (test/fixtures/synthetic-4way), and
-# the head of the set with its info block. pmemk reads the four areas,
-# keeps region0 closed (one line), shows no namespace and no pmem0, refuses
-# create-namespace there, reads nmem0's labels as ndctl did, and leaves
-# the label areas and the set's first 16 KiB as they were.
-case_platform_linux_labels_closed() {
-	local d=build/qemu/platform_closed/plat k before after
-	platform_make "$d" --sets 4 || return
+# platform_linux_set DIR: a 4-way platform whose label areas hold the
+# labels Linux wrote for its 512 MiB fsdax namespace across the set
+# (test/fixtures/synthetic-4way), with the head of the set (its info block).
+platform_linux_set() {
+	local k
+	platform_make "$1" --sets 4 || return
 	for k in 0 1 2 3; do
-		tools/mkplatform "$d" --label-area $k "$PLATFORM_FIXTURE/labels-nmem$k.bin"
+		tools/mkplatform "$1" --label-area $k "$PLATFORM_FIXTURE/labels-nmem$k.bin"
 	done
-	dd if="$PLATFORM_FIXTURE/set-head.bin" of="$d/pmem0.img" conv=notrunc status=none
-	before=$(for k in 0 1 2 3; do tools/mkplatform "$d" --dump-label-area $k /dev/stdout; done |
-		cat - <(head -c 16384 "$d/pmem0.img") | sha256sum)
-	boot platform_closed 0 --platform "$d" --timeout 120 --cmdline \
-		'"run=list -RDN; create-namespace -r region0 -s 16M -m fsdax; read-labels nmem0 -j; poweroff"'
+	dd if="$PLATFORM_FIXTURE/set-head.bin" of="$1/pmem0.img" conv=notrunc status=none
+}
+
+# platform_state DIR: a hash of the four label areas and the set's first 16 KiB.
+platform_state() {
+	local k
+	for k in 0 1 2 3; do tools/mkplatform "$1" --dump-label-area $k /dev/stdout; done |
+		cat - <(head -c 16384 "$1/pmem0.img") | sha256sum
+}
+
+# Issue 33 item 2: Linux's namespace across the 4-way set (one label per
+# DIMM, nlabel 4, positions 0-3, the set's cookie) is pmemk's namespace0.0,
+# fsdax through Linux's info block (read through the interleave: 4 KiB
+# into the set is nmem1's first line), and `list -RDN` shows region0 and the
+# namespace with ndctl's fields and values; nmem0's labels read as ndctl
+# read them; nothing is written.
+case_platform_linux_labels() {
+	local d=build/qemu/platform_linux_labels/plat before info
+	platform_linux_set "$d" || return
+	before=$(platform_state "$d")
+	boot platform_linux_labels 0 --platform "$d" --timeout 120 --cmdline \
+		'"run=list -RDN; read-infoblock namespace0.0; read-labels nmem0 -j; poweroff"'
 	want_eq "label areas read" "$(grep -cE '\] nvdimm nmem[0-3]: label area 131072 bytes' "$LOG")" 4
-	expect '\] nd_label region0: disabled, no namespace: 4 of its 4 DIMMs hold labels \(4 live, nlabel up to 4\) of an interleave set, which pmemk cannot use yet; nothing is written to it$'
-	expect '\] region0: disabled: its DIMMs hold labels of an interleave set, which pmemk cannot use yet$'
-	expect_not 'nd_pmem|nd_pfn|pmem0|namespace0\.0|parent_uuid'
-	platform_py list "$LOG" "$d/platform.json" closed
+	expect '\] nd_label region0: namespace0\.0 from nmem0 label slot 1 and 3 more DIMMs \(nlabel 4\): uuid 3888bc1f-eb17-47ac-b3e9-947f0d6c2185, 512 MiB at dpa 0, raw$'
+	expect '\] nd_label region0: 1 labelled namespace \(labels v1\.1, index 0 seq 2, 1020 slots on the first DIMM\)$'
+	expect '\] nd_pfn pfn0\.0: namespace0\.0 fsdax map=dev align 0x200000 dataoff 0xa00000: pmem0m?, 502 MiB$'
+	expect_not 'refused|disabled'
+	platform_py linux-list "$LOG" "$PLATFORM_FIXTURE/linux-6.1.txt"
+	info=$("$INFOBLOCK" read "$PLATFORM_FIXTURE/set-head.bin" --size 512M 2>/dev/null)
+	expect '"uuid":"37a9dce5-ee85-4c2b-83de-b3f8294c51dc"'
+	expect "\"npfns\":$(sed 's/.*"npfns":\([0-9]*\).*/\1/' <<<"$info"),"
 	platform_py labels-json "$LOG" nmem0 "$PLATFORM_FIXTURE/linux-6.1.txt"
-	after=$(for k in 0 1 2 3; do tools/mkplatform "$d" --dump-label-area $k /dev/stdout; done |
-		cat - <(head -c 16384 "$d/pmem0.img") | sha256sum)
-	want_eq "label areas and the set's head after the boot" "$after" "$before"
+	want_eq "label areas and the set's head after the boot" "$(platform_state "$d")" "$before"
+}
+
+# One DIMM's labels gone (nmem2's area blank: Linux's namespace is missing
+# there): region0 closed with one line naming nmem2, no namespace, no raw
+# device, create-namespace refused, nothing written.
+case_platform_set_refused() {
+	local d=build/qemu/platform_set_refused/plat before
+	platform_linux_set "$d" || return
+	head -c 131072 /dev/zero >"$d/../blank.bin"
+	tools/mkplatform "$d" --label-area 2 "$d/../blank.bin"
+	before=$(platform_state "$d")
+	boot platform_set_refused 0 --platform "$d" --timeout 120 --cmdline \
+		'"run=list -RDN; create-namespace -r region0 -s 16M -m fsdax; poweroff"'
+	expect '\] nd_label region0: disabled, no namespace: 3 of its 4 DIMMs hold a label index, nmem2 has no valid label index; init-labels each DIMM of the set \(or nd\.labels=off\)$'
+	want_eq "nd_label refusal lines" "$(grep -c '\] nd_label' "$LOG")" 1
+	expect '\] region0: disabled: a DIMM of its interleave set holds no label index$'
+	expect_not 'nd_pmem|nd_pfn|pmem0|namespace0\.0'
+	platform_py list "$LOG" "$d/platform.json" closed
+	want_eq "label areas and the set's head after the boot" "$(platform_state "$d")" "$before"
+}
+
+# pmemk creates namespaces across a 4-way set and across each 2-way set
+# (one platform: --sets 4,2,2): blank label areas get index blocks on every
+# DIMM, then one label per DIMM (nlabel = ways, its position); the next boot
+# finds them again, read-labels -j shows each DIMM's position, and a
+# destroy frees set 2's label on both its DIMMs (the stores decoded on the
+# host by test/qemu/labels.py).
+case_platform_set_create() {
+	local d=build/qemu/platform_set_create/plat
+	platform_make "$d" --sets 4,2,2 || return
+	boot platform_set_create 0 --platform "$d" --timeout 150 --cmdline \
+		'"run=create-namespace -r region0 -s 512M -m fsdax -n four; create-namespace -r region1 -s 256M -m fsdax; create-namespace -r region2 -s 128M -m devdax; poweroff"'
+	expect '\] nd_label region0: namespace0\.0 from nmem0 label slot 0 and 3 more DIMMs \(nlabel 4\): uuid [0-9a-f-]+, name .four., 512 MiB at dpa 0, fsdax$'
+	expect '\] nd_label region1: namespace1\.0 from nmem4 label slot 0 and 1 more DIMM \(nlabel 2\): uuid [0-9a-f-]+, 256 MiB at dpa 0, fsdax$'
+	expect '\] nd_label region2: namespace2\.0 from nmem6 label slot 0 and 1 more DIMM \(nlabel 2\): uuid [0-9a-f-]+, 128 MiB at dpa 0, devdax$'
+	expect_not 'refused|disabled'
+	boot platform_set_create_again 0 --platform "$d" --timeout 150 --cmdline \
+		'"run=list -RN; read-labels nmem3 -j; read-labels nmem7 -j; destroy-namespace -f namespace2.0; poweroff"'
+	expect '\] nd_label region0: namespace0\.0 from nmem0 label slot 0 and 3 more DIMMs \(nlabel 4\): uuid [0-9a-f-]+, name .four., 512 MiB at dpa 0, fsdax$'
+	expect '\] nd_label region1: namespace1\.0 from nmem4 label slot 0 and 1 more DIMM \(nlabel 2\)'
+	expect '\] nd_label region2: namespace2\.0 from nmem6 label slot 0 and 1 more DIMM \(nlabel 2\)'
+	expect '\] nd_pfn pfn0\.0: namespace0\.0 fsdax map=dev'
+	expect '\] nd_pfn pfn1\.0: namespace1\.0 fsdax map=dev'
+	expect '\] nd_pfn dax2\.0: namespace2\.0 devdax'
+	expect '"position":3'
+	expect '"nlabel":4'
+	expect '"dev":"nmem7"'
+	expect_not 'refused|disabled'
+	# The stores, by labels.py's own decoder: one label per DIMM (dpa, rawsize = size / ways),
+	# none left on set 2's DIMMs after the destroy.
+	local k got
+	for k in 0 1 2 3 4 5 6 7; do
+		tools/mkplatform "$d" --dump-label-area $k "$d/../nmem$k.bin"
+		python3 test/qemu/labels.py set "$d/../nmem$k.bin" >/dev/null ||
+			{ echo "    FAIL: nmem$k's label area has no valid index"; CASE_FAILED=1; }
+		got=$(python3 test/qemu/labels.py set "$d/../nmem$k.bin" | awk '{print $1, $2}' | tr '\n' ' ')
+		case $k in
+		[0-3]) want_eq "nmem$k's live labels (dpa rawsize)" "$got" "0 134217728 " ;;
+		[4-5]) want_eq "nmem$k's live labels (dpa rawsize)" "$got" "0 134217728 " ;;
+		*) want_eq "nmem$k's live labels after the destroy" "$got" "" ;;
+		esac
+	done
 }
 
 # --label-methods acpi: the DIMM _DSM is the Hyper-V family (no label
