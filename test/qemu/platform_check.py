@@ -45,6 +45,18 @@
       fsdax namespace and the one pmemk made across the set (named pmemk,
       the uuid of pmemk's boot line in PMEMK_LOG), and read-labels -j of
       nmem0..3 shows pmemk's label at each DIMM's position, nlabel 4
+  platform_check.py list-vs-linux LOG N LINUX_LOG NAME
+      pmemk's Nth `list -RDNM` in LOG equals Linux's `ndctl list -RNDMv`
+      (the "==== json NAME" of LINUX_LOG) on the fields both print: regions
+      matched by iset_id, their namespaces by uuid, mappings by DIMM handle,
+      badblocks; device names (dev, blockdev, chardev, a daxregion's id)
+      aside, as each kernel numbers its own (pmemk's fsdax pmemNm, Linux's
+      pmemN)
+  platform_check.py labels-vs-linux LOG N LINUX_LOG
+      pmemk's Nth `read-labels nmemK -j` in LOG lists the labels Linux's
+      `ndctl read-labels -j nmemK` ("==== json labelsK") does, K = 0..3,
+      DIMMs matched by handle: uuid, name, position, nlabel, isetcookie,
+      dpa, rawsize, lbasize, flags of each
   platform_check.py show-field JSON PATH
       a field of `tools/mkplatform --show` (PATH like calls.dimm_dsm.5)
 Exits 1 with one line per problem.
@@ -389,6 +401,88 @@ def linux_reads(log, pmemk_log):
           "read-labels: position k on nmemk, nlabel 4, iset_id %d" % (uuid, mine["name"], mine["size"], r["iset_id"]))
 
 
+# Fields each kernel names its own way: device names, the NUMA fields ndctl
+# prints for some objects only, pmemk's progress of deferred struct pages.
+NAMES = {"dev", "blockdev", "chardev", "numa_node", "target_node", "memmap_init"}
+
+
+def common(a, b, where, diffs, skip=()):
+    """Keys both dicts print, compared; nested dicts recursively, a
+    daxregion's id (its region's number) aside."""
+    for k in sorted(set(a) & set(b) - NAMES - set(skip)):
+        x, y = a[k], b[k]
+        if isinstance(x, dict) and isinstance(y, dict):
+            common(x, y, "%s.%s" % (where, k), diffs, ("id",) if k == "daxregion" else ())
+        elif isinstance(x, list) and isinstance(y, list) and all(isinstance(e, dict) for e in x + y) \
+                and len(x) == len(y) and k != "badblocks":
+            for n, (e, f) in enumerate(zip(x, y)):
+                common(e, f, "%s.%s[%d]" % (where, k, n), diffs)
+        elif x != y:
+            diffs.append("%s %s: pmemk %s, Linux %s" % (where, k, json.dumps(x), json.dumps(y)))
+
+
+def regions_of(doc):
+    return doc["regions"] if isinstance(doc, dict) else doc
+
+
+def list_vs_linux(log, nth, linux_log, name):
+    ours = json.loads(command_output(log, "list -RDNM", nth))
+    text = open(linux_log, errors="replace").read().replace("\r", "")
+    theirs = guest_json(text, name)
+    lhandle = {d["dev"]: d["handle"] for d in theirs.get("dimms", [])} if isinstance(theirs, dict) else {}
+    phandle = {d["dev"]: d["handle"] for d in ours.get("dimms", [])}
+    lregions = {r["iset_id"]: r for r in regions_of(theirs)}
+    pregions = {r.get("iset_id"): r for r in ours["regions"]}
+    diffs, seen, nns = [], [], 0
+    if sorted(lregions) != sorted(pregions):
+        fail("iset_ids: pmemk %s, Linux %s" % (sorted(pregions), sorted(lregions)))
+    for iset, lr in sorted(lregions.items()):
+        pr = pregions[iset]
+        where = "%s/%s" % (pr["dev"], lr["dev"])
+        common(pr, lr, where, diffs, ("mappings", "namespaces"))
+        if lhandle:
+            key = lambda h: lambda m: (h[m["dimm"]], m["offset"], m["length"], m["position"])
+            lm = sorted(map(key(lhandle), lr.get("mappings", [])))
+            pm = sorted(map(key(phandle), pr.get("mappings", [])))
+            if lm != pm:
+                diffs.append("%s mappings: pmemk %s, Linux %s" % (where, pm, lm))
+        lns = {n.get("raw_uuid", n.get("uuid")): n for n in lr.get("namespaces", [])}
+        pns = {n.get("raw_uuid", n.get("uuid")): n for n in pr.get("namespaces", [])}
+        if sorted(lns) != sorted(pns):
+            diffs.append("%s namespaces (uuid): pmemk %s, Linux %s" % (where, sorted(pns), sorted(lns)))
+        for u in sorted(set(lns) & set(pns)):
+            common(pns[u], lns[u], "%s %s/%s" % (where, pns[u]["dev"], lns[u]["dev"]), diffs)
+            seen.append("%s %s %s/%s" % (lns[u]["mode"], lns[u].get("name", "-"),
+                                         pns[u].get("blockdev", pns[u].get("chardev", pns[u]["dev"])),
+                                         lns[u].get("blockdev", lns[u].get("chardev", lns[u]["dev"]))))
+            nns += 1
+    if diffs:
+        fail("list -RDNM (pmemk) against ndctl list -RNDMv (Linux):\n" + "\n".join(diffs))
+    print("    list -RDNM = ndctl list -RNDMv on %d regions (by iset_id), %d namespaces (by uuid): %s; "
+          "badblocks %s" % (len(lregions), nns, ", ".join(seen),
+                            [(r["dev"], r.get("badblocks")) for r in ours["regions"]]))
+
+
+LABEL_KEYS = ("uuid", "name", "position", "nlabel", "isetcookie", "dpa", "rawsize", "lbasize",
+              "flags", "slot")
+
+
+def labels_vs_linux(log, nth, linux_log):
+    text = open(linux_log, errors="replace").read().replace("\r", "")
+    summary = []
+    for k in range(4):
+        ours = json.loads(command_output(log, "read-labels nmem%d -j" % k, nth))
+        theirs = guest_json(text, "labels%d" % k)
+        ours = ours[0] if isinstance(ours, list) else ours
+        theirs = theirs[0] if isinstance(theirs, list) else theirs
+        pick = lambda doc: sorted(tuple((f, l.get(f)) for f in LABEL_KEYS if f in l) for l in doc.get("label", []))
+        if pick(ours) != pick(theirs):
+            fail("read-labels nmem%d -j: pmemk %s, Linux %s" % (k, pick(ours), pick(theirs)))
+        summary.append("nmem%d %d" % (k, len(ours.get("label", []))))
+    print("    read-labels -j: pmemk = Linux on uuid, position, nlabel, isetcookie, dpa, rawsize "
+          "(labels: %s)" % ", ".join(summary))
+
+
 def show_field(text, path):
     v = json.loads(text)
     for k in path.split("."):
@@ -422,6 +516,10 @@ def main():
         numa_vs_linux(a[1], a[2])
     elif a[:1] == ["linux-reads"] and len(a) == 3:
         linux_reads(a[1], a[2])
+    elif a[:1] == ["list-vs-linux"] and len(a) == 5:
+        list_vs_linux(a[1], int(a[2]), a[3], a[4])
+    elif a[:1] == ["labels-vs-linux"] and len(a) == 4:
+        labels_vs_linux(a[1], int(a[2]), a[3])
     elif a[:1] == ["show-field"] and len(a) == 3:
         show_field(a[1], a[2])
     else:
