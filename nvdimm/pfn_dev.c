@@ -126,6 +126,9 @@ static void pfn_list_json(const struct nd_namespace_io *ns, struct nd_json *j)
 		if (pfn->enabled)
 			dax_region_json(ns, pfn, j);
 		nd_json_u64(j, "align", pfn->layout.align);
+		/* ndctl list -v prints the node of a devdax namespace too (platform_linux_judges_modes). */
+		if (pfn->enabled)
+			nd_node_json(j, ns->region->numa_node, ns->region->target_node);
 		pfn_memmap_json(pfn, j);
 		if (!pfn->enabled) {
 			nd_json_str(j, "state", "disabled");

@@ -28,6 +28,7 @@
 
 static struct nd_namespace_io *ns;
 static bool region_ro;	/* the next boot's region is read-only (an NFIT DIMM not armed) */
+static int region_node = -1;	/* the next boot's region's numa_node and target_node */
 
 /* A fresh machine: RAM at 1 GiB, one 4 GiB e820 pmem region at 4 GiB (kept with keep_pmem). */
 static void boot(bool keep_pmem)
@@ -39,8 +40,8 @@ static void boot(bool keep_pmem)
 	dax_map_reset();
 	host_console_reset();
 	struct nd_bus *bus = nd_bus_register("e820");
-	struct nd_region_desc d = { .start = NS_START, .size = NS_SIZE, .numa_node = -1,
-				    .target_node = -1, .ro = region_ro };
+	struct nd_region_desc d = { .start = NS_START, .size = NS_SIZE, .numa_node = region_node,
+				    .target_node = region_node, .ro = region_ro };
 	assert_int_equal(nd_region_create(bus, &d, NULL), 0);
 	nd_regions_publish();
 	ns = nd_namespace_find("namespace0.0");
@@ -53,6 +54,7 @@ static int setup(void **state)
 	(void)state;
 	host_set_leaf_allowed(PG_LEVEL_1G, true);
 	region_ro = false;
+	region_node = -1;
 	boot(false);
 	return 0;
 }
@@ -116,6 +118,25 @@ static void devdax_linux_fixture_attaches(void **state)
 	assert_false(host_console_has("blockdev"));
 	/* Probing wrote nothing to the info block area. */
 	assert_int_equal(host_phys_hash(NS_START, 8192), before);
+}
+
+/* A devdax namespace lists its region's node, as ndctl list -v does (and as
+ * pmemk's fsdax and sector namespaces do); none on a region without one. */
+static void devdax_lists_numa_node(void **state)
+{
+	(void)state;
+	assert_int_equal(create(PFN_MODE_PMEM, 2 * MiB), 0);
+	host_console_reset();
+	nd_list(ND_LIST_NAMESPACES, NULL, NULL);
+	assert_true(host_console_has("\"mode\":\"devdax\""));
+	assert_false(host_console_has("numa_node"));
+	region_node = 1;
+	boot(true);
+	host_console_reset();
+	nd_list(ND_LIST_NAMESPACES, NULL, NULL);
+	assert_true(host_console_has("\"mode\":\"devdax\""));
+	assert_true(host_console_has("\"align\":2097152,\n    \"numa_node\":1,\n    \"target_node\":1\n"));
+	region_node = -1;
 }
 
 /* Bytes read through the block view are the namespace's from dataoff on. */
@@ -412,6 +433,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(devdax_linux_fixture_attaches, setup),
 		cmocka_unit_test_setup(devdax_block_view_is_the_data, setup),
+		cmocka_unit_test_setup(devdax_lists_numa_node, setup),
 		cmocka_unit_test_setup(devdax_create_and_find_again, setup),
 		cmocka_unit_test_setup(devdax_1g_map_mem_struct_pages_ram, setup),
 		cmocka_unit_test_setup(dax_map_leaves_and_pin, setup),
