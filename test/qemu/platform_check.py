@@ -51,7 +51,7 @@
       matched by iset_id, their namespaces by uuid, mappings by DIMM handle,
       badblocks; device names (dev, blockdev, chardev, a daxregion's id)
       aside, as each kernel numbers its own (pmemk's fsdax pmemNm, Linux's
-      pmemN)
+      pmemN); a field only one side prints fails but pmemk's memmap_init
   platform_check.py labels-vs-linux LOG N LINUX_LOG
       pmemk's Nth `read-labels nmemK -j` in LOG lists the labels Linux's
       `ndctl read-labels -j nmemK` ("==== json labelsK") does, K = 0..3,
@@ -406,9 +406,17 @@ def linux_reads(log, pmemk_log):
 NAMES = {"dev", "blockdev", "chardev", "numa_node", "target_node", "memmap_init"}
 
 
+# Printed by one side only, by design: pmemk's progress of deferred struct
+# page init (Linux has none).
+ONE_SIDED = {"memmap_init"}
+
+
 def common(a, b, where, diffs, skip=()):
     """Keys both dicts print, compared; nested dicts recursively, a
-    daxregion's id (its region's number) aside."""
+    daxregion's id (its region's number) aside. A key only one prints is a
+    difference too (but ONE_SIDED)."""
+    for k in sorted((set(a) ^ set(b)) - ONE_SIDED - set(skip)):
+        diffs.append("%s %s: only %s prints it" % (where, k, "pmemk" if k in a else "Linux"))
     for k in sorted(set(a) & set(b) - NAMES - set(skip)):
         x, y = a[k], b[k]
         if isinstance(x, dict) and isinstance(y, dict):
@@ -436,6 +444,12 @@ def list_vs_linux(log, nth, linux_log, name):
     diffs, seen, nns = [], [], 0
     if sorted(lregions) != sorted(pregions):
         fail("iset_ids: pmemk %s, Linux %s" % (sorted(pregions), sorted(lregions)))
+    ldimms = {d["handle"]: d for d in (theirs.get("dimms", []) if isinstance(theirs, dict) else [])}
+    pdimms = {d["handle"]: d for d in ours.get("dimms", [])}
+    if sorted(ldimms) != sorted(pdimms):
+        diffs.append("DIMM handles: pmemk %s, Linux %s" % (sorted(pdimms), sorted(ldimms)))
+    for h in sorted(set(ldimms) & set(pdimms)):
+        common(pdimms[h], ldimms[h], "%s/%s" % (pdimms[h]["dev"], ldimms[h]["dev"]), diffs)
     for iset, lr in sorted(lregions.items()):
         pr = pregions[iset]
         where = "%s/%s" % (pr["dev"], lr["dev"])
@@ -458,8 +472,8 @@ def list_vs_linux(log, nth, linux_log, name):
             nns += 1
     if diffs:
         fail("list -RDNM (pmemk) against ndctl list -RNDMv (Linux):\n" + "\n".join(diffs))
-    print("    list -RDNM = ndctl list -RNDMv on %d regions (by iset_id), %d namespaces (by uuid): %s; "
-          "badblocks %s" % (len(lregions), nns, ", ".join(seen),
+    print("    list -RDNM = ndctl list -RNDMv on %d DIMMs (by handle), %d regions (by iset_id), %d namespaces (by uuid): %s; "
+          "badblocks %s" % (len(pdimms), len(lregions), nns, ", ".join(seen),
                             [(r["dev"], r.get("badblocks")) for r in ours["regions"]]))
 
 
