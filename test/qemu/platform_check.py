@@ -54,7 +54,7 @@
       pmemN); a field only one side prints fails but pmemk's memmap_init
   platform_check.py labels-vs-linux LOG N LINUX_LOG
       pmemk's Nth `read-labels nmemK -j` in LOG lists the labels Linux's
-      `ndctl read-labels -j nmemK` ("==== json labelsK") does, K = 0..3,
+      `ndctl read-labels -j nmemK` ("==== json labelsK") does, K = 0, 1, ...,
       DIMMs matched by handle: uuid, name, position, nlabel, isetcookie,
       dpa, rawsize, lbasize, flags of each
   platform_check.py show-field JSON PATH
@@ -484,7 +484,9 @@ LABEL_KEYS = ("uuid", "name", "position", "nlabel", "isetcookie", "dpa", "rawsiz
 def labels_vs_linux(log, nth, linux_log):
     text = open(linux_log, errors="replace").read().replace("\r", "")
     summary = []
-    for k in range(4):
+    for k in range(64):
+        if "==== json labels%d\n" % k not in text:
+            break
         ours = json.loads(command_output(log, "read-labels nmem%d -j" % k, nth))
         theirs = guest_json(text, "labels%d" % k)
         ours = ours[0] if isinstance(ours, list) else ours
@@ -493,6 +495,8 @@ def labels_vs_linux(log, nth, linux_log):
         if pick(ours) != pick(theirs):
             fail("read-labels nmem%d -j: pmemk %s, Linux %s" % (k, pick(ours), pick(theirs)))
         summary.append("nmem%d %d" % (k, len(ours.get("label", []))))
+    if not summary:
+        fail("Linux printed no read-labels -j")
     print("    read-labels -j: pmemk = Linux on uuid, position, nlabel, isetcookie, dpa, rawsize "
           "(labels: %s)" % ", ".join(summary))
 

@@ -145,73 +145,90 @@ PY
 	expect '^==== read 5a5a5a5a5a5a5a5a$'
 }
 
-# Issue 33 item 5 on two 2-way sets in one machine (--sets 2,2, region0 at
-# 0x100000000 on nmem0-1, region1 at 0x120000000 on nmem2-3), with two
-# errors stored before any boot: 512 bytes at region0 offset 400 MiB (past
-# every namespace) and 4 KiB at region1 offset 40 MiB (inside Linux's fsdax
-# namespace, past the data written). Three boots, each system judging the
+# Issue 33 item 5 on two 2-way sets and a 4-way set in one machine (--sets
+# 2,2,4: region0 at 0x100000000 on nmem0-1, region1 at 0x120000000 on
+# nmem2-3, region2 at 0x140000000 on nmem4-7), with three errors stored
+# before any boot: 512 bytes at region0 offset 400 MiB and 4 KiB at region2
+# offset 300 MiB (past every namespace), 4 KiB at region1 offset 40 MiB
+# (inside Linux's fsdax namespace, past the data written). The 4-way set's
+# fsdax is platform_linux_judges'. Three boots, each system judging the
 # other's sector (BTT), devdax and fsdax namespaces:
-#   1 Linux: its boot scrub (wait-scrub), init-labels on the four DIMMs, a
+#   1 Linux: its boot scrub (wait-scrub), init-labels on the eight DIMMs, a
 #     64 MiB sector namespace (4 KiB sectors) and a 64 MiB devdax one in
-#     region0, a 64 MiB fsdax one in region1; seq=0x3100, 0x3200, 0x3300
-#     (test/linux/interop.py seq) into the first MiB of each (dd through
-#     /dev/pmemXs and /dev/pmemY, /daxrw through /dev/daxX.Y); then ndctl
-#     list -RNDMv and read-labels -j of each DIMM.
+#     region0 and in region2, a 64 MiB fsdax one in region1; seq=0x3100,
+#     0x3200, 0x3300, 0x3400, 0x3500 (test/linux/interop.py seq) into the
+#     first MiB of each (dd through /dev/pmemXs and /dev/pmemY, /daxrw
+#     through /dev/daxX.Y); then ndctl list -RNDMv and read-labels -j of
+#     each DIMM.
 #   2 pmemk: list -RDNM first (compared with Linux's list on the fields both
 #     print: regions by iset_id, namespaces by uuid; device names aside),
 #     cmp of Linux's three patterns, read-labels -j of each DIMM (equal to
 #     Linux's); then creates its own sector, devdax and fsdax namespaces
-#     (named pmemk-s, pmemk-d, pmemk-f), writes seq=0x4100, 0x4200, 0x4300
-#     into the first MiB of each, and lists and dumps the labels again.
-#   3 Linux: ndctl list -RNDMv equals pmemk's last list (six namespaces,
-#     the badblocks of both errors), sha256 of pmemk's three patterns,
-#     ndctl check-namespace on pmemk's BTT (disabled first), read-labels -j
-#     of each DIMM equal to pmemk's.
+#     (named pmemk-s, pmemk-d, pmemk-f; pmemk-s4, pmemk-d4 on the 4-way
+#     set), writes seq=0x4100..0x4500 into the first MiB of each, injects an
+#     error into its fsdax namespace (inject-error -B 8192: 2 MiB into its
+#     data, the head untouched), and lists and dumps the labels again.
+#   3 Linux: ndctl list -RNDMv equals pmemk's last list (ten namespaces,
+#     the badblocks of the stored and the injected errors after Linux's
+#     scrub), sha256 of pmemk's five patterns, ndctl check-namespace on
+#     pmemk's two BTTs (disabled first), read-labels -j of each DIMM equal
+#     to pmemk's.
 # Checks: test/qemu/platform_check.py list-vs-linux, labels-vs-linux.
 case_platform_linux_judges_modes() {
 	local dir=build/qemu/linux_modes d=build/qemu/linux_modes/plat scen out m k run
 	rm -rf "$dir"
 	mkdir -p "$dir/scenario/data"
-	if ! tools/mkplatform "$d" --sets 2,2 --add-error 0x119000000 512 --add-error 0x122800000 4096 \
+	if ! tools/mkplatform "$d" --sets 2,2,4 --add-error 0x119000000 512 --add-error 0x122800000 4096 \
+		--add-error 0x152c00000 4096 \
 		>"$dir/mkplatform.log" 2>&1; then
 		tail -5 "$dir/mkplatform.log" | sed 's/^/    FAIL: /'
 		CASE_FAILED=1
 		return
 	fi
 	scen=$dir/scenario
-	for k in 31 32 33; do interop seq 0x${k}00 0 1048576 >"$scen/data/$k"; done
+	for k in 31 32 33 34 35; do interop seq 0x${k}00 0 1048576 >"$scen/data/$k"; done
 	cat >"$scen/scenario.sh" <<'SCEN'
 . /guest.sh
 step ndctl wait-scrub
-r0=$(region_of_dimm 0) r1=$(region_of_dimm 1)
-for r in $r0 $r1; do step ndctl disable-region region$r; done
-for m in 0 1 2 3; do step ndctl init-labels -f nmem$m; done
-for r in $r0 $r1; do step ndctl enable-region region$r; done
+r0=$(region_of_dimm 0) r1=$(region_of_dimm 1) r2=$(region_of_dimm 2)
+for r in $r0 $r1 $r2; do step ndctl disable-region region$r; done
+for m in 0 1 2 3 4 5 6 7; do step ndctl init-labels -f nmem$m; done
+for r in $r0 $r1 $r2; do step ndctl enable-region region$r; done
 step ndctl create-namespace -r region$r0 -s 64M -m sector -l 4096 -n linux-s
 step ndctl create-namespace -r region$r0 -s 64M -m devdax -n linux-d
 step ndctl create-namespace -r region$r1 -s 64M -m fsdax -n linux-f
+step ndctl create-namespace -r region$r2 -s 64M -m sector -l 4096 -n linux-s4
+step ndctl create-namespace -r region$r2 -s 64M -m devdax -n linux-d4
 ns_head_write "$(ns_named $r0 linux-s)" /data/31
 ns_head_write "$(ns_named $r0 linux-d)" /data/32
 ns_head_write "$(ns_named $r1 linux-f)" /data/33
+ns_head_write "$(ns_named $r2 linux-s4)" /data/34
+ns_head_write "$(ns_named $r2 linux-d4)" /data/35
 json created ndctl list -RNDMv
-for m in 0 1 2 3; do json labels$m ndctl read-labels -j nmem$m; done
+for m in 0 1 2 3 4 5 6 7; do json labels$m ndctl read-labels -j nmem$m; done
 SCEN
 	linux_boot linux_modes 0 "$scen" --platform "$d" --timeout 240
 	local linux_log=$dir/linux.log
 	cp "$LOG" "$linux_log"
 	run='list -RDNM; cmp pmem0s 0 256 seq=0x3100; cmp dax0.1 0 2048 seq=0x3200; cmp pmem1m 0 2048 seq=0x3300; '
-	for m in 0 1 2 3; do run+="read-labels nmem$m -j; "; done
+	run+='cmp pmem2s 0 256 seq=0x3400; cmp dax2.1 0 2048 seq=0x3500; '
+	for m in 0 1 2 3 4 5 6 7; do run+="read-labels nmem$m -j; "; done
 	run+='create-namespace -r region0 -s 64M -m sector -l 4096 -n pmemk-s; '
 	run+='create-namespace -r region0 -s 64M -m devdax -n pmemk-d; '
 	run+='create-namespace -r region1 -s 64M -m fsdax -n pmemk-f; '
+	run+='create-namespace -r region2 -s 64M -m sector -l 4096 -n pmemk-s4; '
+	run+='create-namespace -r region2 -s 64M -m devdax -n pmemk-d4; '
 	run+='write pmem0.2s 0 256 seq=0x4100; write dax0.3 0 2048 seq=0x4200; write pmem1.1m 0 2048 seq=0x4300; '
+	run+='write pmem2.2s 0 256 seq=0x4400; write dax2.3 0 2048 seq=0x4500; '
 	run+='inject-error namespace1.1 -B 8192 -n 8; list -RDNM; '
-	for m in 0 1 2 3; do run+="read-labels nmem$m -j; "; done
+	for m in 0 1 2 3 4 5 6 7; do run+="read-labels nmem$m -j; "; done
 	boot linux_modes_pmemk 0 --platform "$d" --timeout 120 --cmdline "\"run=${run}poweroff\""
 	local pmemk_log=$LOG
 	expect '^cmp pmem0s: 1048576 bytes at 0 match$'
 	expect '^cmp dax0\.1: 1048576 bytes at 0 match$'
 	expect '^cmp pmem1m: 1048576 bytes at 0 match$'
+	expect '^cmp pmem2s: 1048576 bytes at 0 match$'
+	expect '^cmp dax2\.1: 1048576 bytes at 0 match$'
 	expect_not "returned|refused|mismatch|no such"
 	if out=$(python3 test/qemu/platform_check.py list-vs-linux "$pmemk_log" 1 "$linux_log" created 2>&1) &&
 		out+=$'\n'$(python3 test/qemu/platform_check.py labels-vs-linux "$pmemk_log" 1 "$linux_log" 2>&1); then
@@ -224,24 +241,30 @@ SCEN
 	cat >"$dir/scenario2/scenario.sh" <<'SCEN'
 . /guest.sh
 step ndctl wait-scrub
-r0=$(region_of_dimm 0) r1=$(region_of_dimm 1)
+r0=$(region_of_dimm 0) r1=$(region_of_dimm 1) r2=$(region_of_dimm 2)
 ns_head_sha s "$(ns_named $r0 pmemk-s)"
 ns_head_sha d "$(ns_named $r0 pmemk-d)"
 ns_head_sha f "$(ns_named $r1 pmemk-f)"
-ns=$(ns_named $r0 pmemk-s)
-step ndctl disable-namespace "$ns"
-rc=0
-step ndctl check-namespace "$ns" || rc=$?
-echo "==== check $rc"
-step ndctl enable-namespace "$ns"
+ns_head_sha s4 "$(ns_named $r2 pmemk-s4)"
+ns_head_sha d4 "$(ns_named $r2 pmemk-d4)"
+for ns in "$(ns_named $r0 pmemk-s)" "$(ns_named $r2 pmemk-s4)"; do
+	step ndctl disable-namespace "$ns"
+	rc=0
+	step ndctl check-namespace "$ns" || rc=$?
+	echo "==== check $ns $rc"
+	step ndctl enable-namespace "$ns"
+done
 json after ndctl list -RNDMv
-for m in 0 1 2 3; do json labels$m ndctl read-labels -j nmem$m; done
+for m in 0 1 2 3 4 5 6 7; do json labels$m ndctl read-labels -j nmem$m; done
 SCEN
 	linux_boot linux_modes_reads 0 "$dir/scenario2" --platform "$d" --timeout 240
-	for k in s:41 d:42 f:43; do
+	for k in s:41 d:42 f:43 s4:44 d4:45; do
 		want_sha "$LOG" "${k%:*}" "$(interop sha-seq 0x${k#*:}00 0 1048576)" "pmemk's seq=0x${k#*:}00"
 	done
-	expect '^==== check 0$'
+	if [ "$(grep -cE '^==== check namespace[0-9]+\.[0-9]+ 0$' "$LOG")" != 2 ]; then
+		echo "    FAIL: ndctl check-namespace on pmemk's two BTTs: $(grep '^==== check' "$LOG" | tr '\n' ' ')"
+		CASE_FAILED=1
+	fi
 	if out=$(python3 test/qemu/platform_check.py list-vs-linux "$pmemk_log" 2 "$LOG" after 2>&1) &&
 		out+=$'\n'$(python3 test/qemu/platform_check.py labels-vs-linux "$pmemk_log" 2 "$LOG" 2>&1); then
 		echo "$out"
