@@ -110,7 +110,7 @@ TOOLS := $(BUILD)/tools/pmemk-infoblock $(BUILD)/tools/pmemk-crashcheck \
 	$(BUILD)/tools/pmemk-bttcheck
 FUZZ_BINS :=
 include test/fuzz/fuzz.mk
-FUZZ_SECONDS ?= 20
+FUZZ_SECONDS ?= 10
 
 KOBJS := $(patsubst %,$(BUILD)/kernel/%.o,$(portable-y) $(kernel-y))
 HOST_PORTABLE := $(patsubst %,$(BUILD)/host/%.o,$(portable-y) $(host-y) $(wildcard test/host/*.c))
@@ -473,7 +473,7 @@ test-linux: deps linux-guest $(BUILD)/pmemk.elf $(TOOLS)
 	@test/linux/run-all
 
 # libFuzzer harnesses (test/fuzz/); test-fuzz runs each for FUZZ_SECONDS
-# (20), fuzz-long for FUZZ_SECONDS too but 3600 unless given, and writes
+# (10: make test's short runs, side by side), fuzz-long for FUZZ_SECONDS too but 3600 unless given, and writes
 # a report. Both replay the crash fixtures (test/fuzz/crashes) first.
 fuzz: $(FUZZ_BINS)
 
@@ -533,10 +533,12 @@ test-deps:
 
 # Each stage ends with its wall time (CI's limit is 30 minutes for all).
 TEST_STAGES := test-deps test-unit test-tsan test-fuzz test-page test-qemu test-linux
+# Each stage builds what it needs with one job per host CPU (the unit
+# tests' and fuzzers' objects are most of a clean clone's build).
 test: deps
 	@for s in $(TEST_STAGES); do \
 		t=$$(date +%s); \
-		$(MAKE) --no-print-directory $$s || exit 1; \
+		$(MAKE) --no-print-directory -j$$(nproc) $$s || exit 1; \
 		echo "$$s: $$(( $$(date +%s) - t )) s"; \
 	done
 
