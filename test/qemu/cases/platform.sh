@@ -3,7 +3,8 @@
 # firmware store in file-backed RAM. Host checks of the tool and its AML,
 # then pmemk booted on a 4-way set and on two 2-way sets, on a set whose
 # label areas hold the labels Linux wrote (its namespace comes up; with one
-# DIMM's area blank the set is refused), and creating namespaces across sets.
+# DIMM's area blank the set is refused), creating namespaces across sets,
+# and SIGKILLs during creates and destroys across a 4-way set.
 # Helpers: test/qemu/platform_check.py; the AML test: test/qemu/platform_aml.asl.
 
 PLATFORM_FIXTURE=test/fixtures/synthetic-4way
@@ -427,6 +428,49 @@ platform_set_crash_check() {
 		{ echo "    FAIL: $head: $(grep -E 'disabled|no valid label index' "$head" | head -1)"; CASE_FAILED=1; }
 }
 
+# platform_set_crash_ops OP NC: PSC_OPS, the shell commands of a round
+# with NC namespaces at its start: four creates, or destroys of every
+# namespace after PSC_SETUP creates that make at least three.
+platform_set_crash_ops() {
+	local j
+	PSC_OPS= PSC_SETUP=0
+	if [ "$1" = create ]; then
+		for j in 1 2 3 4; do PSC_OPS+="create-namespace -r region0 -s 16M -m raw; "; done
+		return
+	fi
+	while [ $(($2 + PSC_SETUP)) -lt 3 ]; do
+		PSC_OPS+="create-namespace -r region0 -s 16M -m raw; "
+		PSC_SETUP=$((PSC_SETUP + 1))
+	done
+	for ((j = 0; j < $2 + PSC_SETUP; j++)); do PSC_OPS+="destroy-namespace -f namespace0.$j; "; done
+}
+
+# platform_set_crash_judge OP DIR WHAT: DIR/state (after the kill) against
+# DIR/before (the complete namespaces the commands started from): a create
+# loses none, a destroy gains none, at most one is partial. PSC_OUTCOME
+# says what the kill left.
+platform_set_crash_judge() {
+	local op=$1 dir=$2 gained lost np done_
+	gained=$(grep '^complete ' "$dir/state" | grep -cvxFf "$dir/before")
+	lost=$(grep -cvxFf <(grep '^complete ' "$dir/state") "$dir/before")
+	np=$(grep -c '^partial ' "$dir/state")
+	if { [ "$op" = create ] && [ "$lost" != 0 ]; } || { [ "$op" = destroy ] && [ "$gained" != 0 ]; } ||
+		[ "$np" -gt 1 ]; then
+		echo "    FAIL: $3 ($op): $gained gained, $lost lost, $np partial"
+		sed 's/^/    | /' "$dir/all"
+		CASE_FAILED=1
+	fi
+	done_=$gained
+	[ "$op" = destroy ] && done_=$lost
+	if [ "$np" = 1 ]; then
+		PSC_OUTCOME="$done_ done, one cut short: refused leftover on $(awk '$1 == "partial" { print $4 }' "$dir/state") of 4 DIMMs"
+	elif [ "$done_" = 0 ]; then
+		PSC_OUTCOME="old set"
+	else
+		PSC_OUTCOME="new set ($done_ done)"
+	fi
+}
+
 # Issue 33: labels across a 4-way set survive SIGKILL during create and
 # destroy. QEMU is killed PLATFORM_SET_KILLS times (20 by default), half
 # while `create-namespace -r region0` runs (four in a row), half while
@@ -446,8 +490,8 @@ platform_set_crash_check() {
 # fewer than three are there.
 case_platform_set_crash() {
 	local dir=build/qemu/platform_set_crash seed=${CRASH_SEED:-$RANDOM} t0=$SECONDS
-	local want=${PLATFORM_SET_KILLS:-20} d kills=0 tries=0 lo=0 hi=40 ms delay op ops prefix
-	local ck=0 dk=0 cleanups=0 torn=0 nc np j u setup summary= outcome done_ before
+	local want=${PLATFORM_SET_KILLS:-20} d kills=0 tries=0 lo=0 hi=15 ms delay op prefix
+	local ck=0 dk=0 cleanups=0 torn=0 nc np summary=
 	d=$dir/plat
 	RANDOM=$seed
 	echo "    CRASH_SEED=$seed"
@@ -472,27 +516,19 @@ case_platform_set_crash() {
 		fi
 		# The complete namespaces the ops start from (none after init-labels).
 		if [ -n "$prefix" ]; then : >"$dir/before"; else grep '^complete ' "$dir/state" >"$dir/before"; fi
-		ops= setup=0
-		if [ $op = create ]; then
-			for j in 1 2 3 4; do ops+="create-namespace -r region0 -s 16M -m raw; "; done
-		else
-			while [ $((nc + setup)) -lt 3 ]; do
-				ops+="create-namespace -r region0 -s 16M -m raw; "
-				setup=$((setup + 1))
-			done
-			for ((j = 0; j < nc + setup; j++)); do ops+="destroy-namespace -f namespace0.$j; "; done
-		fi
+		platform_set_crash_ops $op "$nc"
 		ms=$((lo + RANDOM % (hi - lo + 1)))
 		delay=$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))
 		# "list -R" after the ops: its prompt says they had all returned at the kill.
 		boot_kill "platform_set_crash_$tries" "pmemk> $op-namespace" "$delay" --platform "$d" \
-			--cmdline "\"run=$prefix${ops}list -R; poweroff\""
+			--cmdline "\"run=$prefix${PSC_OPS}list -R; poweroff\""
 		# This boot's lines before its first prompt: what the last kill left.
 		sed '/^pmemk> /q' "$LOG" >"$LOG.head"
 		[ $tries = 1 ] || platform_set_crash_check "$LOG.head" "$dir/state"
 		prefix=
 		# The namespaces the setup creates made (their boot lines) were there too.
-		[ $setup = 0 ] || sed -n '/^pmemk> create-namespace/,$p' "$LOG" | grep -oE "\] nd_label region0: namespace0\.[0-9]+ from nmem0 label slot [0-9]+ and 3 more DIMMs \(nlabel 4\): uuid [0-9a-f-]+" |
+		[ "$PSC_SETUP" = 0 ] || sed -n '/^pmemk> create-namespace/,$p' "$LOG" |
+			grep -oE "\] nd_label region0: namespace0\.[0-9]+ from nmem0 .*\(nlabel 4\): uuid [0-9a-f-]+" |
 			awk '{ print "complete", $NF }' | sort -u | grep -vxFf "$dir/before" >>"$dir/before"
 		tools/mkplatform "$d" --dump-label-area 0 "$dir/nmem0.bin" --dump-label-area 1 "$dir/nmem1.bin" \
 			--dump-label-area 2 "$dir/nmem2.bin" --dump-label-area 3 "$dir/nmem3.bin"
@@ -510,28 +546,9 @@ case_platform_set_crash() {
 		fi
 		kills=$((kills + 1))
 		if [ $op = create ]; then ck=$((ck + 1)); else dk=$((dk + 1)); fi
-		# Complete namespaces gained (create) or lost (destroy) against before.
-		local gained lost
-		gained=$(grep '^complete ' "$dir/state" | grep -cvxFf "$dir/before")
-		lost=$(grep -cvxFf <(grep '^complete ' "$dir/state") "$dir/before")
-		np=$(grep -c '^partial ' "$dir/state")
-		if { [ $op = create ] && [ "$lost" != 0 ]; } || { [ $op = destroy ] && [ "$gained" != 0 ]; } ||
-			[ "$np" -gt 1 ]; then
-			echo "    FAIL: kill $kills ($op): $gained gained, $lost lost, $np partial"
-			sed 's/^/    | /' "$dir/all"
-			CASE_FAILED=1
-		fi
-		done_=$gained
-		[ $op = destroy ] && done_=$lost
-		if [ "$np" = 1 ]; then
-			outcome="$done_ done, one cut short: refused leftover on $(grep '^partial' "$dir/state" | awk '{ print $4 }') of 4 DIMMs"
-		elif [ "$done_" = 0 ]; then
-			outcome="old set"
-		else
-			outcome="new set ($done_ done)"
-		fi
-		echo "    kill $kills: $op, ${delay}s in: $outcome; $(grep -c '^complete ' "$dir/state") namespaces"
-		summary+="$op: $outcome"$'\n'
+		platform_set_crash_judge $op "$dir" "kill $kills"
+		echo "    kill $kills: $op, ${delay}s in: $PSC_OUTCOME; $(grep -c '^complete ' "$dir/state") namespaces"
+		summary+="$op: $PSC_OUTCOME"$'\n'
 	done
 	# The last kill's state, as pmemk finds it.
 	boot platform_set_crash_last 0 --platform "$d" --timeout 120 --cmdline '"run=list -RN; poweroff"'
