@@ -429,16 +429,17 @@ platform_set_crash_check() {
 }
 
 # platform_set_crash_ops OP NC: PSC_OPS, the shell commands of a round
-# with NC namespaces at its start: four creates, or destroys of every
-# namespace after PSC_SETUP creates that make at least three.
+# with NC namespaces at its start: eight creates, or destroys of every
+# namespace after PSC_SETUP creates that make at least six (many commands:
+# a kill, late by the host's polling, still lands among them).
 platform_set_crash_ops() {
 	local j
 	PSC_OPS= PSC_SETUP=0
 	if [ "$1" = create ]; then
-		for j in 1 2 3 4; do PSC_OPS+="create-namespace -r region0 -s 16M -m raw; "; done
+		for j in 1 2 3 4 5 6 7 8; do PSC_OPS+="create-namespace -r region0 -s 16M -m raw; "; done
 		return
 	fi
-	while [ $(($2 + PSC_SETUP)) -lt 3 ]; do
+	while [ $(($2 + PSC_SETUP)) -lt 6 ]; do
 		PSC_OPS+="create-namespace -r region0 -s 16M -m raw; "
 		PSC_SETUP=$((PSC_SETUP + 1))
 	done
@@ -473,7 +474,7 @@ platform_set_crash_judge() {
 
 # Issue 33: labels across a 4-way set survive SIGKILL during create and
 # destroy. QEMU is killed PLATFORM_SET_KILLS times (20 by default), half
-# while `create-namespace -r region0` runs (four in a row), half while
+# while `create-namespace -r region0` runs (eight in a row), half while
 # `destroy-namespace -f` does (every namespace), at a random moment in a
 # window that adapts as labels_crash_sigkill's (a kill after the commands
 # returned does not count and narrows it). After each kill the four label
@@ -487,7 +488,7 @@ platform_set_crash_judge() {
 # with their line, nothing else. A leftover blocks create in the region, so
 # the round after one starts with init-labels -f on the four DIMMs, as an
 # operator would (counted). A destroy round first creates namespaces when
-# fewer than three are there.
+# fewer than six are there.
 case_platform_set_crash() {
 	local dir=build/qemu/platform_set_crash seed=${CRASH_SEED:-$RANDOM} t0=$SECONDS
 	local want=${PLATFORM_SET_KILLS:-20} d kills=0 tries=0 lo=0 hi=15 ms delay op prefix
