@@ -5,6 +5,15 @@ areas (QEMU label-size: the last LSA bytes of the file, FACTS-2 §3.4).
   labels.py fill IMG FIXTURE        put a Linux label fixture's chunks into IMG
   labels.py set IMG [LSA]           the live label set of IMG's label area, one
                                     line per label: "dpa rawsize uuid flags"
+  labels.py setcheck AREA...        the label areas (dumped whole, one per DIMM
+                                    in position order) of an interleave set:
+                                    one line per uuid, "complete UUID" (a
+                                    label on every DIMM: nlabel, position,
+                                    cookie, dpa offset and rawsize agree),
+                                    "partial UUID on K of N, no position 0"
+                                    (an interrupted create or destroy), or
+                                    "bad UUID: why" (exit 1); "torn nmemK
+                                    index I" for a signed index that fails
   labels.py list LOG FIXTURE KEY    pmemk's `list -RN` in LOG against ndctl's
                                     ndctl_list.KEY in FIXTURE.txt
   labels.py json LOG FIXTURE KEY    pmemk's `read-labels -j` in LOG against
@@ -45,6 +54,22 @@ def newer(a, b):
 
 def live_set(area):
     """The current index's live labels, or None when no index is valid."""
+    labels = live_labels(area)
+    if labels is None:
+        return None
+    out = []
+    for lb in labels:
+        uuid = lb[:16].hex()
+        flags, = struct.unpack_from("<I", lb, 80)
+        dpa, raw = struct.unpack_from("<QQ", lb, 104)
+        out.append("%d %d %s %d" % (dpa, raw, uuid, flags))
+    return sorted(out)
+
+
+def live_labels(area, torn=None):
+    """The current index's live labels (bytes each), or None when no index
+    is valid; torn, a list, gets the number of each signed index block that
+    fails its checks."""
     for label in (256, 128):
         isz, _ = index_size(len(area), label)
         ok = []
@@ -58,6 +83,8 @@ def live_set(area):
             ck, = struct.unpack_from("<Q", b, 64)
             b[64:72] = bytes(8)
             if lsz != label or ck != fletcher64(bytes(b)) or seq & 3 == 0:
+                if torn is not None and label == 256:
+                    torn.append(i)
                 continue
             ok.append((i, seq, nslot, bytes(b[72:72 + (nslot + 7) // 8])))
         if not ok:
@@ -67,16 +94,53 @@ def live_set(area):
             cur = ok[1] if newer(ok[1][1], ok[0][1]) == ok[1][1] & 3 else ok[0]
         out = []
         for s in range(cur[2]):
-            if cur[3][s // 8] >> (s % 8) & 1:
-                continue
-            off = 2 * isz + s * label
-            lb = area[off:off + label]
-            uuid = lb[:16].hex()
-            flags, = struct.unpack_from("<I", lb, 80)
-            dpa, raw = struct.unpack_from("<QQ", lb, 104)
-            out.append("%d %d %s %d" % (dpa, raw, uuid, flags))
-        return sorted(out)
+            if not cur[3][s // 8] >> (s % 8) & 1:
+                off = 2 * isz + s * label
+                out.append(area[off:off + label])
+        return out
     return None
+
+
+def uuid_str(b):
+    h = b.hex()
+    return "-".join((h[:8], h[8:12], h[12:16], h[16:20], h[20:]))
+
+
+def cmd_setcheck(*paths):
+    """UEFI 2.7 §13.19 across a set: a namespace is a label on every DIMM.
+    Each DIMM's part starts at dpa 0 (tools/mkplatform), so the dpa offsets
+    compare directly."""
+    n, per, bad = len(paths), {}, 0
+    for k, path in enumerate(paths):
+        torn = []
+        labels = live_labels(open(path, "rb").read(), torn)
+        for i in torn:
+            print("torn nmem%d index %d" % (k, i))
+        if labels is None:
+            print("noindex nmem%d" % k)
+            continue
+        for lb in labels:
+            nlabel, pos, cookie = struct.unpack_from("<HHQ", lb, 84)
+            dpa, raw = struct.unpack_from("<QQ", lb, 104)
+            per.setdefault(uuid_str(lb[:16]), {})[k] = (nlabel, pos, cookie, dpa, raw)
+    for u in sorted(per):
+        got = per[u]
+        why = []
+        for k, (nlabel, pos, cookie, dpa, raw) in sorted(got.items()):
+            if nlabel != n or pos != k:
+                why.append("nmem%d: nlabel %d position %d" % (k, nlabel, pos))
+        if len(set(v[2:] for v in got.values())) > 1:
+            why.append("cookie, dpa or rawsize differ: %s" % sorted(set(v[2:] for v in got.values())))
+        if len(got) < n and 0 in got:
+            why.append("position 0's label without all the others (%d of %d)" % (len(got), n))
+        if why:
+            print("bad %s: %s" % (u, "; ".join(why)))
+            bad += 1
+        elif len(got) == n:
+            print("complete %s" % u)
+        else:
+            print("partial %s on %d of %d, no position 0" % (u, len(got), n))
+    return 1 if bad else 0
 
 
 def cmd_set(img, lsa=128 * 1024):
@@ -170,7 +234,7 @@ def cmd_json(log, fixture, key):
 
 
 if __name__ == "__main__":
-    cmds = {"fill": cmd_fill, "set": cmd_set, "list": cmd_list, "json": cmd_json}
+    cmds = {"fill": cmd_fill, "set": cmd_set, "setcheck": cmd_setcheck, "list": cmd_list, "json": cmd_json}
     if len(sys.argv) < 3 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

@@ -3,7 +3,8 @@
 # firmware store in file-backed RAM. Host checks of the tool and its AML,
 # then pmemk booted on a 4-way set and on two 2-way sets, on a set whose
 # label areas hold the labels Linux wrote (its namespace comes up; with one
-# DIMM's area blank the set is refused), and creating namespaces across sets.
+# DIMM's area blank the set is refused), creating namespaces across sets,
+# and SIGKILLs during creates and destroys across a 4-way set.
 # Helpers: test/qemu/platform_check.py; the AML test: test/qemu/platform_aml.asl.
 
 PLATFORM_FIXTURE=test/fixtures/synthetic-4way
@@ -396,4 +397,166 @@ case_platform_label_methods_acpi() {
 	expect '\] nd_label region0: 1 labelled namespace \(labels v1\.2, index 1 seq 1, 510 slots\)$'
 	expect '\] nd_pfn pfn0\.0: namespace0\.0 fsdax map=dev align 0x200000 dataoff 0x200000: pmem0m, 62 MiB$'
 	expect '"name":"lsx"'
+}
+
+# Run alone, never beside another case (test/run-cases.sh): kill timing.
+SERIAL_CASES+=" platform_set_crash"
+
+# platform_set_crash_check HEAD STATE: pmemk's boot lines HEAD (the log up
+# to the shell's first prompt) against the host's reading STATE of the four
+# label areas (labels.py setcheck): each complete uuid one namespace (nlabel
+# 4) with its raw device, each partial one refused with its line and never a
+# namespace, nothing else exposed.
+platform_set_crash_check() {
+	local head=$1 state=$2 u nc
+	nc=$(grep -c '^complete ' "$state")
+	for u in $(awk '$1 == "complete" { print $2 }' "$state"); do
+		grep -Eq "\] nd_label region0: namespace0\.[0-9]+ from nmem0 label slot [0-9]+ and 3 more DIMMs \(nlabel 4\): uuid $u, 16 MiB at dpa (0|0x[0-9a-f]+), raw$" "$head" ||
+			{ echo "    FAIL: $head: namespace $u (on all 4 DIMMs) not found"; CASE_FAILED=1; }
+	done
+	for u in $(awk '$1 == "partial" { print $2 }' "$state"); do
+		grep -Eq "\] nd_label region0: namespace $u refused, not exposed: nmem[0-3] holds no label of it \([1-3] of 4 DIMMs do; position 0's is missing: an interrupted create or destroy\)$" "$head" ||
+			{ echo "    FAIL: $head: leftover $u not refused with its line"; CASE_FAILED=1; }
+		! grep -q "uuid $u," "$head" || { echo "    FAIL: $head: leftover $u exposed"; CASE_FAILED=1; }
+	done
+	grep -Eq "\] nd_label region0: $nc labelled namespaces? \(labels v1\.2, index [01] seq [1-3], 510 slots on the first DIMM\)$" "$head" ||
+		{ echo "    FAIL: $head: not '$nc labelled namespaces'"; CASE_FAILED=1; }
+	# No raw device but the labelled namespaces' (never one over label space).
+	want_eq "$head: raw devices" "$(grep -cE '\] nd_pmem namespace0\.[0-9]+: raw, pmem0(\.[0-9]+)?, 16 MiB$' "$head")" "$nc"
+	want_eq "$head: block devices" "$(grep -cE '\] nd_(pmem|pfn|btt)' "$head")" "$nc"
+	! grep -Eq 'disabled|no valid label index' "$head" ||
+		{ echo "    FAIL: $head: $(grep -E 'disabled|no valid label index' "$head" | head -1)"; CASE_FAILED=1; }
+}
+
+# platform_set_crash_ops OP NC: PSC_OPS, the shell commands of a round
+# with NC namespaces at its start: eight creates, or destroys of every
+# namespace after PSC_SETUP creates that make at least six (many commands:
+# a kill, late by the host's polling, still lands among them).
+platform_set_crash_ops() {
+	local j
+	PSC_OPS= PSC_SETUP=0
+	if [ "$1" = create ]; then
+		for j in 1 2 3 4 5 6 7 8; do PSC_OPS+="create-namespace -r region0 -s 16M -m raw; "; done
+		return
+	fi
+	while [ $(($2 + PSC_SETUP)) -lt 6 ]; do
+		PSC_OPS+="create-namespace -r region0 -s 16M -m raw; "
+		PSC_SETUP=$((PSC_SETUP + 1))
+	done
+	for ((j = 0; j < $2 + PSC_SETUP; j++)); do PSC_OPS+="destroy-namespace -f namespace0.$j; "; done
+}
+
+# platform_set_crash_judge OP DIR WHAT: DIR/state (after the kill) against
+# DIR/before (the complete namespaces the commands started from): a create
+# loses none, a destroy gains none, at most one is partial. PSC_OUTCOME
+# says what the kill left.
+platform_set_crash_judge() {
+	local op=$1 dir=$2 gained lost np done_
+	gained=$(grep '^complete ' "$dir/state" | grep -cvxFf "$dir/before")
+	lost=$(grep -cvxFf <(grep '^complete ' "$dir/state") "$dir/before")
+	np=$(grep -c '^partial ' "$dir/state")
+	if { [ "$op" = create ] && [ "$lost" != 0 ]; } || { [ "$op" = destroy ] && [ "$gained" != 0 ]; } ||
+		[ "$np" -gt 1 ]; then
+		echo "    FAIL: $3 ($op): $gained gained, $lost lost, $np partial"
+		sed 's/^/    | /' "$dir/all"
+		CASE_FAILED=1
+	fi
+	done_=$gained
+	[ "$op" = destroy ] && done_=$lost
+	if [ "$np" = 1 ]; then
+		PSC_OUTCOME="$done_ done, one cut short: refused leftover on $(awk '$1 == "partial" { print $4 }' "$dir/state") of 4 DIMMs"
+	elif [ "$done_" = 0 ]; then
+		PSC_OUTCOME="old set"
+	else
+		PSC_OUTCOME="new set ($done_ done)"
+	fi
+}
+
+# Issue 33: labels across a 4-way set survive SIGKILL during create and
+# destroy. QEMU is killed PLATFORM_SET_KILLS times (20 by default), half
+# while `create-namespace -r region0` runs (eight in a row), half while
+# `destroy-namespace -f` does (every namespace), at a random moment in a
+# window that adapts as labels_crash_sigkill's (a kill after the commands
+# returned does not count and narrows it). After each kill the four label
+# areas are read on the host (labels.py setcheck, its own decoder): every
+# uuid is on all 4 DIMMs consistently (nlabel 4, positions 0-3, one cookie,
+# dpa and rawsize) or on some without position 0's label (an interrupted
+# create or destroy), never position 0's without the others; no complete
+# namespace of before lost by a create, none gained by a destroy. The next
+# boot (each round's; one more at the end) must show exactly that: the
+# complete ones as namespaces with raw devices, the partial ones refused
+# with their line, nothing else. A leftover blocks create in the region, so
+# the round after one starts with init-labels -f on the four DIMMs, as an
+# operator would (counted). A destroy round first creates namespaces when
+# fewer than six are there.
+case_platform_set_crash() {
+	local dir=build/qemu/platform_set_crash seed=${CRASH_SEED:-$RANDOM} t0=$SECONDS
+	local want=${PLATFORM_SET_KILLS:-20} d kills=0 tries=0 lo=0 hi=15 ms delay op prefix
+	local ck=0 dk=0 cleanups=0 torn=0 nc np summary=
+	d=$dir/plat
+	RANDOM=$seed
+	echo "    CRASH_SEED=$seed"
+	rm -rf "$dir"
+	platform_make "$d" --sets 4 --dimm-size 64M || return
+	: >"$dir/state"
+	prefix="init-labels nmem0; init-labels nmem1; init-labels nmem2; init-labels nmem3; "
+	while [ $kills -lt "$want" ] && [ $tries -lt $((want * 2 + 10)) ] && [ $CASE_FAILED = 0 ]; do
+		tries=$((tries + 1))
+		nc=$(grep -c '^complete ' "$dir/state")
+		np=$(grep -c '^partial ' "$dir/state")
+		if [ "$np" -gt 0 ]; then
+			prefix="init-labels -f nmem0; init-labels -f nmem1; init-labels -f nmem2; init-labels -f nmem3; "
+			cleanups=$((cleanups + 1))
+			nc=0
+		fi
+		if [ $ck -ge $((want / 2)) ] || { [ $dk -lt $((want / 2)) ] && [ $((kills % 2)) = 1 ]; } ||
+			[ "$nc" -ge 8 ]; then
+			op=destroy
+		else
+			op=create
+		fi
+		# The complete namespaces the ops start from (none after init-labels).
+		if [ -n "$prefix" ]; then : >"$dir/before"; else grep '^complete ' "$dir/state" >"$dir/before"; fi
+		platform_set_crash_ops $op "$nc"
+		ms=$((lo + RANDOM % (hi - lo + 1)))
+		delay=$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))
+		# "list -R" after the ops: its prompt says they had all returned at the kill.
+		boot_kill "platform_set_crash_$tries" "pmemk> $op-namespace" "$delay" --platform "$d" \
+			--cmdline "\"run=$prefix${PSC_OPS}list -R; poweroff\""
+		# This boot's lines before its first prompt: what the last kill left.
+		sed '/^pmemk> /q' "$LOG" >"$LOG.head"
+		[ $tries = 1 ] || platform_set_crash_check "$LOG.head" "$dir/state"
+		prefix=
+		# The namespaces the setup creates made (their boot lines) were there too.
+		[ "$PSC_SETUP" = 0 ] || sed -n '/^pmemk> create-namespace/,$p' "$LOG" |
+			grep -oE "\] nd_label region0: namespace0\.[0-9]+ from nmem0 .*\(nlabel 4\): uuid [0-9a-f-]+" |
+			awk '{ print "complete", $NF }' | sort -u | grep -vxFf "$dir/before" >>"$dir/before"
+		tools/mkplatform "$d" --dump-label-area 0 "$dir/nmem0.bin" --dump-label-area 1 "$dir/nmem1.bin" \
+			--dump-label-area 2 "$dir/nmem2.bin" --dump-label-area 3 "$dir/nmem3.bin"
+		if ! python3 test/qemu/labels.py setcheck "$dir"/nmem[0-3].bin >"$dir/all"; then
+			sed 's/^/    FAIL: /' "$dir/all"
+			CASE_FAILED=1
+			break
+		fi
+		torn=$((torn + $(grep -c '^torn ' "$dir/all")))
+		grep -E '^(complete|partial) ' "$dir/all" >"$dir/state"
+		if [ "$KILLED" = 0 ] || grep -q '^pmemk> list -R' "$LOG"; then
+			# After the ops returned (or QEMU powered off): not counted; aim earlier.
+			hi=$((ms - 1 > lo + 5 ? ms - 1 : lo + 5))
+			continue
+		fi
+		kills=$((kills + 1))
+		if [ $op = create ]; then ck=$((ck + 1)); else dk=$((dk + 1)); fi
+		platform_set_crash_judge $op "$dir" "kill $kills"
+		echo "    kill $kills: $op, ${delay}s in: $PSC_OUTCOME; $(grep -c '^complete ' "$dir/state") namespaces"
+		summary+="$op: $PSC_OUTCOME"$'\n'
+	done
+	# The last kill's state, as pmemk finds it.
+	boot platform_set_crash_last 0 --platform "$d" --timeout 120 --cmdline '"run=list -RN; poweroff"'
+	sed '/^pmemk> /q' "$LOG" >"$LOG.head"
+	platform_set_crash_check "$LOG.head" "$dir/state"
+	[ $kills -ge "$want" ] || { echo "    FAIL: $kills kills of $want in $tries boots"; CASE_FAILED=1; }
+	echo "    $kills kills ($ck in create, $dk in destroy) in $tries boots, $((SECONDS - t0))s; window ${lo}-${hi} ms"
+	sort <<<"${summary%$'\n'}" | uniq -c | sed 's/^ */      /'
+	echo "    leftovers cleaned with init-labels -f on the 4 DIMMs: $cleanups times; torn index blocks seen: $torn"
 }
