@@ -6,11 +6,13 @@
 # ever reaches the serial log. The keys are loaded (and the file wiped) at
 # network init whether or not there is a NIC: the ISO and EFI cases have none.
 
-# nbd_tls_keyfile: a fresh key file in build/qemu/nbd_tls/keys.psk (path in
+# nbd_tls_keyfile: a fresh key file in build/qemu/nbd_tls/CASE.psk (path in
 # NBD_TLS_KEYS): two psktool identities, a comment, and a bad line that
 # holds a key-like hex string, which must be reported by number only.
 nbd_tls_keyfile() {
-	NBD_TLS_KEYS=build/qemu/nbd_tls/keys.psk
+	# One file per case: cases run side by side (RUN_JOBS), and one case's
+	# rm and rewrite of a shared file once gave another's ISO one key.
+	NBD_TLS_KEYS=build/qemu/nbd_tls/${FUNCNAME[1]#case_}.psk
 	mkdir -p "$(dirname "$NBD_TLS_KEYS")"
 	rm -f "$NBD_TLS_KEYS"
 	tools/mkpsk "$NBD_TLS_KEYS" alice >/dev/null &&
